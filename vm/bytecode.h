@@ -1,0 +1,127 @@
+// The compiled form of a Mini program: a Module of Functions, each with its code,
+// constants, locals, line table and loop table. Produced by the front end
+// (vm/frontend.h), checked by the verifier, read by everything above vm/.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vm/opcodes.h"
+#include "vm/types.h"
+
+namespace vm {
+
+struct Constant {
+  Type type;      // Int, Float or Bool
+  int64_t bits;   // the slot value: int, bool 0/1, or the bits of a double
+};
+
+// One argument of a `print`: a value taken from the stack, or a string literal.
+struct PrintItem {
+  Type type;              // Void means "string literal"
+  uint16_t string_index;  // into Function::strings when type == Void
+};
+struct PrintDescriptor {
+  std::vector<PrintItem> items;  // in source order; values are pushed in that order
+  uint16_t value_count() const {
+    uint16_t n = 0;
+    for (auto& i : items) n += i.type != Type::Void;
+    return n;
+  }
+};
+
+struct LineEntry {
+  uint32_t bci;   // first bci of a run of code from `line`
+  uint32_t line;
+};
+
+struct LoopEntry {
+  uint32_t header_bci;  // where each iteration starts: the target of the loop's backward branch
+  uint32_t latch_bci;   // the backward branch itself
+  bool counted;         // `for i in a..b` (true) or `while` (false)
+};
+
+enum class InlineHint : uint8_t { Default, Inline, NoInline };
+
+struct Function {
+  std::string name;
+  uint16_t index = 0;             // in Module::functions
+  uint32_t line = 0;              // line of the `fn` keyword
+  InlineHint inline_hint = InlineHint::Default;
+
+  std::vector<Type> params;
+  Type result = Type::Void;
+  std::vector<Type> local_types;  // params first, then every other local slot
+  std::vector<std::string> local_names;
+  uint16_t max_stack = 0;         // in slots, computed by the front end, checked by the verifier
+
+  std::vector<uint8_t> code;
+  std::vector<Constant> constants;
+  std::vector<std::string> strings;
+  std::vector<PrintDescriptor> prints;
+  std::vector<LineEntry> lines;   // sorted by bci, first entry at bci 0
+  std::vector<LoopEntry> loops;   // sorted by header_bci
+
+  uint16_t param_count() const { return uint16_t(params.size()); }
+  uint16_t local_count() const { return uint16_t(local_types.size()); }
+  // Source line of the instruction at `bci` (the line-table run that contains it).
+  uint32_t line_at(uint32_t bci) const {
+    uint32_t line = this->line;
+    for (auto& e : lines) {
+      if (e.bci > bci) break;
+      line = e.line;
+    }
+    return line;
+  }
+};
+
+struct Global {
+  std::string name;
+  Type type;
+  int64_t init_bits;  // slot value of the literal initialiser
+};
+
+struct Module {
+  std::string file;  // path as given on the command line, used in messages and traces
+  std::vector<Global> globals;
+  std::vector<std::unique_ptr<Function>> functions;
+  uint16_t main_index = 0;
+
+  const Function* find(std::string_view name) const {
+    for (auto& f : functions)
+      if (f->name == name) return f.get();
+    return nullptr;
+  }
+};
+
+// Appends instructions to a function's code; used by the code generator and by tests
+// that build bytecode by hand.
+class CodeBuilder {
+ public:
+  explicit CodeBuilder(std::vector<uint8_t>& code) : code_(code) {}
+  size_t here() const { return code_.size(); }
+  void op(Op o) { code_.push_back(uint8_t(o)); }
+  void u8(uint8_t v) { code_.push_back(v); }
+  void u16(uint16_t v) { code_.push_back(uint8_t(v)); code_.push_back(uint8_t(v >> 8)); }
+  void i32(int32_t v) { for (int i = 0; i < 4; i++) code_.push_back(uint8_t(uint32_t(v) >> (8 * i))); }
+  void patch_i32(size_t at, int32_t v) { for (int i = 0; i < 4; i++) code_[at + i] = uint8_t(uint32_t(v) >> (8 * i)); }
+
+  void emit(Op o) { op(o); }
+  void emit_u8(Op o, uint8_t a) { op(o); u8(a); }
+  void emit_u16(Op o, uint16_t a) { op(o); u16(a); }
+  void emit_iinc(uint16_t local, int32_t delta) { op(Op::iinc); u16(local); i32(delta); }
+  // Emits a branch to a known target (backward branches).
+  void emit_branch_to(Op o, size_t target) { size_t at = here(); op(o); i32(int32_t(target - at)); }
+  // Emits a branch whose target is patched later with patch_branch(); returns its bci.
+  size_t emit_branch(Op o) { size_t at = here(); op(o); i32(0); return at; }
+  void patch_branch(size_t insn_bci, size_t target) { patch_i32(insn_bci + kOperandA, int32_t(target - insn_bci)); }
+  void emit_forloop(uint16_t var, uint16_t limit, size_t target) {
+    size_t at = here(); op(Op::forloop); u16(var); u16(limit); i32(int32_t(target - at));
+  }
+
+ private:
+  std::vector<uint8_t>& code_;
+};
+
+}  // namespace vm
