@@ -1,0 +1,85 @@
+#include "interp/interp_masm.h"
+
+#include "runtime/frame.h"
+#include "runtime/thread.h"
+
+namespace interp {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+using namespace runtime;
+
+void InterpMasm::load_local_index(const Gp& reg, int at) {
+  a.movzx(reg.r32(), u16_operand(at));
+  a.neg(reg.r64());
+}
+
+void InterpMasm::dispatch_next(int length) {
+  a.movzx(eax, byte_ptr(kBcp, length));
+  if (length != 0) a.add(kBcp, length);
+  a.jmp(qword_ptr(kDispatch, rax, 3));
+}
+
+void InterpMasm::branch(int offset_at) {
+  Label backward = a.newLabel();
+  a.movsxd(rax, dword_ptr(kBcp, offset_at));
+  a.test(rax, rax);
+  a.jle(backward);
+  a.add(kBcp, rax);
+  dispatch_next(0);
+  a.bind(backward);
+  poll();  // preserves rax
+  a.add(kBcp, rax);
+  dispatch_next(0);
+}
+
+void InterpMasm::poll() {
+  PollLabels labels{a.newLabel(), a.newLabel()};
+  // The walker reads bcp from the frame, so publish it before the poll can trap.
+  a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
+  a.mov(r10, qword_ptr(kThread, kThreadPollWordOffset));
+  a.bind(labels.test);
+  a.test(dword_ptr(r10), eax);
+  a.bind(labels.resume);
+  polls.push_back(labels);
+}
+
+void InterpMasm::set_anchor(const Label& resume) {
+  a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
+  a.lea(r11, ptr(resume));
+  a.mov(qword_ptr(kThread, kThreadAnchorPcOffset), r11);
+  a.mov(qword_ptr(kThread, kThreadAnchorFpOffset), rbp);
+  a.mov(qword_ptr(kThread, kThreadAnchorSpOffset), rsp);  // last: sp != 0 publishes the anchor
+}
+
+void InterpMasm::clear_anchor() { a.mov(qword_ptr(kThread, kThreadAnchorSpOffset), 0); }
+
+void InterpMasm::call_stack_helper(void* fn) {
+  Label after = a.newLabel();
+  set_anchor(after);
+  a.mov(rdi, kThread);
+  a.mov(rsi, kBcp);
+  a.mov(rdx, rsp);
+  a.mov(rcx, qword_ptr(rbp, kInterpFrameMethodOffset));
+  // Keep one free slot below sp (a helper may push a value there) and align for C.
+  a.sub(rsp, 16);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
+  a.call(rax);
+  a.bind(after);
+  clear_anchor();
+  a.mov(rsp, rax);
+}
+
+void InterpMasm::call_throw(void* fn) {
+  Label after = a.newLabel();
+  set_anchor(after);
+  a.mov(rdi, kThread);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
+  a.call(rax);
+  a.bind(after);
+  a.ud2();  // never returns
+}
+
+}  // namespace interp

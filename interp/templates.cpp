@@ -1,0 +1,483 @@
+// One small generator per bytecode (vm/opcodes.def). Stack values live in 8-byte slots
+// on the native stack: [rsp] is the top. Each generator ends by dispatching.
+#include "interp/templates.h"
+
+#include "runtime/frame.h"
+#include "runtime/heap.h"
+#include "runtime/method.h"
+#include "runtime/runtime_calls.h"
+#include "runtime/thread.h"
+
+namespace interp {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+using namespace runtime;
+
+namespace {
+
+constexpr int len(vm::Op op) { return vm::kOpInfo[uint8_t(op)].length; }
+#define NEXT(name) g.dispatch_next(len(vm::Op::name))
+
+void* fnptr(auto f) { return reinterpret_cast<void*>(f); }
+
+// --- helpers shared by several templates ---
+
+void int_binop(InterpMasm& g, void (*emit)(Assembler&), vm::Op op) {
+  g.a.pop(rax);
+  emit(g.a);
+  g.dispatch_next(len(op));
+}
+
+void float_binop(InterpMasm& g, Inst::Id id, vm::Op op) {
+  Assembler& a = g.a;
+  a.movsd(xmm0, qword_ptr(rsp, 8));
+  a.emit(id, xmm0, qword_ptr(rsp));
+  a.add(rsp, 8);
+  a.movsd(qword_ptr(rsp), xmm0);
+  g.dispatch_next(len(op));
+}
+
+void int_compare(InterpMasm& g, CondCode cc, vm::Op op) {
+  Assembler& a = g.a;
+  a.pop(rax);
+  a.xor_(ecx, ecx);
+  a.cmp(qword_ptr(rsp), rax);
+  a.set(cc, cl);
+  a.mov(qword_ptr(rsp), rcx);
+  g.dispatch_next(len(op));
+}
+
+// Float compares with IEEE semantics: every ordered compare is false on NaN, != is true.
+// ucomisd sets ZF=PF=CF=1 when unordered, so `a < b` is computed as `b > a` (seta).
+void float_compare(InterpMasm& g, vm::Op op) {
+  Assembler& a = g.a;
+  Mem lhs = qword_ptr(rsp, 8), rhs = qword_ptr(rsp);
+  a.xor_(ecx, ecx);
+  switch (op) {
+    case vm::Op::fcmpeq:
+    case vm::Op::fcmpne:
+      a.movsd(xmm0, lhs);
+      a.ucomisd(xmm0, rhs);
+      if (op == vm::Op::fcmpeq) {
+        a.sete(cl);
+        a.setnp(dl);
+        a.and_(cl, dl);
+      } else {
+        a.setne(cl);
+        a.setp(dl);
+        a.or_(cl, dl);
+      }
+      break;
+    case vm::Op::fcmplt:
+    case vm::Op::fcmple:
+      a.movsd(xmm0, rhs);
+      a.ucomisd(xmm0, lhs);
+      a.set(op == vm::Op::fcmplt ? CondCode::kA : CondCode::kAE, cl);
+      break;
+    default:  // fcmpgt, fcmpge
+      a.movsd(xmm0, lhs);
+      a.ucomisd(xmm0, rhs);
+      a.set(op == vm::Op::fcmpgt ? CondCode::kA : CondCode::kAE, cl);
+      break;
+  }
+  a.add(rsp, 8);
+  a.mov(qword_ptr(rsp), rcx);
+  g.dispatch_next(len(op));
+}
+
+void if_compare(InterpMasm& g, CondCode taken, vm::Op op) {
+  Assembler& a = g.a;
+  Label not_taken = a.newLabel();
+  a.pop(rcx);
+  a.pop(rax);
+  a.cmp(rax, rcx);
+  a.j(negateCond(taken), not_taken);
+  g.branch(1);
+  a.bind(not_taken);
+  g.dispatch_next(len(op));
+}
+
+void if_bool(InterpMasm& g, bool branch_if_true, vm::Op op) {
+  Assembler& a = g.a;
+  Label not_taken = a.newLabel();
+  a.pop(rax);
+  a.test(rax, rax);
+  if (branch_if_true)
+    a.jz(not_taken);
+  else
+    a.jnz(not_taken);
+  g.branch(1);
+  a.bind(not_taken);
+  g.dispatch_next(len(op));
+}
+
+// Bounds check of index rcx against array rax; on failure reports the error.
+void bounds_check(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label ok = a.newLabel();
+  a.mov(rdx, qword_ptr(rax, kArrayLengthOffset));
+  a.cmp(rcx, rdx);
+  a.jb(ok);  // unsigned: a negative index is huge
+  a.mov(rsi, rcx);
+  g.call_throw(fnptr(&minivm_rt_throw_index));
+  a.bind(ok);
+}
+
+void array_load(InterpMasm& g, vm::Op op) {
+  Assembler& a = g.a;
+  a.pop(rcx);
+  a.mov(rax, qword_ptr(rsp));
+  bounds_check(g);
+  a.mov(rax, qword_ptr(rax, rcx, 3, kArrayDataOffset));
+  a.mov(qword_ptr(rsp), rax);
+  g.dispatch_next(len(op));
+}
+
+void array_store(InterpMasm& g, vm::Op op) {
+  Assembler& a = g.a;
+  a.pop(r8);
+  a.pop(rcx);
+  a.pop(rax);
+  bounds_check(g);
+  a.mov(qword_ptr(rax, rcx, 3, kArrayDataOffset), r8);
+  g.dispatch_next(len(op));
+}
+
+void divide(InterpMasm& g, bool remainder, vm::Op op) {
+  Assembler& a = g.a;
+  Label zero = a.newLabel(), minus_one = a.newLabel();
+  a.pop(rcx);
+  a.test(rcx, rcx);
+  a.jz(zero);
+  a.mov(rax, qword_ptr(rsp));
+  a.cmp(rcx, -1);
+  a.je(minus_one);  // idiv would trap on MIN / -1; Java says MIN and 0
+  a.cqo();
+  a.idiv(rcx);
+  a.mov(qword_ptr(rsp), remainder ? rdx : rax);
+  g.dispatch_next(len(op));
+  a.bind(minus_one);
+  if (remainder)
+    a.mov(qword_ptr(rsp), 0);
+  else
+    a.neg(qword_ptr(rsp));
+  g.dispatch_next(len(op));
+  a.bind(zero);
+  g.call_throw(fnptr(&minivm_rt_throw_div_zero));
+}
+
+// Tears down the frame and returns to the caller; if `value`, rax holds the result and
+// is left where argument 0 was (frame.h: "Calling convention").
+void return_from_frame(InterpMasm& g, bool value) {
+  Assembler& a = g.a;
+  // Read everything from the frame before rsp moves above it: a signal arriving after
+  // that may overwrite memory below rsp.
+  a.mov(rcx, qword_ptr(rbp, kFrameReturnPcOffset));
+  a.mov(rbp, qword_ptr(rbp, kFrameSavedFpOffset));
+  if (value) {
+    a.mov(qword_ptr(kLocals), rax);
+    a.lea(rsp, ptr(kLocals, -8));
+  } else {
+    a.mov(rsp, kLocals);
+  }
+  a.mov(qword_ptr(rsp), rcx);
+  a.ret();  // a real ret keeps the return-stack predictor in step with the call
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// The generators, named after the opcodes; a missing one is a link error.
+
+void gen_nop(InterpMasm& g) { NEXT(nop); }
+
+void gen_ldc(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.movzx(eax, g.u16_operand());
+  a.mov(rcx, qword_ptr(rbp, kInterpFrameMethodOffset));
+  a.mov(rcx, qword_ptr(rcx, kMethodConstantsOffset));
+  a.push(qword_ptr(rcx, rax, 3));
+  NEXT(ldc);
+}
+
+void gen_load(InterpMasm& g) {
+  g.load_local_index(rax);
+  g.a.push(g.local_slot(rax));
+  NEXT(load);
+}
+
+void gen_store(InterpMasm& g) {
+  g.load_local_index(rax);
+  g.a.pop(g.local_slot(rax));
+  NEXT(store);
+}
+
+void gen_gload(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.movzx(eax, g.u16_operand());
+  a.mov(rcx, qword_ptr(kThread, kThreadGlobalsOffset));
+  a.push(qword_ptr(rcx, rax, 3));
+  NEXT(gload);
+}
+
+void gen_gstore(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.movzx(eax, g.u16_operand());
+  a.mov(rcx, qword_ptr(kThread, kThreadGlobalsOffset));
+  a.pop(qword_ptr(rcx, rax, 3));
+  NEXT(gstore);
+}
+
+void gen_iinc(InterpMasm& g) {
+  Assembler& a = g.a;
+  g.load_local_index(rax);
+  a.movsxd(rcx, g.i32_operand(vm::kOperandB));
+  a.add(g.local_slot(rax), rcx);
+  NEXT(iinc);
+}
+
+void gen_pop(InterpMasm& g) {
+  g.a.add(rsp, 8);
+  NEXT(pop);
+}
+
+void gen_dup(InterpMasm& g) {
+  g.a.push(qword_ptr(rsp));
+  NEXT(dup);
+}
+
+void gen_dup2(InterpMasm& g) {
+  g.a.push(qword_ptr(rsp, 8));
+  g.a.push(qword_ptr(rsp, 8));
+  NEXT(dup2);
+}
+
+void gen_iadd(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.add(qword_ptr(rsp), rax); }, vm::Op::iadd); }
+void gen_isub(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.sub(qword_ptr(rsp), rax); }, vm::Op::isub); }
+void gen_imul(InterpMasm& g) {
+  int_binop(g, [](Assembler& a) { a.imul(rax, qword_ptr(rsp)); a.mov(qword_ptr(rsp), rax); }, vm::Op::imul);
+}
+void gen_idiv(InterpMasm& g) { divide(g, false, vm::Op::idiv); }
+void gen_irem(InterpMasm& g) { divide(g, true, vm::Op::irem); }
+void gen_ineg(InterpMasm& g) { g.a.neg(qword_ptr(rsp)); NEXT(ineg); }
+void gen_inot(InterpMasm& g) { g.a.not_(qword_ptr(rsp)); NEXT(inot); }
+void gen_iand(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.and_(qword_ptr(rsp), rax); }, vm::Op::iand); }
+void gen_ior(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.or_(qword_ptr(rsp), rax); }, vm::Op::ior); }
+void gen_ixor(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.xor_(qword_ptr(rsp), rax); }, vm::Op::ixor); }
+// x86 masks 64-bit shift counts to 6 bits, exactly Mini's rule.
+void gen_ishl(InterpMasm& g) { g.a.pop(rcx); g.a.shl(qword_ptr(rsp), cl); NEXT(ishl); }
+void gen_ishr(InterpMasm& g) { g.a.pop(rcx); g.a.sar(qword_ptr(rsp), cl); NEXT(ishr); }
+void gen_iushr(InterpMasm& g) { g.a.pop(rcx); g.a.shr(qword_ptr(rsp), cl); NEXT(iushr); }
+void gen_zand(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.and_(qword_ptr(rsp), rax); }, vm::Op::zand); }
+void gen_zor(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.or_(qword_ptr(rsp), rax); }, vm::Op::zor); }
+void gen_zxor(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.xor_(qword_ptr(rsp), rax); }, vm::Op::zxor); }
+void gen_znot(InterpMasm& g) { g.a.xor_(qword_ptr(rsp), 1); NEXT(znot); }
+
+void gen_fadd(InterpMasm& g) { float_binop(g, Inst::kIdAddsd, vm::Op::fadd); }
+void gen_fsub(InterpMasm& g) { float_binop(g, Inst::kIdSubsd, vm::Op::fsub); }
+void gen_fmul(InterpMasm& g) { float_binop(g, Inst::kIdMulsd, vm::Op::fmul); }
+void gen_fdiv(InterpMasm& g) { float_binop(g, Inst::kIdDivsd, vm::Op::fdiv); }
+void gen_fneg(InterpMasm& g) { g.a.btc(qword_ptr(rsp), 63); NEXT(fneg); }
+
+void gen_i2f(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.xorps(xmm0, xmm0);  // breaks cvtsi2sd's false dependency on xmm0
+  a.cvtsi2sd(xmm0, qword_ptr(rsp));
+  a.movsd(qword_ptr(rsp), xmm0);
+  NEXT(i2f);
+}
+
+// int(f): toward zero; cvttsd2si answers MIN for NaN and out-of-range values, which we
+// turn into 0 (NaN) and MAX (too large) as LANGUAGE.md says.
+void gen_f2i(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label store = a.newLabel(), nan = a.newLabel();
+  a.movsd(xmm0, qword_ptr(rsp));
+  a.cvttsd2si(rax, xmm0);
+  a.mov(rcx, imm(INT64_MIN));
+  a.cmp(rax, rcx);
+  a.jne(store);
+  a.ucomisd(xmm0, xmm0);
+  a.jp(nan);
+  a.xorps(xmm1, xmm1);
+  a.ucomisd(xmm0, xmm1);
+  a.jbe(store);  // negative: MIN is right
+  a.not_(rax);   // ~MIN = MAX
+  a.jmp(store);
+  a.bind(nan);
+  a.xor_(eax, eax);
+  a.bind(store);
+  a.mov(qword_ptr(rsp), rax);
+  NEXT(f2i);
+}
+
+void gen_icmpeq(InterpMasm& g) { int_compare(g, CondCode::kE, vm::Op::icmpeq); }
+void gen_icmpne(InterpMasm& g) { int_compare(g, CondCode::kNE, vm::Op::icmpne); }
+void gen_icmplt(InterpMasm& g) { int_compare(g, CondCode::kL, vm::Op::icmplt); }
+void gen_icmple(InterpMasm& g) { int_compare(g, CondCode::kLE, vm::Op::icmple); }
+void gen_icmpgt(InterpMasm& g) { int_compare(g, CondCode::kG, vm::Op::icmpgt); }
+void gen_icmpge(InterpMasm& g) { int_compare(g, CondCode::kGE, vm::Op::icmpge); }
+void gen_fcmpeq(InterpMasm& g) { float_compare(g, vm::Op::fcmpeq); }
+void gen_fcmpne(InterpMasm& g) { float_compare(g, vm::Op::fcmpne); }
+void gen_fcmplt(InterpMasm& g) { float_compare(g, vm::Op::fcmplt); }
+void gen_fcmple(InterpMasm& g) { float_compare(g, vm::Op::fcmple); }
+void gen_fcmpgt(InterpMasm& g) { float_compare(g, vm::Op::fcmpgt); }
+void gen_fcmpge(InterpMasm& g) { float_compare(g, vm::Op::fcmpge); }
+void gen_zcmpeq(InterpMasm& g) { int_compare(g, CondCode::kE, vm::Op::zcmpeq); }
+void gen_zcmpne(InterpMasm& g) { int_compare(g, CondCode::kNE, vm::Op::zcmpne); }
+
+void gen_jump(InterpMasm& g) { g.branch(1); }
+void gen_iffalse(InterpMasm& g) { if_bool(g, false, vm::Op::iffalse); }
+void gen_iftrue(InterpMasm& g) { if_bool(g, true, vm::Op::iftrue); }
+void gen_if_icmpeq(InterpMasm& g) { if_compare(g, CondCode::kE, vm::Op::if_icmpeq); }
+void gen_if_icmpne(InterpMasm& g) { if_compare(g, CondCode::kNE, vm::Op::if_icmpne); }
+void gen_if_icmplt(InterpMasm& g) { if_compare(g, CondCode::kL, vm::Op::if_icmplt); }
+void gen_if_icmple(InterpMasm& g) { if_compare(g, CondCode::kLE, vm::Op::if_icmple); }
+void gen_if_icmpgt(InterpMasm& g) { if_compare(g, CondCode::kG, vm::Op::if_icmpgt); }
+void gen_if_icmpge(InterpMasm& g) { if_compare(g, CondCode::kGE, vm::Op::if_icmpge); }
+
+// Counted-loop latch: i += 1; loop while i < limit. The front end guarantees i < limit
+// before the increment, so it cannot overflow.
+void gen_forloop(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label exit = a.newLabel();
+  g.load_local_index(rax, vm::kOperandA);
+  g.load_local_index(rdx, vm::kOperandB);
+  a.mov(rcx, g.local_slot(rax));
+  a.add(rcx, 1);
+  a.mov(g.local_slot(rax), rcx);
+  a.cmp(rcx, g.local_slot(rdx));
+  a.jge(exit);
+  g.branch(vm::kOperandC);
+  a.bind(exit);
+  NEXT(forloop);
+}
+
+void gen_newarray(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_newarray));
+  NEXT(newarray);
+}
+
+void gen_iaload(InterpMasm& g) { array_load(g, vm::Op::iaload); }
+void gen_faload(InterpMasm& g) { array_load(g, vm::Op::faload); }
+void gen_iastore(InterpMasm& g) { array_store(g, vm::Op::iastore); }
+void gen_fastore(InterpMasm& g) { array_store(g, vm::Op::fastore); }
+
+void gen_arraylength(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.mov(rax, qword_ptr(rsp));
+  a.mov(rax, qword_ptr(rax, kArrayLengthOffset));
+  a.mov(qword_ptr(rsp), rax);
+  NEXT(arraylength);
+}
+
+void gen_fsqrt(InterpMasm& g) {
+  g.a.sqrtsd(xmm0, qword_ptr(rsp));
+  g.a.movsd(qword_ptr(rsp), xmm0);
+  NEXT(fsqrt);
+}
+
+void gen_atomic_add(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.pop(r8);   // v
+  a.pop(rcx);  // i
+  a.mov(rax, qword_ptr(rsp));
+  bounds_check(g);
+  a.mov(r9, r8);
+  a.lock().xadd(qword_ptr(rax, rcx, 3, kArrayDataOffset), r8);
+  a.add(r8, r9);
+  a.mov(qword_ptr(rsp), r8);
+  NEXT(atomic_add);
+}
+
+void gen_call(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
+  a.movzx(eax, g.u16_operand());
+  a.mov(rcx, qword_ptr(kThread, kThreadMethodsOffset));
+  a.mov(rbx, qword_ptr(rcx, rax, 3));
+  a.call(qword_ptr(rbx, kMethodEntryOffset));
+  // The callee replaced our arguments by its result; our registers are gone.
+  a.mov(kBcp, qword_ptr(rbp, kInterpFrameBcpOffset));
+  a.mov(kLocals, qword_ptr(rbp, kInterpFrameLocalsOffset));
+  NEXT(call);
+}
+
+void gen_spawn(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_spawn));
+  NEXT(spawn);
+}
+
+void gen_native(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_native));
+  NEXT(native);
+}
+
+void gen_print(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_print));
+  NEXT(print);
+}
+
+void gen_ret(InterpMasm& g) {
+  g.poll();  // while the frame is intact
+  return_from_frame(g, false);
+}
+
+void gen_vret(InterpMasm& g) {
+  g.poll();
+  g.a.pop(rax);
+  return_from_frame(g, true);
+}
+
+// Method entry: rbx = Method*, [rsp] = return pc, arguments above it.
+void gen_method_entry(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label overflow = a.newLabel(), zero_loop = a.newLabel(), zeroed = a.newLabel();
+  a.mov(rax, rsp);
+  a.mov(ecx, dword_ptr(rbx, kMethodFrameBytesOffset));
+  a.sub(rax, rcx);
+  a.cmp(rax, qword_ptr(kThread, kThreadStackLimitOffset));
+  a.jb(overflow);
+  a.movzx(ecx, word_ptr(rbx, kMethodParamCountOffset));
+  a.lea(kLocals, ptr(rsp, rcx, 3));  // argument 0
+  a.pop(rax);                        // return pc, pushed back above the new locals
+  a.movzx(ecx, word_ptr(rbx, kMethodExtraLocalsOffset));
+  a.test(ecx, ecx);
+  a.jz(zeroed);
+  a.bind(zero_loop);
+  a.push(0);
+  a.dec(ecx);
+  a.jnz(zero_loop);
+  a.bind(zeroed);
+  a.push(rax);
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.push(rbx);                                      // Method*
+  a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
+  a.push(kBcp);                                     // bcp
+  a.push(kLocals);                                  // locals
+  g.dispatch_next(0);
+
+  // Not enough stack for this frame: report it from the caller's frame, which is intact
+  // (its bcp was saved at the call).
+  a.bind(overflow);
+  a.mov(rax, qword_ptr(rsp));
+  a.mov(qword_ptr(kThread, kThreadAnchorPcOffset), rax);
+  a.mov(qword_ptr(kThread, kThreadAnchorFpOffset), rbp);
+  a.lea(rax, ptr(rsp, 8));
+  a.mov(qword_ptr(kThread, kThreadAnchorSpOffset), rax);
+  a.mov(rdi, kThread);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_throw_stack_overflow)));
+  a.call(rax);
+  a.ud2();
+}
+
+// Reached only through a corrupt bcp: the verifier admits no unknown opcode.
+void gen_bad_opcode(InterpMasm& g) {
+  g.a.movzx(esi, byte_ptr(kBcp));
+  g.call_throw(fnptr(&minivm_rt_throw_bad_opcode));
+}
+
+}  // namespace interp

@@ -1,0 +1,15 @@
+// Declarations of the per-bytecode template generators (templates.cpp).
+#pragma once
+#include "interp/interp_masm.h"
+#include "vm/opcodes.h"
+
+namespace interp {
+
+#define DEF(name, fmt, pops, pushes, meaning) void gen_##name(InterpMasm& g);
+#include "vm/opcodes.def"
+#undef DEF
+
+void gen_method_entry(InterpMasm& g);
+void gen_bad_opcode(InterpMasm& g);
+
+}  // namespace interp

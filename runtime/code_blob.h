@@ -1,0 +1,43 @@
+// Code blobs: every range of generated machine code, with what it is and where its
+// safepoint polls are. The registry answers "which blob holds this pc" without locks,
+// so a signal handler may ask.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace runtime {
+
+enum class BlobKind : uint8_t {
+  interpreter,     // the template interpreter: every frame in it is an interpreter frame
+  call_stub,       // the C++ -> Mini entry; a walk ends here
+  safepoint_blob,  // where a trapped poll resumes
+  compiled,        // a JIT-compiled method (issue 3)
+  stub,            // a frameless intrinsic stub (issue 3)
+};
+const char* blob_kind_name(BlobKind k);
+
+struct PollSite {
+  uintptr_t pc;         // the faulting `test` instruction
+  uintptr_t resume_pc;  // the instruction after it
+};
+
+struct CodeBlob {
+  std::string name;
+  BlobKind kind;
+  uintptr_t begin = 0, end = 0;   // [begin, end)
+  std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
+
+  bool contains(uintptr_t pc) const { return pc >= begin && pc < end; }
+  const PollSite* find_poll(uintptr_t pc) const;
+};
+
+// Registers a blob (after its polls are filled in); the blob must live for the rest of
+// the process. Safe to call concurrently with lookups.
+void register_blob(const CodeBlob* blob);
+// The blob containing pc, or nullptr. Async-signal-safe.
+const CodeBlob* find_blob(uintptr_t pc);
+// Every registered blob, in registration order.
+std::vector<const CodeBlob*> all_blobs();
+
+}  // namespace runtime

@@ -1,0 +1,93 @@
+#include "runtime/errors.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+#include "runtime/stack_walker.h"
+#include "runtime/thread.h"
+#include "runtime/vm.h"
+
+namespace runtime {
+
+namespace {
+std::mutex g_hooks_mutex;
+std::vector<ExitHook> g_hooks;
+std::atomic<bool> g_exiting{false};
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+void add_exit_hook(ExitHook hook) {
+  std::lock_guard<std::mutex> lock(g_hooks_mutex);
+  g_hooks.push_back(hook);
+}
+
+[[noreturn]] void exit_vm(int code) {
+  if (g_exiting.exchange(true)) {
+    // Someone else is already ending the process (and will report); wait for it.
+    for (;;) pause();
+  }
+  std::vector<ExitHook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(g_hooks_mutex);
+    hooks = g_hooks;
+  }
+  std::fflush(stdout);
+  for (ExitHook h : hooks) h();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+std::string format_stack_trace(Thread* t, size_t max_frames) {
+  // A runaway recursion has a million identical frames: runs of the same line are
+  // folded into one with a count, and at most max_frames lines are printed.
+  std::string out, previous;
+  std::string file = base_name(VM::get().module().file);
+  StackWalker walker(t);
+  Frame f;
+  size_t lines = 0, repeats = 0, skipped = 0;
+  auto flush_repeats = [&] {
+    if (repeats > 0) out += "  ... " + std::to_string(repeats) + " more of the line above\n";
+    repeats = 0;
+  };
+  while (walker.next(f)) {
+    std::string line = "  at " + f.method->function->name + " (" + file + ":" + std::to_string(f.line) + ")\n";
+    if (line == previous) {
+      repeats++;
+      continue;
+    }
+    flush_repeats();
+    previous = line;
+    if (lines < max_frames) {
+      out += line;
+      lines++;
+    } else {
+      skipped++;
+    }
+  }
+  flush_repeats();
+  if (skipped > 0) out += "  ... " + std::to_string(skipped) + " more frames\n";
+  return out;
+}
+
+[[noreturn]] void throw_runtime_error(Thread* t, const std::string& message) {
+  static std::mutex error_mutex;
+  if (!error_mutex.try_lock() || g_exiting.load()) {
+    // Another thread is already reporting an error or exiting: it ends the program.
+    for (;;) pause();
+  }
+  std::fflush(stdout);
+  std::string text = "error: " + message + "\n" + format_stack_trace(t);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  exit_vm(1);
+}
+
+}  // namespace runtime

@@ -1,0 +1,26 @@
+// Mini runtime errors and the orderly end of the process.
+#pragma once
+#include <string>
+
+namespace runtime {
+
+class Thread;
+
+// Prints `error: MESSAGE` and the Mini stack trace of `t` (walked from its anchor, which
+// the caller has set) on stderr, after flushing the program's output, and ends the whole
+// program with exit status 1. An error in any thread ends the program this way; if two
+// threads fail at once, the first one reports.
+[[noreturn]] void throw_runtime_error(Thread* t, const std::string& message);
+
+// Hooks run once, in registration order, before the process exits (normally or on a
+// runtime error), e.g. to write a profile.
+using ExitHook = void (*)();
+void add_exit_hook(ExitHook hook);
+
+// Flushes output, runs the exit hooks and ends the process with `code`.
+[[noreturn]] void exit_vm(int code);
+
+// The Mini stack trace of `t` from its anchor, one "  at f (file:line)" line per frame.
+std::string format_stack_trace(Thread* t, size_t max_frames = 1024);
+
+}  // namespace runtime

@@ -1,0 +1,34 @@
+// Method: the runtime's view of one vm::Function, laid out for generated code.
+//
+// Interpreter frames hold a Method* (DESIGN.md); generated code reads the fields below
+// at fixed offsets (kMethod*Offset), so this struct stays standard layout.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "vm/bytecode.h"
+
+namespace runtime {
+
+struct Method {
+  const uint8_t* code;          // first bytecode
+  const int64_t* constants;     // constant pool slots (Constant::bits)
+  std::atomic<void*> entry;     // where a call jumps: interpreter entry (or compiled code later)
+  uint16_t param_count;
+  uint16_t extra_locals;        // locals beyond the parameters, zeroed at entry
+  uint16_t max_stack;
+  uint16_t index;               // in Module::functions
+  uint32_t frame_bytes;         // stack this method's frame may use, checked against the limit at entry
+  uint32_t code_size;
+  const vm::Function* function; // names, lines, loops
+};
+
+inline constexpr int32_t kMethodCodeOffset = offsetof(Method, code);
+inline constexpr int32_t kMethodConstantsOffset = offsetof(Method, constants);
+inline constexpr int32_t kMethodEntryOffset = offsetof(Method, entry);
+inline constexpr int32_t kMethodParamCountOffset = offsetof(Method, param_count);
+inline constexpr int32_t kMethodExtraLocalsOffset = offsetof(Method, extra_locals);
+inline constexpr int32_t kMethodFrameBytesOffset = offsetof(Method, frame_bytes);
+
+}  // namespace runtime

@@ -1,0 +1,182 @@
+#include "runtime/natives.h"
+
+#include <time.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/errors.h"
+#include "runtime/heap.h"
+#include "runtime/method.h"
+#include "runtime/runtime_calls.h"
+#include "runtime/thread.h"
+#include "runtime/value_format.h"
+#include "runtime/vm.h"
+#include "vm/builtins.h"
+
+namespace runtime {
+
+int64_t native_nanotime() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void native_sleep_ms(Thread* t, int64_t ms) {
+  ThreadInVM native(t, ThreadState::in_native);
+  if (ms <= 0) return;
+  timespec ts{time_t(ms / 1000), long(ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+void native_spin_ns(Thread* t, int64_t ns) {
+  ThreadInVM native(t, ThreadState::in_native);
+  int64_t end = native_nanotime() + ns;
+  while (native_nanotime() < end) {
+  }
+}
+
+void native_join(Thread* t, int64_t handle) {
+  Thread* target = VM::get().thread_by_handle(handle);
+  if (target == nullptr) throw_runtime_error(t, "join of unknown thread handle " + std::to_string(handle));
+  if (target == t) throw_runtime_error(t, "thread " + std::to_string(handle) + " cannot join itself");
+  ThreadInVM blocked(t, ThreadState::blocked);
+  VM::get().join_thread(target);
+}
+
+static std::string range_text(int64_t from, int64_t n) {
+  return "[" + std::to_string(from) + ", " + std::to_string(from + n) + ")";
+}
+
+void native_arraycopy(Thread* t, Array* src, int64_t src_pos, Array* dst, int64_t dst_pos, int64_t n) {
+  if (n < 0) throw_runtime_error(t, "arraycopy: negative length " + std::to_string(n));
+  if (src_pos < 0 || src_pos > src->length - n)
+    throw_runtime_error(t, "arraycopy: source range " + range_text(src_pos, n) + " out of bounds for length " +
+                               std::to_string(src->length));
+  if (dst_pos < 0 || dst_pos > dst->length - n)
+    throw_runtime_error(t, "arraycopy: destination range " + range_text(dst_pos, n) +
+                               " out of bounds for length " + std::to_string(dst->length));
+  std::memmove(dst->data + dst_pos, src->data + src_pos, size_t(n) * 8);
+}
+
+uint32_t crc32_of_low_bytes(const int64_t* data, int64_t n) {
+  static const std::array<uint32_t, 256> table = [] {
+    std::array<uint32_t, 256> tab{};
+    for (uint32_t i = 0; i < 256; i++) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      tab[i] = c;
+    }
+    return tab;
+  }();
+  uint32_t crc = 0xFFFFFFFFu;
+  for (int64_t i = 0; i < n; i++) crc = table[(crc ^ uint8_t(data[i])) & 0xFF] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFu;
+}
+
+int64_t native_crc32(Thread* t, Array* a, int64_t from, int64_t to) {
+  if (from < 0 || to > a->length || from > to)
+    throw_runtime_error(t, "crc32: range [" + std::to_string(from) + ", " + std::to_string(to) +
+                               ") out of bounds for length " + std::to_string(a->length));
+  return int64_t(crc32_of_low_bytes(a->data + from, to - from));
+}
+
+}  // namespace runtime
+
+using namespace runtime;
+
+extern "C" int64_t* minivm_rt_newarray(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
+  ThreadInVM in_vm(t);
+  ArrayKind kind = bcp[1] == 0 ? ArrayKind::Int : ArrayKind::Float;
+  sp[0] = reinterpret_cast<int64_t>(allocate_array(t, kind, sp[0]));
+  return sp;
+}
+
+extern "C" int64_t* minivm_rt_native(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
+  auto id = vm::NativeId(vm::read_u16(bcp, vm::kOperandA));
+  auto arr = [](int64_t slot) { return reinterpret_cast<Array*>(slot); };
+  switch (id) {
+    case vm::NativeId::nanotime:
+      sp[-1] = native_nanotime();
+      return sp - 1;
+    case vm::NativeId::sleep_ms:
+      native_sleep_ms(t, sp[0]);
+      return sp + 1;
+    case vm::NativeId::native_spin_ns:
+      native_spin_ns(t, sp[0]);
+      return sp + 1;
+    case vm::NativeId::join:
+      native_join(t, sp[0]);
+      return sp + 1;
+    case vm::NativeId::arraycopy: {
+      ThreadInVM native(t, ThreadState::in_native);
+      native_arraycopy(t, arr(sp[4]), sp[3], arr(sp[2]), sp[1], sp[0]);
+      return sp + 5;
+    }
+    case vm::NativeId::crc32: {
+      ThreadInVM native(t, ThreadState::in_native);
+      sp[2] = native_crc32(t, arr(sp[2]), sp[1], sp[0]);
+      return sp + 2;
+    }
+    case vm::NativeId::count:
+      break;
+  }
+  throw_runtime_error(t, "internal error: unknown native " + std::to_string(int(id)));
+}
+
+extern "C" int64_t* minivm_rt_print(Thread* t, const uint8_t* bcp, int64_t* sp, Method* m) {
+  ThreadInVM native(t, ThreadState::in_native);
+  const vm::Function& fn = *m->function;
+  const vm::PrintDescriptor& d = fn.prints[vm::read_u16(bcp, vm::kOperandA)];
+  uint16_t n = d.value_count();
+  std::string line;
+  int64_t* arg = sp + n - 1;  // the first value argument
+  bool first = true;
+  for (const vm::PrintItem& item : d.items) {
+    if (!first) line += ' ';
+    first = false;
+    if (item.type == vm::Type::Void)
+      line += fn.strings[item.string_index];
+    else
+      append_value(line, item.type, *arg--);
+  }
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stdout);  // one locked write: lines never interleave
+  return sp + n;
+}
+
+extern "C" int64_t* minivm_rt_spawn(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
+  ThreadInVM in_vm(t);
+  Method* callee = VM::get().method(vm::read_u16(bcp, vm::kOperandA));
+  uint16_t n = callee->param_count;
+  std::vector<int64_t> args(n);
+  for (uint16_t i = 0; i < n; i++) args[i] = sp[n - 1 - i];
+  Thread* started = VM::get().start_thread(callee, args.data());
+  int64_t* out = sp + n - 1;
+  out[0] = started->id;
+  return out;
+}
+
+extern "C" void minivm_rt_throw_div_zero(Thread* t) {
+  t->set_state(ThreadState::in_vm);
+  throw_runtime_error(t, "division by zero");
+}
+
+extern "C" void minivm_rt_throw_index(Thread* t, int64_t index, int64_t length) {
+  t->set_state(ThreadState::in_vm);
+  throw_runtime_error(t, "index " + std::to_string(index) + " out of bounds for length " + std::to_string(length));
+}
+
+extern "C" void minivm_rt_throw_stack_overflow(Thread* t) {
+  t->set_state(ThreadState::in_vm);
+  throw_runtime_error(t, "stack overflow");
+}
+
+extern "C" void minivm_rt_throw_bad_opcode(Thread* t, int opcode) {
+  t->set_state(ThreadState::in_vm);
+  throw_runtime_error(t, "internal error: bad opcode " + std::to_string(opcode));
+}

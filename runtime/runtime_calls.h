@@ -1,0 +1,26 @@
+// Entry points that generated code calls (System V ABI) for work it does not do inline.
+//
+// The caller has stored its bcp in its frame and set the thread's anchor to its own
+// frame, so each of these may walk the stack, report an error with a Mini trace, or
+// (later) stop for a collection. Stack helpers take the instruction's bcp and the
+// expression stack pointer (sp[0] is the top value, the last argument), and return the
+// new stack pointer after popping the instruction's operands and pushing its result.
+#pragma once
+#include <cstdint>
+
+namespace runtime {
+class Thread;
+struct Method;
+}  // namespace runtime
+
+extern "C" {
+int64_t* minivm_rt_newarray(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_native(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_print(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_spawn(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+[[noreturn]] void minivm_rt_throw_div_zero(runtime::Thread* t);
+[[noreturn]] void minivm_rt_throw_index(runtime::Thread* t, int64_t index, int64_t length);
+[[noreturn]] void minivm_rt_throw_stack_overflow(runtime::Thread* t);
+}
+
+extern "C" [[noreturn]] void minivm_rt_throw_bad_opcode(runtime::Thread* t, int opcode);

@@ -1,0 +1,86 @@
+#include "runtime/signals.h"
+
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "runtime/code_blob.h"
+#include "runtime/errors.h"
+#include "runtime/poll.h"
+#include "runtime/stubs.h"
+#include "runtime/thread.h"
+
+namespace runtime {
+
+namespace {
+
+void write_err(const char* s) { (void)!write(2, s, strlen(s)); }
+
+void crash_handler(int sig, siginfo_t* info, void* ctx) {
+  auto* uc = static_cast<ucontext_t*>(ctx);
+  uintptr_t pc = uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
+  uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+
+  if (sig == SIGSEGV && poll_pages().is_bad_address(addr)) {
+    const CodeBlob* blob = find_blob(pc);
+    const PollSite* poll = blob ? blob->find_poll(pc) : nullptr;
+    if (poll != nullptr) {
+      // A registered poll: resume in the safepoint blob, which returns to resume_pc.
+      auto* t = reinterpret_cast<Thread*>(uc->uc_mcontext.gregs[REG_R15]);
+      t->core.poll_resume_pc = poll->resume_pc;
+      uc->uc_mcontext.gregs[REG_RIP] = greg_t(safepoint_blob_entry());
+      return;
+    }
+  }
+
+  Thread* t = Thread::current();
+  if (t != nullptr && t->guard_low != 0 && addr >= t->guard_low && addr < t->stack_low) {
+    // The method-entry limit check should have caught this; the guard page is the
+    // backstop (e.g. deep native recursion). No safe way to walk: report and leave.
+    write_err("error: stack overflow (guard page hit)\n");
+    _exit(1);
+  }
+
+  char buf[256];
+  const CodeBlob* blob = find_blob(pc);
+  snprintf(buf, sizeof buf, "minivm: internal error: signal %d at pc 0x%lx (%s) accessing 0x%lx\n", sig,
+           (unsigned long)pc, blob ? blob_kind_name(blob->kind) : "native code", (unsigned long)addr);
+  write_err(buf);
+  signal(SIGABRT, SIG_DFL);
+  abort();
+}
+
+}  // namespace
+
+void install_signal_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+    sigaction(SIGILL, &sa, nullptr);
+    sigaction(SIGFPE, &sa, nullptr);
+    (void)poll_pages();  // create them before any thread can trap
+  });
+}
+
+void install_alt_signal_stack() {
+  constexpr size_t kSize = 64 * 1024;
+  stack_t ss;
+  ss.ss_sp = malloc(kSize);
+  ss.ss_size = kSize;
+  ss.ss_flags = 0;
+  sigaltstack(&ss, nullptr);
+}
+
+}  // namespace runtime

@@ -1,0 +1,74 @@
+#include "runtime/stack_walker.h"
+
+#include "runtime/code_blob.h"
+#include "runtime/frame.h"
+#include "runtime/thread.h"
+
+namespace runtime {
+
+const char* frame_kind_name(FrameKind k) {
+  switch (k) {
+    case FrameKind::interp: return "interp";
+    case FrameKind::jit: return "jit";
+    case FrameKind::inlined: return "inlined";
+    case FrameKind::stub: return "stub";
+    case FrameKind::native: return "native";
+  }
+  return "?";
+}
+
+StackWalker::StackWalker(Thread* t) : thread_(t) {
+  pos_.sp = t->core.anchor.sp.load(std::memory_order_acquire);
+  pos_.fp = t->core.anchor.fp;
+  pos_.pc = t->core.anchor.pc;
+  if (pos_.sp == 0) {
+    done_ = true;
+    stop_reason_ = "no anchor";
+  }
+}
+
+StackWalker::StackWalker(Thread* t, FramePos start) : thread_(t), pos_(start) {}
+
+static bool on_stack(const Thread* t, uintptr_t a) {
+  // Threads that did not record their bounds (tests on foreign threads) are trusted.
+  if (t->stack_high == 0) return a != 0;
+  return a >= t->stack_low && a < t->stack_high;
+}
+
+bool StackWalker::next(Frame& f) {
+  if (done_) return false;
+  const CodeBlob* blob = find_blob(pos_.pc);
+  if (blob == nullptr || blob->kind == BlobKind::call_stub) {
+    done_ = true;
+    if (blob == nullptr) stop_reason_ = "unknown pc";
+    return false;
+  }
+  if (blob->kind != BlobKind::interpreter) {
+    // Compiled frames and stubs are walked once the JIT exists (issue 3).
+    done_ = true;
+    stop_reason_ = "frame kind not walkable";
+    return false;
+  }
+  if (!on_stack(thread_, pos_.fp) || (pos_.fp & 7) != 0) {
+    done_ = true;
+    stop_reason_ = "bad fp";
+    return false;
+  }
+  auto* fp = reinterpret_cast<uintptr_t*>(pos_.fp);
+  auto* method = reinterpret_cast<const Method*>(fp[kInterpFrameMethodOffset / 8]);
+  auto* bcp = reinterpret_cast<const uint8_t*>(fp[kInterpFrameBcpOffset / 8]);
+  uintptr_t locals = fp[kInterpFrameLocalsOffset / 8];
+  f.kind = FrameKind::interp;
+  f.method = method;
+  f.pos = pos_;
+  f.bci = int32_t(bcp - method->code);
+  if (f.bci < 0 || uint32_t(f.bci) >= method->code_size) f.bci = 0;
+  f.line = method->function->line_at(uint32_t(f.bci));
+  // The sender: return pc and saved rbp above us; its sp is where our arguments began.
+  pos_.pc = fp[kFrameReturnPcOffset / 8];
+  pos_.fp = fp[kFrameSavedFpOffset / 8];
+  pos_.sp = locals + 8;
+  return true;
+}
+
+}  // namespace runtime

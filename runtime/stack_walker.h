@@ -1,0 +1,48 @@
+// StackWalker: yields a thread's Mini frames, top first, starting from a frame position
+// (normally the thread's last-Java-frame anchor).
+#pragma once
+#include <cstdint>
+
+#include "runtime/method.h"
+
+namespace runtime {
+
+class Thread;
+struct CodeBlob;
+
+enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
+const char* frame_kind_name(FrameKind k);
+
+struct FramePos {
+  uintptr_t sp = 0, fp = 0, pc = 0;
+};
+
+struct Frame {
+  FrameKind kind = FrameKind::interp;
+  const Method* method = nullptr;
+  int32_t bci = -1;
+  uint32_t line = 0;
+  FramePos pos;  // this frame's own sp, fp, pc
+};
+
+class StackWalker {
+ public:
+  // Walks from t's anchor (which must be set: the thread is in the VM, native or at a poll).
+  explicit StackWalker(Thread* t);
+  // Walks from an explicit position (tests, samplers).
+  StackWalker(Thread* t, FramePos start);
+
+  // Fills `f` with the next frame and returns true, or returns false at the end of the
+  // Mini stack (the call stub that entered Mini code, or a position it cannot parse).
+  bool next(Frame& f);
+  // Why the walk ended: nullptr for a normal end at the entry stub, else a reason.
+  const char* stop_reason() const { return stop_reason_; }
+
+ private:
+  Thread* thread_;
+  FramePos pos_;
+  bool done_ = false;
+  const char* stop_reason_ = nullptr;
+};
+
+}  // namespace runtime

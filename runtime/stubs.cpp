@@ -1,0 +1,134 @@
+#include "runtime/stubs.h"
+
+#include <asmjit/x86.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "runtime/code_blob.h"
+#include "runtime/method.h"
+#include "runtime/poll.h"
+#include "runtime/thread.h"
+
+namespace runtime {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+
+namespace {
+
+using CallStubFn = int64_t (*)(Thread*, Method*, const int64_t*, uint64_t);
+CallStubFn g_call_stub = nullptr;
+uintptr_t g_safepoint_blob = 0;
+JitRuntime* g_jit = nullptr;
+CodeBlob g_call_stub_blob, g_safepoint_blob_blob;
+
+void* finish(CodeHolder& code, CodeBlob& blob, const char* name, BlobKind kind) {
+  void* fn = nullptr;
+  if (g_jit->add(&fn, &code) != kErrorOk) {
+    std::fprintf(stderr, "minivm: internal error: cannot install %s\n", name);
+    std::abort();
+  }
+  blob.name = name;
+  blob.kind = kind;
+  blob.begin = reinterpret_cast<uintptr_t>(fn);
+  blob.end = blob.begin + code.codeSize();
+  register_blob(&blob);
+  return fn;
+}
+
+// int64_t call_stub(Thread* rdi, Method* rsi, const int64_t* args rdx, uint64_t nargs rcx)
+void emit_call_stub(Assembler& a) {
+  Label loop = a.newLabel(), done = a.newLabel();
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.push(rbx);
+  a.push(r12);
+  a.push(r13);
+  a.push(r14);
+  a.push(r15);
+  a.sub(rsp, 8);  // keep 16-byte alignment; also a slot the void case reads harmlessly
+  a.mov(r15, rdi);
+  a.mov(r12, qword_ptr(r15, kThreadDispatchTableOffset));
+  a.mov(rbx, rsi);
+  a.xor_(eax, eax);
+  a.bind(loop);
+  a.cmp(rax, rcx);
+  a.jae(done);
+  a.push(qword_ptr(rdx, rax, 3));
+  a.inc(rax);
+  a.jmp(loop);
+  a.bind(done);
+  a.call(qword_ptr(rbx, kMethodEntryOffset));
+  // The callee replaced the arguments by its result (or by nothing, for void).
+  a.mov(rax, qword_ptr(rsp));
+  a.lea(rsp, ptr(rbp, -40));
+  a.pop(r15);
+  a.pop(r14);
+  a.pop(r13);
+  a.pop(r12);
+  a.pop(rbx);
+  a.pop(rbp);
+  a.ret();
+}
+
+// Entered (not called) from the SIGSEGV handler with rip set here and the poll's resume
+// pc in the thread. Builds a frame that looks like a call from the poll site, saves every
+// register and the flags, and calls minivm_handle_poll(thread, blob_fp) in ordinary context.
+void emit_safepoint_blob(Assembler& a) {
+  static const Gp kSaved[] = {rax, rcx, rdx, rbx, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15};
+  constexpr int kXmmBytes = 16 * 16;
+  a.push(qword_ptr(r15, kThreadResumePcOffset));
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.pushfq();
+  for (const Gp& r : kSaved) a.push(r);
+  a.sub(rsp, kXmmBytes);
+  for (int i = 0; i < 16; i++) a.movdqu(xmmword_ptr(rsp, i * 16), xmm(i));
+  a.mov(rbx, rsp);
+  a.and_(rsp, -16);
+  a.mov(rdi, r15);
+  a.mov(rsi, rbp);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_handle_poll)));
+  a.call(rax);
+  a.mov(rsp, rbx);
+  for (int i = 0; i < 16; i++) a.movdqu(xmm(i), xmmword_ptr(rsp, i * 16));
+  a.add(rsp, kXmmBytes);
+  for (int i = int(std::size(kSaved)) - 1; i >= 0; i--) a.pop(kSaved[i]);
+  a.popfq();
+  a.pop(rbp);
+  a.ret();  // to the instruction after the poll
+}
+
+}  // namespace
+
+void generate_runtime_stubs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_jit = new JitRuntime();
+    {
+      CodeHolder code;
+      code.init(g_jit->environment());
+      Assembler a(&code);
+      emit_call_stub(a);
+      g_call_stub = reinterpret_cast<CallStubFn>(finish(code, g_call_stub_blob, "call_stub", BlobKind::call_stub));
+    }
+    {
+      CodeHolder code;
+      code.init(g_jit->environment());
+      Assembler a(&code);
+      emit_safepoint_blob(a);
+      g_safepoint_blob = reinterpret_cast<uintptr_t>(
+          finish(code, g_safepoint_blob_blob, "safepoint_blob", BlobKind::safepoint_blob));
+    }
+  });
+}
+
+int64_t call_mini(Thread* t, Method* m, const int64_t* args) {
+  return g_call_stub(t, m, args, m->param_count);
+}
+
+uintptr_t safepoint_blob_entry() { return g_safepoint_blob; }
+
+}  // namespace runtime

@@ -1,0 +1,51 @@
+#include "runtime/thread.h"
+
+#include <sched.h>
+
+#include "runtime/poll.h"
+
+namespace runtime {
+
+namespace {
+thread_local Thread* tls_current = nullptr;
+}
+
+const char* thread_state_name(ThreadState s) {
+  switch (s) {
+    case ThreadState::new_thread: return "new";
+    case ThreadState::in_java: return "in_java";
+    case ThreadState::in_vm: return "in_vm";
+    case ThreadState::in_native: return "in_native";
+    case ThreadState::blocked: return "blocked";
+    case ThreadState::terminated: return "terminated";
+  }
+  return "?";
+}
+
+Thread::Thread() {
+  core.poll_word.store(poll_pages().good, std::memory_order_relaxed);
+  core.stack_limit = 0;
+  core.globals = nullptr;
+  core.methods = nullptr;
+  core.poll_resume_pc = 0;
+  core.dispatch_table = nullptr;
+}
+
+Thread* Thread::current() { return tls_current; }
+void Thread::set_current(Thread* t) { tls_current = t; }
+
+void transition_from_java(Thread* t, ThreadState to) { t->set_state(to); }
+
+void transition_to_java(Thread* t) {
+  // A walker that saw us outside Java holds walk_in_progress until it is done with our
+  // stack; we must not run Mini code (and change the frames it reads) before that.
+  for (;;) {
+    while (t->walk_in_progress.load(std::memory_order_acquire)) sched_yield();
+    t->set_state(ThreadState::in_java);
+    if (!t->walk_in_progress.load(std::memory_order_seq_cst)) return;
+    // A walker started between our check and the store: step back and wait for it.
+    t->set_state(ThreadState::in_vm);
+  }
+}
+
+}  // namespace runtime

@@ -1,0 +1,111 @@
+// Thread: one Mini thread, its state, its poll word and its last-Java-frame anchor.
+//
+// The first part (ThreadCore) is read and written by generated code at fixed offsets;
+// everything after it is the VM's own.
+#pragma once
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "runtime/method.h"
+
+namespace runtime {
+
+enum class ThreadState : uint8_t {
+  new_thread,  // created, not yet running Mini code
+  in_java,     // running interpreted or compiled Mini code
+  in_vm,       // in the runtime, called from Mini code (anchor set)
+  in_native,   // in a native builtin (anchor set), may run for long
+  blocked,     // waiting (join), anchor set
+  terminated,
+};
+const char* thread_state_name(ThreadState s);
+
+// Where the last Mini frame is while the thread is outside Mini code. sp != 0 means
+// valid; it is written last when set and cleared first, so a reader that sees sp != 0
+// sees fp and pc too.
+struct LastJavaFrame {
+  std::atomic<uintptr_t> sp{0};
+  uintptr_t fp = 0;
+  uintptr_t pc = 0;
+};
+
+struct ThreadCore {
+  std::atomic<void*> poll_word;   // good page, or the bad page when armed
+  uintptr_t stack_limit;          // method entry fails with stack overflow below this
+  int64_t* globals;               // the module's global slots
+  Method** methods;               // Method* by function index
+  LastJavaFrame anchor;
+  uintptr_t poll_resume_pc;       // where the safepoint blob returns to
+  const void* const* dispatch_table;  // the interpreter's, loaded into r12 on entry
+};
+
+inline constexpr int32_t kThreadPollWordOffset = offsetof(ThreadCore, poll_word);
+inline constexpr int32_t kThreadStackLimitOffset = offsetof(ThreadCore, stack_limit);
+inline constexpr int32_t kThreadGlobalsOffset = offsetof(ThreadCore, globals);
+inline constexpr int32_t kThreadMethodsOffset = offsetof(ThreadCore, methods);
+inline constexpr int32_t kThreadAnchorSpOffset = offsetof(ThreadCore, anchor) + offsetof(LastJavaFrame, sp);
+inline constexpr int32_t kThreadAnchorFpOffset = offsetof(ThreadCore, anchor) + offsetof(LastJavaFrame, fp);
+inline constexpr int32_t kThreadAnchorPcOffset = offsetof(ThreadCore, anchor) + offsetof(LastJavaFrame, pc);
+inline constexpr int32_t kThreadResumePcOffset = offsetof(ThreadCore, poll_resume_pc);
+inline constexpr int32_t kThreadDispatchTableOffset = offsetof(ThreadCore, dispatch_table);
+
+class Thread {
+ public:
+  ThreadCore core;  // must stay first: generated code addresses it through r15
+
+  int id = 0;                 // 0 = main, spawned threads count up from 1 (their handle)
+  std::atomic<ThreadState> state{ThreadState::new_thread};
+  // Set while another thread walks this thread's stack from its anchor; a thread
+  // returning to Java waits until it is clear (DESIGN.md, "Thread states").
+  std::atomic<bool> walk_in_progress{false};
+
+  // The thread's stack (lowest usable address and top), and the guard below it.
+  uintptr_t stack_low = 0, stack_high = 0, guard_low = 0;
+
+  // Startup: what the thread runs.
+  Method* start_method = nullptr;
+  std::vector<int64_t> start_args;
+  int64_t result = 0;
+
+  pthread_t pthread{};
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+
+  Thread();
+  Thread(const Thread&) = delete;
+  Thread& operator=(const Thread&) = delete;
+
+  ThreadState get_state() const { return state.load(std::memory_order_acquire); }
+  void set_state(ThreadState s) { state.store(s, std::memory_order_seq_cst); }
+  bool has_anchor() const { return core.anchor.sp.load(std::memory_order_acquire) != 0; }
+
+  // The current thread, or nullptr on a thread that is not a Mini thread.
+  static Thread* current();
+  static void set_current(Thread* t);
+};
+
+// Leaving Mini code: the anchor was set by the generated caller; record the state.
+// Coming back: wait while a walker holds the stack, then resume Java.
+void transition_from_java(Thread* t, ThreadState to);
+void transition_to_java(Thread* t);
+
+// RAII for runtime code called from Mini code.
+class ThreadInVM {
+ public:
+  explicit ThreadInVM(Thread* t, ThreadState s = ThreadState::in_vm) : t_(t) { transition_from_java(t_, s); }
+  ~ThreadInVM() { transition_to_java(t_); }
+  ThreadInVM(const ThreadInVM&) = delete;
+  ThreadInVM& operator=(const ThreadInVM&) = delete;
+
+ private:
+  Thread* t_;
+};
+
+}  // namespace runtime

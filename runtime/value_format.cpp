@@ -1,0 +1,61 @@
+#include "runtime/value_format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/heap.h"
+
+namespace runtime {
+
+void append_float(std::string& out, double d) {
+  if (std::isnan(d)) {
+    out += "nan";  // whatever its sign bit
+    return;
+  }
+  if (std::isinf(d)) {
+    out += d < 0 ? "-inf" : "inf";
+    return;
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, d);
+  std::string_view s(buf, size_t(res.ptr - buf));
+  out += s;
+  if (s.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+void append_value(std::string& out, vm::Type t, int64_t slot) {
+  switch (t) {
+    case vm::Type::Int: {
+      char buf[32];
+      auto res = std::to_chars(buf, buf + sizeof buf, slot);
+      out.append(buf, res.ptr);
+      return;
+    }
+    case vm::Type::Float: {
+      double d;
+      std::memcpy(&d, &slot, 8);
+      append_float(out, d);
+      return;
+    }
+    case vm::Type::Bool:
+      out += slot != 0 ? "true" : "false";
+      return;
+    case vm::Type::IntArray:
+    case vm::Type::FloatArray: {
+      auto* a = reinterpret_cast<const Array*>(slot);
+      vm::Type elem = t == vm::Type::IntArray ? vm::Type::Int : vm::Type::Float;
+      out += '[';
+      for (int64_t i = 0; i < a->length; i++) {
+        if (i) out += ", ";
+        append_value(out, elem, a->data[i]);
+      }
+      out += ']';
+      return;
+    }
+    case vm::Type::Void:
+      return;
+  }
+}
+
+}  // namespace runtime

@@ -1,0 +1,190 @@
+#include "runtime/vm.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "runtime/errors.h"
+#include "runtime/heap.h"
+#include "runtime/signals.h"
+#include "runtime/stubs.h"
+
+namespace runtime {
+
+namespace {
+// Room kept below the method-entry limit for the runtime to report a stack overflow
+// (formatting a trace, printing) on the overflowing thread itself.
+constexpr size_t kStackReserveBytes = 256 * 1024;
+constexpr size_t kGuardBytes = 64 * 1024;
+}  // namespace
+
+VM& VM::get() {
+  static VM vm;
+  return vm;
+}
+
+void VM::init(const VMOptions& options) {
+  static bool initialized = false;  // once per process; tests call it repeatedly
+  if (initialized) return;
+  initialized = true;
+  options_ = options;
+  install_signal_handlers();
+  init_heap(options.heap_bytes);
+  generate_runtime_stubs();
+}
+
+void VM::load(std::unique_ptr<vm::Module> module) {
+  // Replacing a module is for tests, between runs: no thread may be running Mini code.
+  methods_.clear();
+  method_table_.clear();
+  constant_slots_.clear();
+  globals_.clear();
+  module_ = std::move(module);
+  for (auto& g : module_->globals) globals_.push_back(g.init_bits);
+  if (globals_.empty()) globals_.push_back(0);  // keep data() non-null
+  for (auto& fn : module_->functions) {
+    auto m = std::make_unique<Method>();
+    m->code = fn->code.data();
+    std::vector<int64_t> slots;
+    for (auto& c : fn->constants) slots.push_back(c.bits);
+    constant_slots_.push_back(std::move(slots));
+    m->constants = constant_slots_.back().data();
+    m->param_count = fn->param_count();
+    m->extra_locals = uint16_t(fn->local_count() - fn->param_count());
+    m->max_stack = fn->max_stack;
+    m->index = fn->index;
+    // Locals, the fixed part, return pc and saved rbp, the expression stack, plus the
+    // slack a template may use below the stack (runtime-call alignment).
+    m->frame_bytes = 8u * (uint32_t(fn->local_count()) + 3 + 2 + fn->max_stack) + 64;
+    m->code_size = uint32_t(fn->code.size());
+    m->function = fn.get();
+    method_table_.push_back(m.get());
+    methods_.push_back(std::move(m));
+  }
+}
+
+void VM::set_engine(const ExecutionEngine& engine) {
+  engine_ = engine;
+  for (auto& m : methods_) m->entry.store(engine.method_entry, std::memory_order_release);
+}
+
+void VM::attach_current(Thread* t) {
+  Thread::set_current(t);
+  install_alt_signal_stack();
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* addr = nullptr;
+    size_t size = 0;
+    size_t guard = 0;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_getguardsize(&attr, &guard);
+    pthread_attr_destroy(&attr);
+    t->stack_low = reinterpret_cast<uintptr_t>(addr);
+    t->stack_high = t->stack_low + size;
+    t->guard_low = t->stack_low - guard;
+  }
+  t->core.stack_limit = t->stack_low + kStackReserveBytes;
+  t->core.globals = globals_.data();
+  t->core.methods = method_table_.data();
+  t->core.dispatch_table = engine_.dispatch_table;
+}
+
+void VM::detach_current(Thread* t) {
+  (void)t;
+  stack_t ss, old;
+  memset(&ss, 0, sizeof ss);
+  ss.ss_flags = SS_DISABLE;
+  if (sigaltstack(&ss, &old) == 0 && old.ss_sp != nullptr) free(old.ss_sp);
+  Thread::set_current(nullptr);
+}
+
+static void* thread_main(void* arg) {
+  auto* t = static_cast<Thread*>(arg);
+  VM& vm = VM::get();
+  vm.attach_current(t);
+  t->set_state(ThreadState::in_java);
+  t->result = call_mini(t, t->start_method, t->start_args.data());
+  t->set_state(ThreadState::terminated);
+  vm.detach_current(t);
+  {
+    std::lock_guard<std::mutex> lock(t->done_mutex);
+    t->done = true;
+  }
+  t->done_cv.notify_all();
+  return nullptr;
+}
+
+Thread* VM::start_thread(Method* m, const int64_t* args) {
+  Thread* t;
+  {
+    std::lock_guard<std::mutex> lock(threads_mutex_);
+    threads_.push_back(std::make_unique<Thread>());
+    t = threads_.back().get();
+    t->id = int(threads_.size() - 1);
+  }
+  t->start_method = m;
+  t->start_args.assign(args, args + m->param_count);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, options_.thread_stack_bytes);
+  pthread_attr_setguardsize(&attr, kGuardBytes);
+  // Detached: whoever waits for a thread waits on its done flag (join_thread), which
+  // any number of joiners may do.
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&t->pthread, &attr, thread_main, t);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    Thread* self = Thread::current();
+    std::string msg = std::string("cannot start a thread: ") + strerror(rc);
+    if (self != nullptr) throw_runtime_error(self, msg);
+    std::fprintf(stderr, "error: %s\n", msg.c_str());
+    exit_vm(1);
+  }
+  return t;
+}
+
+Thread* VM::thread_by_handle(int64_t handle) {
+  std::lock_guard<std::mutex> lock(threads_mutex_);
+  if (handle < 1 || handle >= int64_t(threads_.size())) return nullptr;
+  return threads_[size_t(handle)].get();
+}
+
+std::vector<Thread*> VM::threads() {
+  std::lock_guard<std::mutex> lock(threads_mutex_);
+  std::vector<Thread*> out;
+  for (auto& t : threads_) out.push_back(t.get());
+  return out;
+}
+
+void VM::join_thread(Thread* t) {
+  std::unique_lock<std::mutex> lock(t->done_mutex);
+  t->done_cv.wait(lock, [&] { return t->done; });
+}
+
+int64_t VM::run(Method* m, const int64_t* args) {
+  Thread* t = start_thread(m, args);
+  join_thread(t);
+  return t->result;
+}
+
+int VM::run_main() {
+  Method* main = method(module_->main_index);
+  Thread* t = start_thread(main, nullptr);
+  // Like Java's non-daemon threads, the program ends when every thread has ended.
+  for (size_t i = 0;; i++) {
+    Thread* w;
+    {
+      std::lock_guard<std::mutex> lock(threads_mutex_);
+      if (i >= threads_.size()) break;
+      w = threads_[i].get();
+    }
+    join_thread(w);
+  }
+  bool returns_int = module_->functions[module_->main_index]->result == vm::Type::Int;
+  return returns_int ? int(t->result) : 0;
+}
+
+}  // namespace runtime

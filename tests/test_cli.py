@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of `minivm`: usage errors, missing files, --help, --version,
+disasm. Each check runs the real binary; prints `N passed, N failed`."""
+import os
+import subprocess
+import sys
+import tempfile
+
+MINIVM = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+passed = failed = 0
+
+
+def run(*args, stdin=None):
+    p = subprocess.run([MINIVM, *args], capture_output=True, text=True, timeout=60, stdin=stdin)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}\n{detail}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    hello = os.path.join(tmp, "hello.mini")
+    with open(hello, "w") as f:
+        f.write('fn main(): int {\n    print("hello", 1 + 2);\n    return 7;\n}\n')
+
+    rc, out, err = run("--help")
+    check("--help exits 0 and lists the commands", rc == 0 and "minivm run" in out and "disasm" in out, err)
+    rc, out, err = run("--version")
+    check("--version", rc == 0 and out.startswith("minivm "), out + err)
+    rc, out, err = run()
+    check("no arguments is a usage error", rc == 2 and "usage" in err, err)
+    rc, out, err = run("frobnicate")
+    check("unknown command", rc == 2 and "unknown command 'frobnicate'" in err, err)
+    rc, out, err = run("run", "--no-such-flag", hello)
+    check("unknown flag says which and exits 2", rc == 2 and "unknown option '--no-such-flag'" in err
+          and err.count("\n") <= 2, err)
+    rc, out, err = run("run", os.path.join(tmp, "missing.mini"))
+    check("missing file", rc == 2 and "cannot open" in err and "missing.mini" in err, err)
+    rc, out, err = run("run", tmp)
+    check("a directory is not a program", rc == 2 and tmp in err, err)
+    rc, out, err = run("run")
+    check("run without a program", rc == 2 and "needs a program" in err, err)
+    rc, out, err = run("run", "--heap=12q", hello)
+    check("bad size", rc == 2 and "bad heap size" in err, err)
+    rc, out, err = run("run", hello)
+    check("run prints and exits with main's result", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
+    rc, out, err = run("run", "--xint", hello)
+    check("--xint runs the same", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
+    rc, out, err = run("disasm", hello)
+    check("disasm lists main with its line", rc == 0 and "main" in out and "print" in out and "line 2" in out, out + err)
+    rc, out, err = run("disasm", "--templates")
+    check("disasm --templates lists every template with its size",
+          rc == 0 and "iadd (" in out and "bytes" in out and "method_entry" in out and "test dword" in out, err)
+    bad = os.path.join(tmp, "bad.mini")
+    with open(bad, "w") as f:
+        f.write("fn main() {\n    var x = 1 + 2.0;\n}\n")
+    rc, out, err = run("run", bad)
+    check("compile error names file:line:col and exits 2", rc == 2 and err.startswith(bad + ":2:15: error:"), err)
+    binary = os.path.join(tmp, "binary.mini")
+    with open(binary, "wb") as f:
+        f.write(bytes(range(256)))
+    rc, out, err = run("run", binary)
+    check("binary garbage is a compile error, not a crash", rc == 2 and "error:" in err, err)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
