@@ -1,7 +1,16 @@
 // The bytecode verifier: checks, before anything runs, that every instruction is well
 // formed, every branch lands on an instruction boundary, the stack depth and the type of
 // every slot agree on all paths, locals/globals/constants/functions are in range, every
-// path ends in a return, and max_stack is right.
+// path ends in a return, and max_stack is right (no path goes deeper).
+//
+// Stack effects follow opcodes.def; its `$` entries are decided per opcode: ldc by the
+// constant's type, load/store by the local's, gload/gstore by the global's, newarray by
+// its kind, arraylength takes any array, call/spawn by the callee's params and result,
+// native by kNatives (arraycopy: two arrays of the same type), print by the descriptor,
+// vret by the function's result. Locals are typed statically by Function::local_types,
+// so only the expression stack is tracked. The line table (first entry at bci 0, sorted,
+// on instruction starts) and the loop table (headers and latches on instruction starts,
+// each latch a branch to its header, forloop for counted loops) are checked too.
 #pragma once
 #include <string>
 
@@ -18,5 +27,13 @@ struct VerifyError {
 // Returns true if `fn` (in module `m`) is valid; else fills `error`.
 bool verify_function(const Module& m, const Function& fn, VerifyError& error);
 bool verify_module(const Module& m, VerifyError& error);
+
+// What the verifier learned about a valid function.
+struct VerifyInfo {
+  uint16_t max_depth = 0;   // the deepest stack any path reaches (<= fn.max_stack)
+  uint32_t unreachable = 0;  // instructions no path from bci 0 reaches (well formed, never run)
+};
+// As above, and fills `info` when the function is valid.
+bool verify_function(const Module& m, const Function& fn, VerifyError& error, VerifyInfo& info);
 
 }  // namespace vm

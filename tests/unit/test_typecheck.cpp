@@ -1,0 +1,391 @@
+// Unit tests of the Mini type checker (vm/typecheck.h), mostly through compile_source:
+// a program using every feature passes; every rule's error has its message and position.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "vm/frontend.h"
+#include "vm/parser.h"
+#include "vm/typecheck.h"
+
+namespace {
+
+vm::CompileError compile_error(std::string_view src) {
+  vm::CompileError e;
+  auto m = vm::compile_source("t.mini", src, e);
+  if (m) FAIL("expected a compile error for:\n" << src);
+  return e;
+}
+
+bool compiles(std::string_view src, std::string* message = nullptr) {
+  vm::CompileError e;
+  auto m = vm::compile_source("t.mini", src, e);
+  if (!m && message) *message = e.format();
+  return m != nullptr;
+}
+
+// A program that uses every feature of the language.
+constexpr const char* kEverything = R"(
+var hits: int = 0;
+var scale: float = -1.5;
+var on: bool = false;
+var low: int = -9223372036854775808;
+
+@inline
+fn add(a: int, b: int): int { return a + b; }
+
+@noinline
+fn sum(a: int[], n: int): int {
+    var s = 0;
+    for i in 0..n { s += a[i]; }
+    return s;
+}
+
+fn fsum(a: float[]): float {
+    var s: float = 0.0;
+    var i = 0;
+    while (i < len(a)) { s = s + a[i]; i += 1; }
+    return s;
+}
+
+fn fib(n: int): int {
+    if (n < 2) { return n; }
+    return fib(n - 1) + fib(n - 2);
+}
+
+fn later(): bool { return true; }
+
+fn worker(a: int[], k: int) {
+    atomic_add(a, 0, k);
+    native_spin_ns(10);
+    sleep_ms(0);
+}
+
+fn classify(x: int): int {
+    if (x < 0) { return -1; } else if (x == 0) { return 0; } else { return 1; }
+}
+
+fn forever(): int {
+    while (true) {
+        if (hits > 0) { return hits; }
+        hits += 1;
+    }
+}
+
+fn main(): int {
+    var a = new int[10];
+    var f = new float[4];
+    var x = 7;
+    var y: float = 2.0;
+    var ok = true;
+    x = x * 3 / 2 % 5 - 1;
+    x = (x << 2) >> 1 >>> 1;
+    x = x & 0xff | 3 ^ ~x;
+    x += 1; x -= 2; x *= 3; x /= 4; x %= 5; x &= 6; x |= 7; x ^= 8; x <<= 1; x >>= 1;
+    y = y * 1.5 + float(x) / 3.0 - -y;
+    y += 1.0; y -= 0.5; y *= 2.0; y /= 4.0;
+    x = int(y) + int(x) + x;
+    y = float(y) + sqrt(y);
+    ok = !ok && x < 3 || y >= 1.0 && (x != 2) && ok == false;
+    ok = ok & true | false ^ ok;
+    ok &= true; ok |= false; ok ^= true;
+    a[0] = 5; a[1] += a[0]; f[2] = 1.5; f[3] *= 2.0;
+    var c = crc32(a, 0, len(a));
+    arraycopy(a, 0, a, 1, 5);
+    arraycopy(f, 0, f, 1, 2);
+    var t0 = nanotime();
+    var h = spawn worker(a, 3);
+    join(h);
+    spawn worker(a, 1);
+    print("sum", sum(a, len(a)), fsum(f), ok, c, a, f, t0 > 0, later(), classify(-3));
+    print();
+    for i in 0..3 {
+        if (i == 1) { continue; }
+        if (i == 2) { break; }
+        var inner = i;
+        print(inner);
+    }
+    { var x2 = 1; print(x2); }
+    { var x2 = 2.5; print(x2); }
+    var hits = 3;        // a local may shadow a global
+    print(hits, scale, on, low, forever(), add(1, 2), fib(10), early());
+    return 0;
+}
+
+fn early(): int { return 1; }   // called above, defined after its caller
+)";
+
+}  // namespace
+
+TEST_CASE("typecheck: a program using every feature compiles") {
+  std::string message;
+  CHECK(compiles(kEverything, &message));
+  INFO(message);
+}
+
+TEST_CASE("typecheck: small valid programs") {
+  const char* ok[] = {
+      "fn main() {}",
+      "fn main(): int { return 3; }",
+      "fn main() { return; }",
+      "fn main() { f(); } fn f() { g(); } fn g() { }",                              // calls before definition
+      "fn main() { print(r(3)); } fn r(n: int): int { if (n == 0) { return 0; } return r(n - 1); }",
+      "fn f(): int { while (true) { } } fn main() {}",                               // never completes
+      "fn f(b: bool): int { if (b) { return 1; } else { return 2; } } fn main() {}",
+      "fn f(): int { return 1; print(2); } fn main() {}",                            // unreachable code is allowed
+      "fn main() { for i in 0..3 { } for i in 0..3 { } }",                            // a for variable ends with its loop
+      "fn main() { if (true) { var x = 1; } var x = 2.0; }",                          // block scoping
+      "var x: int = 1; fn main() { var x = 2.5; print(x); }",                         // shadowing a global
+      "fn main() { var x = 1; while (x < 3) { var y = x; x += y; } }",
+      "fn main() { var h = spawn f(); join(h); } fn f(): int { return 1; }",          // spawn of a non-void fn
+      "fn main() { print(\"a\", 1, 2.0, true, \"b\\n\"); }",
+      "fn main() { var a = new int[3]; var b = a; b[0] = len(a); }",
+      "fn f(a: int[]): int[] { return a; } fn main() { print(f(new int[1])[0]); }",
+      "fn main() { var x = -9223372036854775808; x -= 1; }",
+      "fn main() { var b = 1.0 != 2.0 == true; }",
+      "fn main() { var g = hits; } var hits: int = 0;",                               // globals declared later
+      "fn main() { var spawn = 1; print(spawn); }",
+      "fn f(): int { while (true) { if (true) { break; } } return 1; } fn main() {}",
+  };
+  for (const char* src : ok) {
+    std::string message;
+    INFO(src);
+    CHECK(compiles(src, &message));
+    INFO(message);
+  }
+}
+
+TEST_CASE("typecheck: errors have the rule's message and position") {
+  struct Case {
+    const char* src;
+    int line, col;
+    const char* message;
+  };
+  const Case cases[] = {
+      // no implicit conversions: both orders, arithmetic and comparison, compound forms
+      {"fn main() { var x = 1 + 1.5; }", 1, 23,
+       "operator '+' needs both operands of the same type, got int and float; convert with float(x) or int(x)"},
+      {"fn main() { var x = 1.5 * 2; }", 1, 25,
+       "operator '*' needs both operands of the same type, got float and int; convert with float(x) or int(x)"},
+      {"fn main() {\n  var b = 3 < 2.0;\n}", 2, 13,
+       "operator '<' needs both operands of the same type, got int and float; convert with float(x) or int(x)"},
+      {"fn main() { var y = 1.0; y += 1; }", 1, 28,
+       "operator '+=' needs both operands of the same type, got float and int; convert with float(x) or int(x)"},
+      {"fn main() { var x = 1 == true; }", 1, 23, "operator '==' needs both operands of the same type, got int and bool"},
+      // operator domains
+      {"fn main() { var x = 1.5 % 2.0; }", 1, 25, "operator '%' needs int operands, got float"},
+      {"fn main() { var x = 1.5 << 2; }", 1, 25, "operator '<<' needs int operands, got float"},
+      {"fn main() { var x = 1 >>> 2.0; }", 1, 23, "operator '>>>' needs int operands, got float"},
+      {"fn main() { var x = true + false; }", 1, 26, "operator '+' needs int or float operands, got bool"},
+      {"fn main() { var x = 1.0 & 2.0; }", 1, 25, "operator '&' needs int or bool operands, got float"},
+      {"fn main() { var x = 1 && true; }", 1, 23, "operator '&&' needs bool operands, got int"},
+      {"fn main() { var x = false || 0; }", 1, 27, "operator '||' needs bool operands, got int"},
+      {"fn main() { var x = true < false; }", 1, 26, "operator '<' needs int or float operands, got bool"},
+      {"fn main() { var a = new int[1]; var x = a == a; }", 1, 43, "operator '==' needs int, float or bool operands, got int[]"},
+      {"fn main() { var x = -true; }", 1, 21, "operator '-' needs an int or float operand, got bool"},
+      {"fn main() { var x = !1; }", 1, 21, "operator '!' needs a bool operand, got int"},
+      {"fn main() { var x = ~1.0; }", 1, 21, "operator '~' needs an int operand, got float"},
+      {"fn main() { var b = true; b <<= 1; }", 1, 29, "operator '<<=' needs int operands, got bool"},
+      // conditions
+      {"fn main() { if (1) { } }", 1, 17, "condition of 'if' must be bool, got int"},
+      {"fn main() {\n  while (2.0) { }\n}", 2, 10, "condition of 'while' must be bool, got float"},
+      {"fn main() { for i in 0.0..3 { } }", 1, 22, "for loop bounds must be int, got float"},
+      {"fn main() { for i in 0..true { } }", 1, 25, "for loop bounds must be int, got bool"},
+      // arrays
+      {"fn main() { var a = new int[1]; var x = a[1.0]; }", 1, 43, "array index must be int, got float"},
+      {"fn main() { var x = 3; var y = x[0]; }", 1, 33, "cannot index a value of type int (only int[] and float[])"},
+      {"fn main() { var a = new float[2.0]; }", 1, 31, "array size must be int, got float"},
+      {"fn main() { var a = new int[2]; a[0] = 1.5; }", 1, 38,
+       "cannot assign a value of type float to an array element of type int; convert with float(x) or int(x)"},
+      // names and declarations
+      {"fn main() { print(x); }", 1, 19, "unknown name 'x'"},
+      {"fn main() { y = 1; }", 1, 13, "unknown name 'y'"},
+      {"fn main() { var x = main; }", 1, 21, "'main' is a function, not a value; call it with main(...)"},
+      {"fn main() { var x = 1; var x = 2; }", 1, 28, "'x' is already declared at 1:17 and still in scope"},
+      {"fn main() { var x = 1; if (true) { var x = 2; } }", 1, 40, "'x' is already declared at 1:17 and still in scope"},
+      {"fn f(a: int) { var a = 1; } fn main() {}", 1, 20, "'a' is already declared at 1:6 and still in scope"},
+      {"fn main() { var i = 0; for i in 0..3 { } }", 1, 28, "'i' is already declared at 1:17 and still in scope"},
+      {"fn main() { var x = 1; x = 2.0; }", 1, 26,
+       "cannot assign a value of type float to 'x' of type int; convert with float(x) or int(x)"},
+      {"fn main() { var x: int = 2.0; }", 1, 24,
+       "cannot initialise 'x' of type int with a value of type float; convert with float(x) or int(x)"},
+      {"fn main() { var a: int[] = new float[1]; }", 1, 26, "cannot initialise 'a' of type int[] with a value of type float[]"},
+      {"fn main() { for i in 0..3 { i = 1; } }", 1, 29, "cannot assign to 'i': a for loop variable is read-only"},
+      {"fn main() { for i in 0..3 { i += 1; } }", 1, 29, "cannot assign to 'i': a for loop variable is read-only"},
+      {"fn main() { var s = \"text\"; }", 1, 21, "a string literal can only be an argument of print"},
+      {"fn main() { f(\"text\"); } fn f(x: int) {}", 1, 15, "a string literal can only be an argument of print"},
+      // loops
+      {"fn main() { break; }", 1, 13, "'break' outside a loop"},
+      {"fn main() { if (true) { continue; } }", 1, 25, "'continue' outside a loop"},
+      // calls
+      {"fn main() { g(); }", 1, 13, "unknown function 'g'"},
+      {"fn f(a: int, b: float) {} fn main() { f(1); }", 1, 39, "'f' takes 2 arguments, got 1"},
+      {"fn f() {} fn main() { f(1); }", 1, 23, "'f' takes 0 arguments, got 1"},
+      {"fn f(a: int, b: float) {} fn main() { f(1, 2); }", 1, 44,
+       "argument 2 of 'f' must be float, got int; convert with float(x) or int(x)"},
+      {"fn f(a: int[]) {} fn main() { f(new float[1]); }", 1, 33, "argument 1 of 'f' must be int[], got float[]"},
+      {"fn f() {} fn main() { var x = f(); }", 1, 31, "'f' returns no value"},
+      {"fn f() {} fn main() { print(f()); }", 1, 29, "'f' returns no value"},
+      {"fn main() { var x = 1 + sleep_ms(1); }", 1, 25, "'sleep_ms' returns no value"},
+      {"fn main() { var x = print(1); }", 1, 21, "'print' returns no value"},
+      // builtins
+      {"fn main() { var n = len(3); }", 1, 25, "argument 1 of 'len' must be an array, got int"},
+      {"fn main() { var n = len(); }", 1, 21, "'len' takes 1 argument, got 0"},
+      {"fn main() { var r = sqrt(2); }", 1, 26, "argument 1 of 'sqrt' must be float, got int; convert with float(x) or int(x)"},
+      {"fn main() { var t = nanotime(1); }", 1, 21, "'nanotime' takes 0 arguments, got 1"},
+      {"fn main() { sleep_ms(1.0); }", 1, 22, "argument 1 of 'sleep_ms' must be int, got float; convert with float(x) or int(x)"},
+      {"fn main() { native_spin_ns(true); }", 1, 28, "argument 1 of 'native_spin_ns' must be int, got bool"},
+      {"fn main() { join(1.0); }", 1, 18, "argument 1 of 'join' must be int, got float; convert with float(x) or int(x)"},
+      {"fn main() { var a = new int[1]; arraycopy(a, 0, new float[1], 0, 1); }", 1, 49,
+       "arraycopy needs src and dst arrays of the same type, got int[] and float[]"},
+      {"fn main() { arraycopy(1, 0, 2, 0, 1); }", 1, 23, "argument 1 of 'arraycopy' must be an array, got int"},
+      {"fn main() { var a = new float[1]; var c = crc32(a, 0, 1); }", 1, 49, "argument 1 of 'crc32' must be int[], got float[]"},
+      {"fn main() { var a = new int[1]; var c = atomic_add(a, 0); }", 1, 41, "'atomic_add' takes 3 arguments, got 2"},
+      {"fn main() { var a = new int[1]; var c = atomic_add(a, 0, 1.0); }", 1, 58,
+       "argument 3 of 'atomic_add' must be int, got float; convert with float(x) or int(x)"},
+      {"fn main() { var x = int(true); }", 1, 25, "int(x) converts an int or float, got bool"},
+      {"fn main() { var x = float(new int[1]); }", 1, 27, "float(x) converts an int or float, got int[]"},
+      // spawn
+      {"fn main() { var h = spawn len(new int[1]); }", 1, 27, "spawn needs a function of the program, but 'len' is a builtin"},
+      {"fn main() { var h = spawn nope(); }", 1, 27, "unknown function 'nope'"},
+      {"fn f(x: int) {} fn main() { var h = spawn f(1.0); }", 1, 45,
+       "argument 1 of 'f' must be int, got float; convert with float(x) or int(x)"},
+      {"fn f() {} fn main() { var h: float = spawn f(); }", 1, 36,
+       "cannot initialise 'h' of type float with a value of type int; convert with float(x) or int(x)"},
+      // returns
+      {"fn f(): int { } fn main() {}", 1, 15, "function 'f' must return a value of type int on every path; add a return at the end"},
+      {"fn f(b: bool): int {\n  if (b) { return 1; }\n}\nfn main() {}", 3, 1,
+       "function 'f' must return a value of type int on every path; add a return at the end"},
+      {"fn f(): int { while (true) { break; } } fn main() {}", 1, 39,
+       "function 'f' must return a value of type int on every path; add a return at the end"},
+      {"fn f(): int { for i in 0..3 { return i; } } fn main() {}", 1, 43,
+       "function 'f' must return a value of type int on every path; add a return at the end"},
+      {"fn f(): int { return; } fn main() {}", 1, 15, "function 'f' must return a value of type int"},
+      {"fn f() { return 1; } fn main() {}", 1, 10, "function 'f' has no result type, so it cannot return a value"},
+      {"fn f(): float { return 1; } fn main() {}", 1, 24,
+       "function 'f' must return float, got int; convert with float(x) or int(x)"},
+      {"fn main() { return 0; }", 1, 13, "function 'main' has no result type, so it cannot return a value"},
+      // program structure
+      {"fn f() {}", 1, 1, "the program has no 'main' function"},
+      {"fn main(x: int) {}", 1, 9, "'main' must take no parameters"},
+      {"fn main(): float { return 1.0; }", 1, 12, "'main' must return int or nothing, not float"},
+      {"fn f() {}\nfn f() {}\nfn main() {}", 2, 4, "function 'f' is already defined at line 1"},
+      {"fn print() {} fn main() {}", 1, 4, "'print' is a builtin and cannot be redefined"},
+      {"fn len(a: int[]): int { return 0; } fn main() {}", 1, 4, "'len' is a builtin and cannot be redefined"},
+      {"fn f(a: int, a: float) {} fn main() {}", 1, 14, "parameter 'a' is declared twice"},
+      {"var g: int = 0;\nvar g: int = 1;\nfn main() {}", 2, 5, "global 'g' is already defined at line 1"},
+      {"var g: float = 1;\nfn main() {}", 1, 16,
+       "global 'g' of type float cannot be initialised with a literal of type int; convert with float(x) or int(x)"},
+      {"var g: bool = 0;\nfn main() {}", 1, 15, "global 'g' of type bool cannot be initialised with a literal of type int"},
+      {"var g: int[] = 0;\nfn main() {}", 1, 8, "global 'g' cannot be an array (globals are int, float or bool)"},
+  };
+  for (auto& c : cases) {
+    INFO(c.src);
+    auto e = compile_error(c.src);
+    CHECK(e.message == c.message);
+    CHECK(e.line == c.line);
+    CHECK(e.col == c.col);
+    CHECK(e.file == "t.mini");
+  }
+  CHECK(sizeof(cases) / sizeof(cases[0]) >= 25);
+}
+
+TEST_CASE("typecheck: the first error in the file is the one reported") {
+  // A body error in an early function beats a duplicate definition later on.
+  auto e = compile_error("fn f() { var x = 1 + 1.0; }\nfn f() {}\nfn main() {}");
+  CHECK(e.line == 1);
+  CHECK(e.message.find("operator '+'") == 0);
+  // Globals and functions are checked in source order.
+  auto g = compile_error("fn main() { x(); }\nvar g: int = 1.5;");
+  CHECK(g.line == 1);
+  CHECK(g.message == "unknown function 'x'");
+  auto h = compile_error("var g: int = 1.5;\nfn main() { x(); }");
+  CHECK(h.line == 1);
+  CHECK(h.col == 14);
+  // A missing main is reported only when nothing else is wrong.
+  auto m = compile_error("fn f() { y = 1; }");
+  CHECK(m.message == "unknown name 'y'");
+  // Left operand errors come before operator errors.
+  auto l = compile_error("fn main() { var x = q + 1.0; }");
+  CHECK(l.message == "unknown name 'q'");
+}
+
+TEST_CASE("typecheck: CompileError::format") {
+  auto e = compile_error("fn main() {\n  var x = 1 +\n    2.0;\n}");
+  CHECK(e.format() == "t.mini:2:13: error: operator '+' needs both operands of the same type, got int and float; "
+                      "convert with float(x) or int(x)");
+}
+
+TEST_CASE("typecheck: annotations on the AST: types, slots, resolution, reachability") {
+  auto prog = vm::parse_program(
+      "var g: float = 0.5;\n"
+      "fn f(a: int, b: float[]): float {\n"
+      "  var s = g;\n"
+      "  for i in 0..a { s = s + b[i]; }\n"
+      "  { var t = 1; }\n"
+      "  for j in 0..a { }\n"
+      "  return s;\n"
+      "}\n"
+      "fn main() { print(f(1, new float[1])); }\n");
+  vm::check_program(prog);
+  auto& f = *prog.functions[0];
+  CHECK(f.local_names == std::vector<std::string>{"a", "b", "s", "i", "$limit0", "t", "j", "$limit1"});
+  CHECK(f.local_types == std::vector<vm::Type>{vm::Type::Int, vm::Type::FloatArray, vm::Type::Float, vm::Type::Int,
+                                                vm::Type::Int, vm::Type::Int, vm::Type::Int, vm::Type::Int});
+  auto& stmts = f.body->stmts;
+  CHECK(stmts[0]->slot == 2);
+  CHECK(stmts[0]->value->ref == vm::ast::NameRef::Global);
+  CHECK(stmts[0]->value->index == 0);
+  CHECK(stmts[0]->value->type == vm::Type::Float);
+  CHECK(stmts[1]->slot == 3);
+  CHECK(stmts[1]->limit_slot == 4);
+  CHECK(stmts[1]->limit->ref == vm::ast::NameRef::Local);
+  CHECK(stmts[1]->limit->index == 0);
+  CHECK(stmts[3]->slot == 6);
+  CHECK(stmts[3]->limit_slot == 7);
+  CHECK(stmts[4]->kind == vm::ast::StmtKind::Return);
+  CHECK_FALSE(stmts[4]->completes);
+  CHECK(stmts[1]->completes);
+  CHECK_FALSE(f.body->completes);
+  auto& call = *prog.functions[1]->body->stmts[0]->value;
+  CHECK(call.callee == vm::ast::Callee::Print);
+  CHECK(call.args[0]->callee == vm::ast::Callee::User);
+  CHECK(call.args[0]->index == 0);
+  CHECK(call.args[0]->type == vm::Type::Float);
+}
+
+TEST_CASE("typecheck: builtins resolve to their callee kinds") {
+  auto prog = vm::parse_program(
+      "fn main() { var a = new int[2]; var n = len(a); var r = sqrt(2.0); var v = atomic_add(a, 0, 1);"
+      " var t = nanotime(); var c = crc32(a, 0, 1); join(0); }");
+  vm::check_program(prog);
+  auto& s = prog.functions[0]->body->stmts;
+  CHECK(s[1]->value->callee == vm::ast::Callee::Len);
+  CHECK(s[2]->value->callee == vm::ast::Callee::Sqrt);
+  CHECK(s[3]->value->callee == vm::ast::Callee::AtomicAdd);
+  CHECK(s[4]->value->callee == vm::ast::Callee::Native);
+  CHECK(s[4]->value->index == uint32_t(vm::NativeId::nanotime));
+  CHECK(s[5]->value->index == uint32_t(vm::NativeId::crc32));
+  CHECK(s[6]->value->index == uint32_t(vm::NativeId::join));
+  CHECK(s[6]->value->type == vm::Type::Void);
+}
+
+TEST_CASE("typecheck: while(true) completes only with a break; if/else only if a branch does") {
+  auto prog = vm::parse_program(
+      "fn main() {\n"
+      "  while (true) { }\n"
+      "  while (true) { break; }\n"
+      "  while (true) { while (true) { break; } }\n"
+      "  if (true) { return; } else { return; }\n"
+      "  if (true) { return; }\n"
+      "  while (1 < 2) { }\n"
+      "}\n");
+  vm::check_program(prog);
+  auto& s = prog.functions[0]->body->stmts;
+  CHECK_FALSE(s[0]->completes);
+  CHECK(s[1]->completes);
+  CHECK_FALSE(s[2]->completes);  // the inner break leaves only the inner loop
+  CHECK_FALSE(s[3]->completes);
+  CHECK(s[4]->completes);
+  CHECK(s[5]->completes);
+}

@@ -1,0 +1,511 @@
+#include "vm/codegen.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace vm {
+
+using namespace ast;
+
+namespace {
+
+[[noreturn]] void fail(SourcePos at, std::string message) { throw FrontendError{at, std::move(message)}; }
+
+// A jump target. Forward branches are patched when the label is bound; `depth` is the
+// stack depth every branch to it carries (the same for all, by construction).
+struct Label {
+  int64_t bci = -1;
+  std::vector<size_t> refs;  // bcis of forward branches still to patch
+  int depth = -1;
+  bool bound() const { return bci >= 0; }
+};
+
+Op int_compare_branch(BinOp op) {
+  switch (op) {
+    case BinOp::Eq: return Op::if_icmpeq;
+    case BinOp::Ne: return Op::if_icmpne;
+    case BinOp::Lt: return Op::if_icmplt;
+    case BinOp::Le: return Op::if_icmple;
+    case BinOp::Gt: return Op::if_icmpgt;
+    default: return Op::if_icmpge;
+  }
+}
+// The comparison that is true exactly when `op` is false (valid for ints only).
+BinOp negate(BinOp op) {
+  switch (op) {
+    case BinOp::Eq: return BinOp::Ne;
+    case BinOp::Ne: return BinOp::Eq;
+    case BinOp::Lt: return BinOp::Ge;
+    case BinOp::Le: return BinOp::Gt;
+    case BinOp::Gt: return BinOp::Le;
+    default: return BinOp::Lt;  // Ge
+  }
+}
+
+// The opcode computing `a op b` on operands of type `t` (value context).
+Op binary_opcode(BinOp op, Type t) {
+  const bool i = t == Type::Int, f = t == Type::Float;
+  switch (op) {
+    case BinOp::Add: return i ? Op::iadd : Op::fadd;
+    case BinOp::Sub: return i ? Op::isub : Op::fsub;
+    case BinOp::Mul: return i ? Op::imul : Op::fmul;
+    case BinOp::Div: return i ? Op::idiv : Op::fdiv;
+    case BinOp::Rem: return Op::irem;
+    case BinOp::Shl: return Op::ishl;
+    case BinOp::Shr: return Op::ishr;
+    case BinOp::Ushr: return Op::iushr;
+    case BinOp::BitAnd: return i ? Op::iand : Op::zand;
+    case BinOp::BitOr: return i ? Op::ior : Op::zor;
+    case BinOp::BitXor: return i ? Op::ixor : Op::zxor;
+    case BinOp::Eq: return i ? Op::icmpeq : f ? Op::fcmpeq : Op::zcmpeq;
+    case BinOp::Ne: return i ? Op::icmpne : f ? Op::fcmpne : Op::zcmpne;
+    case BinOp::Lt: return i ? Op::icmplt : Op::fcmplt;
+    case BinOp::Le: return i ? Op::icmple : Op::fcmple;
+    case BinOp::Gt: return i ? Op::icmpgt : Op::fcmpgt;
+    case BinOp::Ge: return i ? Op::icmpge : Op::fcmpge;
+    case BinOp::And: case BinOp::Or: break;  // compiled with branches
+  }
+  return Op::nop;
+}
+
+class FnGen {
+ public:
+  FnGen(const FnDecl& decl, Function& fn) : decl_(decl), fn_(fn), b_(fn.code) {}
+
+  void run() {
+    block(*decl_.body);
+    if (reachable_ && decl_.result == Type::Void) {
+      line_ = uint32_t(decl_.body->end_pos.line);  // the implicit return is at the closing brace
+      simple(Op::ret);
+    }
+    // A non-void function never reaches here reachable (the checker demands a return on
+    // every path); if it did, the verifier reports the fall-off.
+    fn_.max_stack = uint16_t(max_depth_);
+    std::stable_sort(fn_.loops.begin(), fn_.loops.end(),
+                     [](const LoopEntry& a, const LoopEntry& b) { return a.header_bci < b.header_bci; });
+  }
+
+ private:
+  // ---- emission ----
+  // Every instruction goes through here: it keeps the line table, the stack depth and
+  // the reachability, and drops instructions that can never run.
+  bool begin(int pops, int pushes) {
+    if (!reachable_) return false;
+    if (fn_.lines.empty() || fn_.lines.back().line != line_) {
+      if (!fn_.lines.empty() && fn_.lines.back().bci == b_.here()) fn_.lines.back().line = line_;
+      else fn_.lines.push_back({uint32_t(b_.here()), line_});
+    }
+    depth_ -= pops;
+    depth_ += pushes;
+    max_depth_ = std::max(max_depth_, depth_);
+    if (depth_ > 65535) fail(pos_, fmt::format("expression too large in '{}' (stack over 65535 slots)", decl_.name));
+    return true;
+  }
+  // An opcode whose stack effect is fully given by opcodes.def.
+  void simple(Op o) {
+    const OpInfo& info = op_info(o);
+    if (!begin(int(info.pops.size()), int(info.pushes.size()))) return;
+    b_.emit(o);
+    if (o == Op::ret || o == Op::vret) reachable_ = false;
+  }
+  void with_u16(Op o, uint16_t operand, int pops, int pushes) {
+    if (begin(pops, pushes)) b_.emit_u16(o, operand);
+  }
+  void load(uint32_t slot) { with_u16(Op::load, uint16_t(slot), 0, 1); }
+  void store(uint32_t slot) { with_u16(Op::store, uint16_t(slot), 1, 0); }
+
+  uint16_t constant(Type t, int64_t bits) {
+    auto [it, fresh] = constants_.try_emplace({t, bits}, uint16_t(fn_.constants.size()));
+    if (fresh) {
+      if (fn_.constants.size() >= 65536) fail(pos_, fmt::format("too many constants in '{}' (at most 65536)", decl_.name));
+      fn_.constants.push_back({t, bits});
+    }
+    return it->second;
+  }
+  void ldc(Type t, int64_t bits) {
+    if (reachable_) with_u16(Op::ldc, constant(t, bits), 0, 1);
+  }
+
+  void branch(Op o, Label& target) {
+    int pops = int(op_info(o).pops.size());
+    if (!begin(pops, 0)) return;
+    if (target.bound()) {
+      last_backward_ = int64_t(b_.here());
+      b_.emit_branch_to(o, size_t(target.bci));
+    } else {
+      target.refs.push_back(b_.emit_branch(o));
+      target.depth = depth_;
+    }
+    if (o == Op::jump) reachable_ = false;
+  }
+  // Binds a label here; code after it is reachable if any branch targets it.
+  void bind(Label& l) {
+    l.bci = int64_t(b_.here());
+    for (size_t ref : l.refs) b_.patch_branch(ref, b_.here());
+    if (!l.refs.empty()) {
+      reachable_ = true;
+      depth_ = l.depth;
+    }
+    l.refs.clear();
+  }
+  // Binds a loop header reached only by backward branches emitted later.
+  void bind_loop_header(Label& l) {
+    l.bci = int64_t(b_.here());
+    reachable_ = true;
+    depth_ = 0;
+  }
+
+  void at(SourcePos p) {
+    pos_ = p;
+    line_ = uint32_t(p.line);
+  }
+
+  // ---- statements ----
+  struct LoopLabels {
+    Label* exit;
+    Label* cont;
+  };
+
+  void block(const Stmt& b) {
+    for (auto& s : b.stmts) stmt(*s);
+  }
+
+  void stmt(const Stmt& s) {
+    if (!reachable_) return;  // dead code is not emitted
+    switch (s.kind) {
+      case StmtKind::Block: block(s); break;
+      case StmtKind::VarDecl:
+        at(s.pos);
+        value(*s.value);
+        at(s.pos);
+        store(s.slot);
+        break;
+      case StmtKind::Assign: assign(s); break;
+      case StmtKind::If: if_stmt(s); break;
+      case StmtKind::While: while_stmt(s); break;
+      case StmtKind::For: for_stmt(s); break;
+      case StmtKind::Break:
+        at(s.pos);
+        branch(Op::jump, *loops_.back().exit);
+        break;
+      case StmtKind::Continue:
+        at(s.pos);
+        branch(Op::jump, *loops_.back().cont);
+        break;
+      case StmtKind::Return:
+        at(s.pos);
+        if (s.value) {
+          value(*s.value);
+          at(s.pos);
+          simple(Op::vret);
+        } else {
+          simple(Op::ret);
+        }
+        break;
+      case StmtKind::ExprStmt:
+        at(s.pos);
+        value(*s.value);
+        if (s.value->type != Type::Void) simple(Op::pop);
+        break;
+    }
+  }
+
+  void assign(const Stmt& s) {
+    const Expr& t = *s.target;
+    at(s.pos);
+    if (t.kind == ExprKind::Index) {
+      Type elem = t.type;
+      value(*t.args[0]);
+      value(*t.args[1]);
+      if (s.compound) {
+        at(s.op_pos);
+        simple(Op::dup2);
+        simple(elem == Type::Int ? Op::iaload : Op::faload);
+        value(*s.value);
+        at(s.op_pos);
+        simple(binary_opcode(s.binop, elem));
+      } else {
+        value(*s.value);
+      }
+      at(s.op_pos);
+      simple(elem == Type::Int ? Op::iastore : Op::fastore);
+      return;
+    }
+    const bool local = t.ref == NameRef::Local;
+    if (s.compound && local && t.type == Type::Int && s.value->kind == ExprKind::IntLit &&
+        (s.binop == BinOp::Add || s.binop == BinOp::Sub)) {
+      int64_t k = s.value->int_value;
+      // k fits int32 and so does -k for `-=` (INT32_MIN has no int32 negation).
+      bool fits = s.binop == BinOp::Add ? (k >= INT32_MIN && k <= INT32_MAX) : (k > INT32_MIN && k <= INT32_MAX);
+      if (fits) {
+        if (begin(0, 0)) b_.emit_iinc(uint16_t(t.index), int32_t(s.binop == BinOp::Add ? k : -k));
+        return;
+      }
+    }
+    if (s.compound) {
+      name_load(t);
+      value(*s.value);
+      at(s.op_pos);
+      simple(binary_opcode(s.binop, t.type));
+    } else {
+      value(*s.value);
+    }
+    at(s.op_pos);
+    if (local) store(t.index);
+    else with_u16(Op::gstore, uint16_t(t.index), 1, 0);
+  }
+
+  void if_stmt(const Stmt& s) {
+    at(s.pos);
+    Label else_label, end;
+    cond_branch(*s.cond, false, else_label);
+    block(*s.body);
+    if (s.else_branch) {
+      branch(Op::jump, end);  // dropped when the then-branch cannot complete
+      bind(else_label);
+      stmt(*s.else_branch);
+      bind(end);
+    } else {
+      bind(else_label);
+    }
+  }
+
+  void while_stmt(const Stmt& s) {
+    at(s.pos);
+    Label body, check, exit;
+    branch(Op::jump, check);
+    bind_loop_header(body);
+    loops_.push_back({&exit, &check});
+    block(*s.body);
+    loops_.pop_back();
+    bind(check);  // always reached: the jump above targets it
+    at(s.pos);
+    last_backward_ = -1;
+    const Expr& c = *s.cond;
+    if (c.kind == ExprKind::BoolLit && c.bool_value) branch(Op::jump, body);  // while (true)
+    else cond_branch(c, true, body);
+    fn_.loops.push_back({uint32_t(body.bci), uint32_t(last_backward_), false});
+    bind(exit);
+  }
+
+  void for_stmt(const Stmt& s) {
+    at(s.pos);
+    value(*s.value);
+    at(s.pos);
+    store(s.slot);
+    value(*s.limit);
+    at(s.pos);
+    store(s.limit_slot);
+    load(s.slot);
+    load(s.limit_slot);
+    Label body, cont, exit;
+    branch(Op::if_icmpge, exit);
+    bind(body);  // reached by falling through
+    loops_.push_back({&exit, &cont});
+    block(*s.body);
+    loops_.pop_back();
+    bind(cont);
+    if (reachable_) {  // else the body always leaves the loop: there is no latch
+      at(s.pos);
+      uint32_t latch = uint32_t(b_.here());
+      if (begin(0, 0)) b_.emit_forloop(uint16_t(s.slot), uint16_t(s.limit_slot), size_t(body.bci));
+      fn_.loops.push_back({uint32_t(body.bci), latch, true});
+    }
+    bind(exit);
+  }
+
+  // ---- expressions ----
+
+  void name_load(const Expr& e) {
+    if (e.ref == NameRef::Local) load(e.index);
+    else with_u16(Op::gload, uint16_t(e.index), 0, 1);
+  }
+
+  // Pushes the value of `e` (nothing for a call without result).
+  void value(const Expr& e) {
+    at(e.pos);
+    switch (e.kind) {
+      case ExprKind::IntLit: ldc(Type::Int, e.int_value); return;
+      case ExprKind::FloatLit: ldc(Type::Float, std::bit_cast<int64_t>(e.float_value)); return;
+      case ExprKind::BoolLit: ldc(Type::Bool, e.bool_value); return;
+      case ExprKind::StringLit: return;  // only in print, handled there
+      case ExprKind::Name: name_load(e); return;
+      case ExprKind::Unary:
+        value(*e.args[0]);
+        at(e.op_pos);
+        switch (e.unop) {
+          case UnOp::Neg: simple(e.type == Type::Int ? Op::ineg : Op::fneg); return;
+          case UnOp::Not: simple(Op::znot); return;
+          case UnOp::BitNot: simple(Op::inot); return;
+        }
+        return;
+      case ExprKind::Binary: {
+        if (e.binop == BinOp::And || e.binop == BinOp::Or) {
+          // 0/1 through branches: short circuit in value context too.
+          Label is_false, end;
+          cond_branch(e, false, is_false);
+          ldc(Type::Bool, 1);
+          branch(Op::jump, end);
+          bind(is_false);
+          ldc(Type::Bool, 0);
+          bind(end);
+          return;
+        }
+        value(*e.args[0]);
+        value(*e.args[1]);
+        at(e.op_pos);
+        simple(binary_opcode(e.binop, e.args[0]->type));
+        return;
+      }
+      case ExprKind::Index:
+        value(*e.args[0]);
+        value(*e.args[1]);
+        at(e.op_pos);
+        simple(e.type == Type::Int ? Op::iaload : Op::faload);
+        return;
+      case ExprKind::NewArray:
+        value(*e.args[0]);
+        at(e.pos);
+        if (begin(1, 1)) b_.emit_u8(Op::newarray, e.type_operand == Type::IntArray ? 0 : 1);
+        return;
+      case ExprKind::Convert: {
+        value(*e.args[0]);
+        Type from = e.args[0]->type;
+        at(e.pos);
+        if (from == Type::Int && e.type == Type::Float) simple(Op::i2f);
+        else if (from == Type::Float && e.type == Type::Int) simple(Op::f2i);
+        return;  // int(int) and float(float) are no-ops
+      }
+      case ExprKind::Call: call(e); return;
+      case ExprKind::Spawn:
+        for (auto& a : e.args) value(*a);
+        at(e.op_pos);
+        with_u16(Op::spawn, uint16_t(e.index), int(e.args.size()), 1);
+        return;
+    }
+  }
+
+  void call(const Expr& e) {
+    if (e.callee == Callee::Print) {
+      PrintDescriptor d;
+      for (auto& a : e.args) {
+        if (a->kind == ExprKind::StringLit) {
+          d.items.push_back({Type::Void, string_index(a->text, a->pos)});
+        } else {
+          value(*a);
+          d.items.push_back({a->type, 0});
+        }
+      }
+      at(e.op_pos);
+      if (!reachable_) return;
+      if (fn_.prints.size() >= 65536) fail(e.pos, fmt::format("too many print calls in '{}' (at most 65536)", decl_.name));
+      fn_.prints.push_back(std::move(d));
+      with_u16(Op::print, uint16_t(fn_.prints.size() - 1), fn_.prints.back().value_count(), 0);
+      return;
+    }
+    for (auto& a : e.args) value(*a);
+    at(e.op_pos);
+    int args = int(e.args.size());
+    int result = e.type != Type::Void;
+    switch (e.callee) {
+      case Callee::User: with_u16(Op::call, uint16_t(e.index), args, result); return;
+      case Callee::Len: simple(Op::arraylength); return;
+      case Callee::Sqrt: simple(Op::fsqrt); return;
+      case Callee::AtomicAdd: simple(Op::atomic_add); return;
+      case Callee::Native: with_u16(Op::native, uint16_t(e.index), args, result); return;
+      case Callee::Print: case Callee::Unresolved: return;
+    }
+  }
+
+  uint16_t string_index(const std::string& s, SourcePos at) {
+    auto [it, fresh] = strings_.try_emplace(s, uint16_t(fn_.strings.size()));
+    if (fresh) {
+      if (fn_.strings.size() >= 65536) fail(at, fmt::format("too many strings in '{}' (at most 65536)", decl_.name));
+      fn_.strings.push_back(s);
+    }
+    return it->second;
+  }
+
+  // Emits code that jumps to `target` when `e` (a bool) equals `jump_if`, and falls
+  // through otherwise. Every path emits at least one branch to `target`.
+  void cond_branch(const Expr& e, bool jump_if, Label& target) {
+    at(e.pos);
+    if (e.kind == ExprKind::Unary && e.unop == UnOp::Not) {
+      cond_branch(*e.args[0], !jump_if, target);
+      return;
+    }
+    if (e.kind == ExprKind::Binary) {
+      const Expr& a = *e.args[0];
+      const Expr& b = *e.args[1];
+      if (e.binop == BinOp::And || e.binop == BinOp::Or) {
+        // a && b jumps on false as soon as either is false; a || b jumps on true as
+        // soon as either is true. The other direction needs a skip label.
+        bool short_on = e.binop == BinOp::Or;  // the value of a that decides the result
+        if (jump_if == short_on) {
+          cond_branch(a, jump_if, target);
+          cond_branch(b, jump_if, target);
+        } else {
+          Label skip;
+          cond_branch(a, short_on, skip);
+          cond_branch(b, jump_if, target);
+          bind(skip);
+        }
+        return;
+      }
+      if (is_comparison(e.binop) && a.type == Type::Int) {
+        value(a);
+        value(b);
+        at(e.op_pos);
+        branch(int_compare_branch(jump_if ? e.binop : negate(e.binop)), target);
+        return;
+      }
+    }
+    value(e);  // float/bool compares and other bools: never negated (NaN)
+    at(e.pos);
+    branch(jump_if ? Op::iftrue : Op::iffalse, target);
+  }
+
+  const FnDecl& decl_;
+  Function& fn_;
+  CodeBuilder b_;
+  int depth_ = 0;
+  int max_depth_ = 0;
+  bool reachable_ = true;
+  uint32_t line_ = 0;
+  SourcePos pos_;
+  int64_t last_backward_ = -1;
+  std::vector<LoopLabels> loops_;
+  std::map<std::pair<Type, int64_t>, uint16_t> constants_;
+  std::map<std::string, uint16_t> strings_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> generate_module(const Program& program, std::string_view file) {
+  auto m = std::make_unique<Module>();
+  m->file = std::string(file);
+  for (auto& g : program.globals) m->globals.push_back({g->name, g->type, g->init_bits});
+  for (auto& d : program.functions) {
+    auto fn = std::make_unique<Function>();
+    fn->name = d->name;
+    fn->index = uint16_t(d->index);
+    fn->line = uint32_t(d->pos.line);
+    fn->inline_hint = d->hint == InlineHintAst::Inline     ? InlineHint::Inline
+                      : d->hint == InlineHintAst::NoInline ? InlineHint::NoInline
+                                                           : InlineHint::Default;
+    for (auto& p : d->params) fn->params.push_back(p.type);
+    fn->result = d->result;
+    fn->local_types = d->local_types;
+    fn->local_names = d->local_names;
+    FnGen(*d, *fn).run();
+    if (d->name == "main") m->main_index = fn->index;
+    m->functions.push_back(std::move(fn));
+  }
+  return m;
+}
+
+}  // namespace vm

@@ -1,0 +1,205 @@
+#include "vm/disasm.h"
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "vm/builtins.h"
+
+namespace vm {
+
+namespace {
+
+// A double as Mini prints it: shortest round-trip text, ".0" added to integral values.
+std::string float_text(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  std::string s = fmt::format("{}", d);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string value_text(Type t, int64_t bits) {
+  switch (t) {
+    case Type::Int: return std::to_string(bits);
+    case Type::Float: return float_text(std::bit_cast<double>(bits));
+    case Type::Bool: return bits ? "true" : "false";
+    default: return fmt::format("<{} {}>", type_name(t), bits);
+  }
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string local_name(const Function& fn, size_t i) {
+  if (i < fn.local_names.size() && !fn.local_names[i].empty()) return fn.local_names[i];
+  return fmt::format("l{}", i);
+}
+
+std::string print_items(const Function& fn, const PrintDescriptor& d) {
+  std::string out;
+  for (auto& item : d.items) {
+    if (!out.empty()) out += ", ";
+    if (item.type != Type::Void) out += type_name(item.type);
+    else if (item.string_index < fn.strings.size()) out += quoted(fn.strings[item.string_index]);
+    else out += fmt::format("<bad string {}>", item.string_index);
+  }
+  return out;
+}
+
+std::string signature(const Function& fn) {
+  std::string params;
+  for (size_t i = 0; i < fn.params.size(); i++)
+    params += fmt::format("{}{}: {}", i ? ", " : "", local_name(fn, i), type_name(fn.params[i]));
+  std::string result = fn.result == Type::Void ? "" : fmt::format(": {}", type_name(fn.result));
+  return fmt::format("{}({}){}", fn.name, params, result);
+}
+
+// Operand text and comment of one (complete, valid-opcode) instruction.
+void operands(const Module& m, const Function& fn, size_t bci, std::string& ops, std::string& comment) {
+  const uint8_t* p = fn.code.data() + bci;
+  Op op = Op(p[0]);
+  auto local = [&](uint16_t i) { return i < fn.local_types.size() ? local_name(fn, i) : std::string("<bad local>"); };
+  switch (op) {
+    case Op::ldc: {
+      uint16_t k = read_u16(p, kOperandA);
+      ops = fmt::format("#{}", k);
+      comment = k < fn.constants.size()
+                    ? fmt::format("{} {}", type_name(fn.constants[k].type), value_text(fn.constants[k].type, fn.constants[k].bits))
+                    : "<bad constant>";
+      return;
+    }
+    case Op::load: case Op::store: {
+      uint16_t l = read_u16(p, kOperandA);
+      ops = std::to_string(l);
+      comment = local(l);
+      return;
+    }
+    case Op::gload: case Op::gstore: {
+      uint16_t g = read_u16(p, kOperandA);
+      ops = std::to_string(g);
+      comment = g < m.globals.size() ? m.globals[g].name : "<bad global>";
+      return;
+    }
+    case Op::iinc: {
+      uint16_t l = read_u16(p, kOperandA);
+      int32_t d = read_i32(p, kOperandB);
+      ops = fmt::format("{}, {}", l, d);
+      comment = fmt::format("{} += {}", local(l), d);
+      return;
+    }
+    case Op::forloop: {
+      uint16_t l = read_u16(p, kOperandA), lim = read_u16(p, kOperandB);
+      ops = fmt::format("{}, {} -> {}", l, lim, int64_t(bci) + read_i32(p, kOperandC));
+      comment = fmt::format("{} < {}", local(l), local(lim));
+      return;
+    }
+    case Op::newarray: {
+      uint8_t k = read_u8(p, kOperandA);
+      ops = std::to_string(k);
+      comment = k == 0 ? "int" : k == 1 ? "float" : "<bad kind>";
+      return;
+    }
+    case Op::call: case Op::spawn: {
+      uint16_t f = read_u16(p, kOperandA);
+      ops = std::to_string(f);
+      comment = f < m.functions.size() ? signature(*m.functions[f]) : "<bad function>";
+      return;
+    }
+    case Op::native: {
+      uint16_t n = read_u16(p, kOperandA);
+      ops = std::to_string(n);
+      comment = n < uint16_t(NativeId::count) ? std::string(native_info(NativeId(n)).name) : "<bad native>";
+      return;
+    }
+    case Op::print: {
+      uint16_t d = read_u16(p, kOperandA);
+      ops = std::to_string(d);
+      comment = d < fn.prints.size() ? print_items(fn, fn.prints[d]) : "<bad print descriptor>";
+      return;
+    }
+    default:
+      if (is_branch(op)) ops = fmt::format("-> {}", int64_t(bci) + branch_offset(p));
+      return;
+  }
+}
+
+}  // namespace
+
+void disassemble_function(const Module& m, const Function& fn, std::ostream& out) {
+  std::string hint = fn.inline_hint == InlineHint::Inline ? "   @inline" : fn.inline_hint == InlineHint::NoInline ? "   @noinline" : "";
+  out << fmt::format("fn {}{}   // line {}, locals {}, max_stack {}\n", signature(fn), hint, fn.line, fn.local_count(), fn.max_stack);
+  if (!fn.local_types.empty()) {
+    std::string locals;
+    for (size_t i = 0; i < fn.local_types.size(); i++)
+      locals += fmt::format("{}{} {}: {}", i ? "  " : "", i, local_name(fn, i), type_name(fn.local_types[i]));
+    out << "  locals: " << locals << "\n";
+  }
+  if (!fn.constants.empty()) {
+    std::string consts;
+    for (size_t i = 0; i < fn.constants.size(); i++)
+      consts += fmt::format("{}#{} {} {}", i ? "  " : "", i, type_name(fn.constants[i].type),
+                            value_text(fn.constants[i].type, fn.constants[i].bits));
+    out << "  constants: " << consts << "\n";
+  }
+  if (!fn.strings.empty()) {
+    std::string strs;
+    for (size_t i = 0; i < fn.strings.size(); i++) strs += fmt::format("{}#{} {}", i ? "  " : "", i, quoted(fn.strings[i]));
+    out << "  strings: " << strs << "\n";
+  }
+  size_t line_index = 0;
+  for (size_t bci = 0; bci < fn.code.size();) {
+    while (line_index < fn.lines.size() && fn.lines[line_index].bci <= bci) {
+      out << fmt::format("  line {}:\n", fn.lines[line_index].line);
+      line_index++;
+    }
+    uint8_t byte = fn.code[bci];
+    if (!is_valid_op(byte)) {
+      out << fmt::format("  {:>6}: <invalid opcode 0x{:02x}>\n", bci, byte);
+      break;
+    }
+    const OpInfo& info = op_info(Op(byte));
+    if (bci + info.length > fn.code.size()) {
+      out << fmt::format("  {:>6}: {} <truncated>\n", bci, info.name);
+      break;
+    }
+    std::string ops, comment;
+    operands(m, fn, bci, ops, comment);
+    std::string text = fmt::format("  {:>6}: {:<12} {:<11}", bci, info.name, ops);
+    if (!comment.empty()) text += " // " + comment;
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out << text << "\n";
+    bci += info.length;
+  }
+  if (!fn.loops.empty()) {
+    std::string loops;
+    for (auto& l : fn.loops)
+      loops += fmt::format("{}[{}..{}] {}", loops.empty() ? "" : ", ", l.header_bci, l.latch_bci, l.counted ? "counted" : "uncounted");
+    out << "  loops: " << loops << "\n";
+  }
+}
+
+void disassemble(const Module& m, std::ostream& out) {
+  out << fmt::format("// {}\n", m.file);
+  for (size_t i = 0; i < m.globals.size(); i++) {
+    const Global& g = m.globals[i];
+    out << fmt::format("global {} {}: {} = {}\n", i, g.name, type_name(g.type), value_text(g.type, g.init_bits));
+  }
+  for (auto& fn : m.functions) {
+    out << "\n";
+    disassemble_function(m, *fn, out);
+  }
+}
+
+}  // namespace vm

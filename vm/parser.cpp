@@ -1,0 +1,650 @@
+#include "vm/parser.h"
+
+#include <bit>
+#include <deque>
+
+#include <fmt/format.h>
+
+namespace vm {
+
+using namespace ast;
+
+namespace {
+
+// Binary operator of a token and its precedence (higher binds tighter), or prec 0.
+struct BinInfo {
+  BinOp op;
+  int prec;
+};
+BinInfo binary_info(Tok t) {
+  switch (t) {
+    case Tok::OrOr: return {BinOp::Or, 1};
+    case Tok::AndAnd: return {BinOp::And, 2};
+    case Tok::Pipe: return {BinOp::BitOr, 3};
+    case Tok::Caret: return {BinOp::BitXor, 4};
+    case Tok::Amp: return {BinOp::BitAnd, 5};
+    case Tok::EqEq: return {BinOp::Eq, 6};
+    case Tok::Ne: return {BinOp::Ne, 6};
+    case Tok::Lt: return {BinOp::Lt, 7};
+    case Tok::Le: return {BinOp::Le, 7};
+    case Tok::Gt: return {BinOp::Gt, 7};
+    case Tok::Ge: return {BinOp::Ge, 7};
+    case Tok::Shl: return {BinOp::Shl, 8};
+    case Tok::Shr: return {BinOp::Shr, 8};
+    case Tok::Ushr: return {BinOp::Ushr, 8};
+    case Tok::Plus: return {BinOp::Add, 9};
+    case Tok::Minus: return {BinOp::Sub, 9};
+    case Tok::Star: return {BinOp::Mul, 10};
+    case Tok::Slash: return {BinOp::Div, 10};
+    case Tok::Percent: return {BinOp::Rem, 10};
+    default: return {BinOp::Add, 0};
+  }
+}
+
+// The operator of a compound assignment token, if it is one.
+bool compound_op(Tok t, BinOp& op) {
+  switch (t) {
+    case Tok::PlusAssign: op = BinOp::Add; return true;
+    case Tok::MinusAssign: op = BinOp::Sub; return true;
+    case Tok::StarAssign: op = BinOp::Mul; return true;
+    case Tok::SlashAssign: op = BinOp::Div; return true;
+    case Tok::PercentAssign: op = BinOp::Rem; return true;
+    case Tok::AmpAssign: op = BinOp::BitAnd; return true;
+    case Tok::PipeAssign: op = BinOp::BitOr; return true;
+    case Tok::CaretAssign: op = BinOp::BitXor; return true;
+    case Tok::ShlAssign: op = BinOp::Shl; return true;
+    case Tok::ShrAssign: op = BinOp::Shr; return true;
+    case Tok::UshrAssign: op = BinOp::Ushr; return true;
+    default: return false;
+  }
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view source) : lexer_(source) {}
+
+  Program program() {
+    Program p;
+    while (!at(Tok::End)) {
+      if (at(Tok::KwVar)) {
+        p.globals.push_back(global());
+      } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
+        p.functions.push_back(function());
+      } else {
+        fail(peek().pos, fmt::format("expected 'fn' or 'var' at top level, found {}", describe(peek())));
+      }
+    }
+    return p;
+  }
+
+  ExprPtr whole_expression() {
+    ExprPtr e = expr();
+    if (!at(Tok::End)) fail(peek().pos, fmt::format("expected end of input, found {}", describe(peek())));
+    return e;
+  }
+
+ private:
+  // ---- tokens ----
+  const Token& peek(size_t k = 0) {
+    while (ahead_.size() <= k) ahead_.push_back(lexer_.next());
+    return ahead_[k];
+  }
+  bool at(Tok t) { return peek().kind == t; }
+  Token take() {
+    peek();
+    Token t = std::move(ahead_.front());
+    ahead_.pop_front();
+    return t;
+  }
+  bool accept(Tok t) {
+    if (!at(t)) return false;
+    take();
+    return true;
+  }
+  Token expect(Tok t, std::string_view context = {}) {
+    if (!at(t)) {
+      std::string what = context.empty() ? "" : fmt::format(" {}", context);
+      fail(peek().pos, fmt::format("expected '{}'{}, found {}", tok_spelling(t), what, describe(peek())));
+    }
+    return take();
+  }
+  static std::string describe(const Token& t) {
+    if (t.kind == Tok::End) return "end of file";
+    return fmt::format("'{}'", t.text);
+  }
+  [[noreturn]] static void fail(SourcePos at, std::string message) { throw FrontendError{at, std::move(message)}; }
+
+  // ---- types ----
+  // type := ('int' | 'float' | 'bool') ['[' ']']
+  Type type() {
+    Token t = take();
+    Type base;
+    switch (t.kind) {
+      case Tok::KwInt: base = Type::Int; break;
+      case Tok::KwFloat: base = Type::Float; break;
+      case Tok::KwBool: base = Type::Bool; break;
+      default: fail(t.pos, fmt::format("expected a type (int, float, bool, int[], float[]), found {}", describe(t)));
+    }
+    if (at(Tok::LBracket)) {
+      take();
+      expect(Tok::RBracket, "after '[' in an array type");
+      if (base == Type::Bool) fail(t.pos, "bool arrays are not supported (only int[] and float[])");
+      return base == Type::Int ? Type::IntArray : Type::FloatArray;
+    }
+    return base;
+  }
+
+  // ---- top level ----
+  // global := 'var' NAME ':' type '=' literal ';'      literal := ['-'] (INT | FLOAT) | true | false
+  std::unique_ptr<GlobalDecl> global() {
+    auto g = std::make_unique<GlobalDecl>();
+    g->pos = take().pos;
+    Token name = expect(Tok::Ident, "after 'var'");
+    g->name = std::string(name.text);
+    g->name_pos = name.pos;
+    if (!at(Tok::Colon))
+      fail(peek().pos, fmt::format("global '{}' needs a type and a literal initialiser, e.g. var {}: int = 0;", g->name, g->name));
+    take();
+    g->type_pos = peek().pos;
+    g->type = type();
+    expect(Tok::Assign, "in a global declaration (globals need a literal initialiser)");
+    g->init_pos = peek().pos;
+    bool negative = false;
+    if (at(Tok::Minus) && (peek(1).kind == Tok::IntLit || peek(1).kind == Tok::FloatLit)) {
+      take();
+      negative = true;
+    }
+    Token lit = take();
+    switch (lit.kind) {
+      case Tok::IntLit:
+        if (lit.int_is_min_magnitude && !negative)
+          fail(lit.pos, fmt::format("integer literal {} does not fit in int", lit.text));
+        g->init_type = Type::Int;
+        g->init_bits = negative ? int64_t(0 - uint64_t(lit.int_value)) : lit.int_value;
+        break;
+      case Tok::FloatLit:
+        g->init_type = Type::Float;
+        g->init_bits = std::bit_cast<int64_t>(negative ? -lit.float_value : lit.float_value);
+        break;
+      case Tok::KwTrue:
+      case Tok::KwFalse:
+        g->init_type = Type::Bool;
+        g->init_bits = lit.kind == Tok::KwTrue;
+        break;
+      default:
+        fail(lit.pos, fmt::format("the initialiser of global '{}' must be a literal, found {}", g->name, describe(lit)));
+    }
+    expect(Tok::Semi, "after a global declaration");
+    return g;
+  }
+
+  // function := annotation* 'fn' NAME '(' [param {',' param}] ')' [':' type] block
+  std::unique_ptr<FnDecl> function() {
+    auto f = std::make_unique<FnDecl>();
+    while (at(Tok::Annotation)) {
+      Token a = take();
+      InlineHintAst h;
+      if (a.str_value == "inline") h = InlineHintAst::Inline;
+      else if (a.str_value == "noinline") h = InlineHintAst::NoInline;
+      else fail(a.pos, fmt::format("unknown annotation '{}' (expected @inline or @noinline)", a.text));
+      if (f->hint != InlineHintAst::Default && f->hint != h)
+        fail(a.pos, "conflicting annotations @inline and @noinline");
+      f->hint = h;
+    }
+    if (!at(Tok::KwFn)) fail(peek().pos, fmt::format("expected 'fn' after an annotation, found {}", describe(peek())));
+    f->pos = take().pos;
+    Token name = expect(Tok::Ident, "after 'fn'");
+    f->name = std::string(name.text);
+    f->name_pos = name.pos;
+    expect(Tok::LParen, "after the function name");
+    if (!at(Tok::RParen)) {
+      do {
+        Token pn = expect(Tok::Ident, "(a parameter name)");
+        expect(Tok::Colon, fmt::format("after parameter '{}' (parameters are written name: type)", pn.text));
+        Param p{std::string(pn.text), pn.pos, type()};
+        f->params.push_back(std::move(p));
+      } while (accept(Tok::Comma));
+    }
+    expect(Tok::RParen, "after the parameters");
+    if (accept(Tok::Colon)) {
+      f->result_pos = peek().pos;
+      f->result = type();
+    }
+    if (!at(Tok::LBrace)) fail(peek().pos, fmt::format("expected '{{' to start the body of '{}', found {}", f->name, describe(peek())));
+    f->body = block();
+    return f;
+  }
+
+  // ---- statements ----
+  static StmtPtr make_stmt(StmtKind k, SourcePos pos) {
+    auto s = std::make_unique<Stmt>();
+    s->kind = k;
+    s->pos = pos;
+    return s;
+  }
+
+  // block := '{' stmt* '}'
+  StmtPtr block() {
+    Token open = expect(Tok::LBrace);
+    if (++nesting_ > kMaxNesting) fail(open.pos, "blocks are nested too deeply");
+    auto b = make_stmt(StmtKind::Block, open.pos);
+    while (!at(Tok::RBrace)) {
+      if (at(Tok::End)) fail(peek().pos, fmt::format("expected '}}' to close the block opened at {}:{}, found end of file", open.pos.line, open.pos.col));
+      b->stmts.push_back(statement());
+    }
+    b->end_pos = take().pos;
+    nesting_--;
+    return b;
+  }
+
+  // A braced body after if/while/for/else: braces are required by the language.
+  StmtPtr braced_body(std::string_view after) {
+    if (!at(Tok::LBrace)) fail(peek().pos, fmt::format("expected '{{' after {} (braces are required), found {}", after, describe(peek())));
+    return block();
+  }
+
+  StmtPtr statement() {
+    switch (peek().kind) {
+      case Tok::KwVar: return var_decl();
+      case Tok::KwIf: return if_stmt();
+      case Tok::KwWhile: {
+        auto s = make_stmt(StmtKind::While, take().pos);
+        expect(Tok::LParen, "after 'while'");
+        s->cond = expr();
+        expect(Tok::RParen, "after the while condition");
+        s->body = braced_body("the while condition");
+        return s;
+      }
+      case Tok::KwFor: {
+        auto s = make_stmt(StmtKind::For, take().pos);
+        Token v = expect(Tok::Ident, "after 'for'");
+        s->name = std::string(v.text);
+        s->name_pos = v.pos;
+        expect(Tok::KwIn, "after the for variable (for i in a..b)");
+        s->value = expr();
+        expect(Tok::DotDot, "between the for loop bounds (for i in a..b)");
+        s->limit = expr();
+        s->body = braced_body("the for loop bounds");
+        return s;
+      }
+      case Tok::KwBreak:
+      case Tok::KwContinue: {
+        Token t = take();
+        auto s = make_stmt(t.kind == Tok::KwBreak ? StmtKind::Break : StmtKind::Continue, t.pos);
+        expect(Tok::Semi, fmt::format("after '{}'", t.text));
+        return s;
+      }
+      case Tok::KwReturn: {
+        auto s = make_stmt(StmtKind::Return, take().pos);
+        if (!at(Tok::Semi)) s->value = expr();
+        expect(Tok::Semi, "after the return statement");
+        return s;
+      }
+      case Tok::LBrace: return block();
+      case Tok::Semi: fail(peek().pos, "expected a statement, found ';'");
+      default: return simple_statement();
+    }
+  }
+
+  // 'var' NAME [':' type] '=' expr ';'
+  StmtPtr var_decl() {
+    auto s = make_stmt(StmtKind::VarDecl, take().pos);
+    Token name = expect(Tok::Ident, "after 'var'");
+    s->name = std::string(name.text);
+    s->name_pos = name.pos;
+    if (accept(Tok::Colon)) {
+      s->has_declared_type = true;
+      s->declared_type = type();
+    }
+    if (!at(Tok::Assign)) fail(peek().pos, fmt::format("expected '=' after 'var {}' (a local needs an initial value), found {}", s->name, describe(peek())));
+    s->op_pos = take().pos;
+    s->value = expr();
+    expect(Tok::Semi, "after the declaration");
+    return s;
+  }
+
+  // 'if' '(' expr ')' block ['else' (if_stmt | block)]
+  StmtPtr if_stmt() {
+    auto s = make_stmt(StmtKind::If, take().pos);
+    expect(Tok::LParen, "after 'if'");
+    s->cond = expr();
+    expect(Tok::RParen, "after the if condition");
+    s->body = braced_body("the if condition");
+    if (accept(Tok::KwElse)) {
+      if (at(Tok::KwIf)) {
+        // else-if chains nest; count them so a long chain cannot overflow the stack.
+        if (++nesting_ > kMaxNesting) fail(peek().pos, "else-if chain is nested too deeply");
+        s->else_branch = if_stmt();
+        nesting_--;
+      } else {
+        s->else_branch = braced_body("'else'");
+      }
+    }
+    return s;
+  }
+
+  // An assignment or a call statement.
+  StmtPtr simple_statement() {
+    SourcePos start = peek().pos;
+    ExprPtr e = expr();
+    BinOp op = BinOp::Add;
+    if (at(Tok::Assign) || compound_op(peek().kind, op)) {
+      if (e->kind != ExprKind::Name && e->kind != ExprKind::Index)
+        fail(e->pos, "cannot assign to this expression (only to a variable or an array element)");
+      auto s = make_stmt(StmtKind::Assign, start);
+      Token t = take();
+      s->op_pos = t.pos;
+      s->compound = t.kind != Tok::Assign;
+      if (s->compound) s->binop = op;
+      s->target = std::move(e);
+      s->value = expr();
+      expect(Tok::Semi, "after the assignment");
+      return s;
+    }
+    if (e->kind != ExprKind::Call && e->kind != ExprKind::Spawn) {
+      if (!at(Tok::Semi)) fail(peek().pos, fmt::format("expected '=' or ';', found {}", describe(peek())));
+      fail(e->pos, "only a call can be used as a statement");
+    }
+    auto s = make_stmt(StmtKind::ExprStmt, start);
+    s->value = std::move(e);
+    expect(Tok::Semi, "after the call");
+    return s;
+  }
+
+  // ---- expressions ----
+  static ExprPtr make_expr(ExprKind k, SourcePos pos) {
+    auto e = std::make_unique<Expr>();
+    e->kind = k;
+    e->pos = pos;
+    e->op_pos = pos;
+    return e;
+  }
+  // Adds a child and keeps `depth` (the subtree height) up to date, bounded.
+  static void add_child(Expr& parent, ExprPtr child) {
+    parent.depth = std::max(parent.depth, child->depth + 1);
+    if (parent.depth > kMaxNesting) fail(parent.op_pos, "expression is nested too deeply");
+    parent.args.push_back(std::move(child));
+  }
+
+  ExprPtr expr() { return binary(1); }
+
+  // Precedence climbing: operands of operators with precedence >= min_prec.
+  ExprPtr binary(int min_prec) {
+    ExprPtr lhs = unary();
+    for (;;) {
+      BinInfo info = binary_info(peek().kind);
+      if (info.prec == 0 || info.prec < min_prec) return lhs;
+      Token op = take();
+      ExprPtr rhs = binary(info.prec + 1);  // +1: left associative
+      auto e = make_expr(ExprKind::Binary, lhs->pos);
+      e->op_pos = op.pos;
+      e->binop = info.op;
+      add_child(*e, std::move(lhs));
+      add_child(*e, std::move(rhs));
+      lhs = std::move(e);
+    }
+  }
+
+  ExprPtr unary() {
+    Tok k = peek().kind;
+    if (k == Tok::Minus) {
+      // A minus right before a literal (not followed by a postfix operator) is a
+      // negative literal; the only way to write INT64_MIN.
+      Tok lit = peek(1).kind;
+      Tok after = peek(2).kind;
+      if ((lit == Tok::IntLit || lit == Tok::FloatLit) && after != Tok::LBracket && after != Tok::LParen) {
+        SourcePos pos = take().pos;
+        Token t = take();
+        if (lit == Tok::IntLit) {
+          auto e = make_expr(ExprKind::IntLit, pos);
+          e->int_value = int64_t(0 - uint64_t(t.int_value));  // wraps 2^63 to INT64_MIN
+          return e;
+        }
+        auto e = make_expr(ExprKind::FloatLit, pos);
+        e->float_value = -t.float_value;
+        return e;
+      }
+    }
+    if (k == Tok::Minus || k == Tok::Bang || k == Tok::Tilde) {
+      Token op = take();
+      if (++nesting_ > kMaxNesting) fail(op.pos, "expression is nested too deeply");
+      ExprPtr operand = unary();
+      nesting_--;
+      auto e = make_expr(ExprKind::Unary, op.pos);
+      e->unop = k == Tok::Minus ? UnOp::Neg : k == Tok::Bang ? UnOp::Not : UnOp::BitNot;
+      add_child(*e, std::move(operand));
+      return e;
+    }
+    return postfix();
+  }
+
+  ExprPtr postfix() {
+    ExprPtr e = primary();
+    while (at(Tok::LBracket)) {
+      Token open = take();
+      auto ix = make_expr(ExprKind::Index, e->pos);
+      ix->op_pos = open.pos;
+      add_child(*ix, std::move(e));
+      add_child(*ix, nested_expr());
+      expect(Tok::RBracket, "after the array index");
+      e = std::move(ix);
+    }
+    return e;
+  }
+
+  // A full expression inside brackets/parentheses/arguments, counted against the nesting limit.
+  ExprPtr nested_expr() {
+    if (++nesting_ > kMaxNesting) fail(peek().pos, "expression is nested too deeply");
+    ExprPtr e = expr();
+    nesting_--;
+    return e;
+  }
+
+  // '(' [expr {',' expr}] ')' appended to `call`.
+  void arguments(Expr& call) {
+    expect(Tok::LParen, fmt::format("after '{}'", call.text));
+    if (!at(Tok::RParen)) {
+      do add_child(call, nested_expr());
+      while (accept(Tok::Comma));
+    }
+    expect(Tok::RParen, "after the arguments");
+  }
+
+  ExprPtr primary() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::IntLit: {
+        if (t.int_is_min_magnitude)
+          fail(t.pos, fmt::format("integer literal {} does not fit in int", t.text));
+        auto e = make_expr(ExprKind::IntLit, t.pos);
+        e->int_value = t.int_value;
+        take();
+        return e;
+      }
+      case Tok::FloatLit: {
+        auto e = make_expr(ExprKind::FloatLit, t.pos);
+        e->float_value = t.float_value;
+        take();
+        return e;
+      }
+      case Tok::StringLit: {
+        auto e = make_expr(ExprKind::StringLit, t.pos);
+        e->text = t.str_value;
+        take();
+        return e;
+      }
+      case Tok::KwTrue:
+      case Tok::KwFalse: {
+        auto e = make_expr(ExprKind::BoolLit, t.pos);
+        e->bool_value = t.kind == Tok::KwTrue;
+        take();
+        return e;
+      }
+      case Tok::Ident: {
+        if (t.text == "spawn" && peek(1).kind == Tok::Ident) {
+          SourcePos pos = take().pos;
+          Token name = take();
+          auto e = make_expr(ExprKind::Spawn, pos);
+          e->op_pos = name.pos;
+          e->text = std::string(name.text);
+          if (!at(Tok::LParen)) fail(peek().pos, fmt::format("expected '(' after 'spawn {}' (spawn takes a call), found {}", e->text, describe(peek())));
+          arguments(*e);
+          return e;
+        }
+        Token name = take();
+        bool call = at(Tok::LParen);
+        auto e = make_expr(call ? ExprKind::Call : ExprKind::Name, name.pos);
+        e->text = std::string(name.text);
+        if (call) arguments(*e);
+        return e;
+      }
+      case Tok::LParen: {
+        take();
+        ExprPtr e = nested_expr();
+        expect(Tok::RParen, "to close '('");
+        return e;
+      }
+      case Tok::KwNew: {
+        SourcePos pos = take().pos;
+        Token elem = take();
+        if (elem.kind != Tok::KwInt && elem.kind != Tok::KwFloat)
+          fail(elem.pos, fmt::format("expected 'int' or 'float' after 'new' (arrays are int[] or float[]), found {}", describe(elem)));
+        auto e = make_expr(ExprKind::NewArray, pos);
+        e->type_operand = elem.kind == Tok::KwInt ? Type::IntArray : Type::FloatArray;
+        e->op_pos = expect(Tok::LBracket, fmt::format("after 'new {}'", elem.text)).pos;
+        add_child(*e, nested_expr());
+        expect(Tok::RBracket, "after the array size");
+        return e;
+      }
+      case Tok::KwInt:
+      case Tok::KwFloat: {
+        Token kw = take();
+        auto e = make_expr(ExprKind::Convert, kw.pos);
+        e->type_operand = kw.kind == Tok::KwInt ? Type::Int : Type::Float;
+        e->text = std::string(kw.text);
+        if (!at(Tok::LParen))
+          fail(peek().pos, fmt::format("expected '(' after '{}' (conversions are written {}(x)), found {}", kw.text, kw.text, describe(peek())));
+        take();
+        add_child(*e, nested_expr());
+        expect(Tok::RParen, "after the conversion's operand");
+        return e;
+      }
+      default:
+        fail(t.pos, fmt::format("expected an expression, found {}", describe(t)));
+    }
+  }
+
+  Lexer lexer_;
+  std::deque<Token> ahead_;
+  int nesting_ = 0;
+};
+
+// ---- dumps ----
+
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string dump_args(const Expr& e, size_t from) {
+  std::string out;
+  for (size_t i = from; i < e.args.size(); i++) out += " " + dump(*e.args[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string_view ast::binop_text(BinOp op) {
+  static constexpr std::string_view kText[] = {"||", "&&", "|", "^", "&", "==", "!=", "<", "<=", ">",
+                                               ">=", "<<", ">>", ">>>", "+", "-", "*", "/", "%"};
+  return kText[size_t(op)];
+}
+
+std::string_view ast::unop_text(UnOp op) {
+  switch (op) {
+    case UnOp::Neg: return "-";
+    case UnOp::Not: return "!";
+    case UnOp::BitNot: return "~";
+  }
+  return "?";
+}
+
+std::string ast::dump(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::IntLit: return std::to_string(e.int_value);
+    case ExprKind::FloatLit: return fmt::format("{}", e.float_value);
+    case ExprKind::BoolLit: return e.bool_value ? "true" : "false";
+    case ExprKind::StringLit: return quote(e.text);
+    case ExprKind::Name: return e.text;
+    case ExprKind::Unary: return fmt::format("({} {})", unop_text(e.unop), dump(*e.args[0]));
+    case ExprKind::Binary: return fmt::format("({} {} {})", binop_text(e.binop), dump(*e.args[0]), dump(*e.args[1]));
+    case ExprKind::Call: return fmt::format("(call {}{})", e.text, dump_args(e, 0));
+    case ExprKind::Spawn: return fmt::format("(spawn {}{})", e.text, dump_args(e, 0));
+    case ExprKind::Index: return fmt::format("(index {} {})", dump(*e.args[0]), dump(*e.args[1]));
+    case ExprKind::NewArray: return fmt::format("(new {} {})", e.type_operand == Type::IntArray ? "int" : "float", dump(*e.args[0]));
+    case ExprKind::Convert: return fmt::format("({} {})", type_name(e.type_operand), dump(*e.args[0]));
+  }
+  return "?";
+}
+
+std::string ast::dump(const Stmt& s, int indent) {
+  std::string pad(size_t(indent) * 2, ' ');
+  switch (s.kind) {
+    case StmtKind::VarDecl:
+      return fmt::format("{}var {}{} = {}\n", pad, s.name,
+                         s.has_declared_type ? fmt::format(": {}", type_name(s.declared_type)) : "", dump(*s.value));
+    case StmtKind::Assign:
+      return fmt::format("{}{} {}= {}\n", pad, dump(*s.target), s.compound ? binop_text(s.binop) : "", dump(*s.value));
+    case StmtKind::If: {
+      std::string out = fmt::format("{}if {}\n{}", pad, dump(*s.cond), dump(*s.body, indent + 1));
+      if (s.else_branch) out += fmt::format("{}else\n{}", pad, dump(*s.else_branch, indent + 1));
+      return out;
+    }
+    case StmtKind::While: return fmt::format("{}while {}\n{}", pad, dump(*s.cond), dump(*s.body, indent + 1));
+    case StmtKind::For:
+      return fmt::format("{}for {} in {} .. {}\n{}", pad, s.name, dump(*s.value), dump(*s.limit), dump(*s.body, indent + 1));
+    case StmtKind::Break: return pad + "break\n";
+    case StmtKind::Continue: return pad + "continue\n";
+    case StmtKind::Return: return s.value ? fmt::format("{}return {}\n", pad, dump(*s.value)) : pad + "return\n";
+    case StmtKind::ExprStmt: return fmt::format("{}{}\n", pad, dump(*s.value));
+    case StmtKind::Block: {
+      // A block's statements print at the block's own indentation level.
+      std::string out;
+      for (auto& st : s.stmts) out += dump(*st, indent);
+      if (s.stmts.empty()) out += pad + "(empty)\n";
+      return out;
+    }
+  }
+  return "?";
+}
+
+std::string ast::dump(const Program& p) {
+  std::string out;
+  for (auto& g : p.globals) {
+    std::string init = g->init_type == Type::Float ? fmt::format("{}", std::bit_cast<double>(g->init_bits))
+                       : g->init_type == Type::Bool ? (g->init_bits ? "true" : "false")
+                                                     : std::to_string(g->init_bits);
+    out += fmt::format("global {}: {} = {}\n", g->name, type_name(g->type), init);
+  }
+  for (auto& f : p.functions) {
+    std::string params;
+    for (auto& prm : f->params) params += fmt::format("{}{}: {}", params.empty() ? "" : ", ", prm.name, type_name(prm.type));
+    std::string hint = f->hint == InlineHintAst::Inline ? " @inline" : f->hint == InlineHintAst::NoInline ? " @noinline" : "";
+    std::string result = f->result == Type::Void ? "" : fmt::format(": {}", type_name(f->result));
+    out += fmt::format("fn {}({}){}{}\n{}", f->name, params, result, hint, dump(*f->body, 1));
+  }
+  return out;
+}
+
+ast::Program parse_program(std::string_view source) { return Parser(source).program(); }
+
+ast::ExprPtr parse_expression(std::string_view source) { return Parser(source).whole_expression(); }
+
+}  // namespace vm

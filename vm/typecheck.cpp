@@ -1,0 +1,467 @@
+#include "vm/typecheck.h"
+
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "vm/builtins.h"
+
+namespace vm {
+
+using namespace ast;
+
+namespace {
+
+[[noreturn]] void fail(SourcePos at, std::string message) { throw FrontendError{at, std::move(message)}; }
+
+bool before(SourcePos a, SourcePos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
+
+// The language has no implicit conversions; when int meets float, say how to convert.
+std::string conversion_hint(Type a, Type b) {
+  if ((a == Type::Int && b == Type::Float) || (a == Type::Float && b == Type::Int))
+    return "; convert with float(x) or int(x)";
+  return "";
+}
+
+std::string plural(size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+// A builtin callable by name (print and spawn are handled separately).
+struct Builtin {
+  std::string_view name;
+  Callee callee;
+  NativeId native;         // for Callee::Native
+  std::string_view params;  // opcodes.def letters; '*' = any array
+  Type result;
+};
+constexpr Builtin kBuiltins[] = {
+    {"len", Callee::Len, NativeId::count, "*", Type::Int},
+    {"sqrt", Callee::Sqrt, NativeId::count, "F", Type::Float},
+    {"atomic_add", Callee::AtomicAdd, NativeId::count, "AII", Type::Int},
+    {"nanotime", Callee::Native, NativeId::nanotime, "", Type::Int},
+    {"sleep_ms", Callee::Native, NativeId::sleep_ms, "I", Type::Void},
+    {"native_spin_ns", Callee::Native, NativeId::native_spin_ns, "I", Type::Void},
+    {"join", Callee::Native, NativeId::join, "I", Type::Void},
+    {"arraycopy", Callee::Native, NativeId::arraycopy, "*I*II", Type::Void},
+    {"crc32", Callee::Native, NativeId::crc32, "AII", Type::Int},
+};
+
+const Builtin* find_builtin(std::string_view name) {
+  for (auto& b : kBuiltins)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+bool is_builtin_name(std::string_view name) { return name == "print" || find_builtin(name) != nullptr; }
+
+Type letter_type(char c) {
+  switch (c) {
+    case 'I': return Type::Int;
+    case 'F': return Type::Float;
+    case 'Z': return Type::Bool;
+    case 'A': return Type::IntArray;
+    case 'B': return Type::FloatArray;
+  }
+  return Type::Void;
+}
+
+bool is_true_literal(const Expr& e) { return e.kind == ExprKind::BoolLit && e.bool_value; }
+
+class Checker {
+ public:
+  explicit Checker(Program& p) : prog_(p) {}
+
+  void run() {
+    // Signatures first: functions may be called before their definition. The first
+    // definition of a name wins; later duplicates are reported when reached in order.
+    for (size_t i = 0; i < prog_.functions.size(); i++) {
+      prog_.functions[i]->index = uint32_t(i);
+      fns_.emplace(prog_.functions[i]->name, prog_.functions[i].get());
+    }
+    for (size_t i = 0; i < prog_.globals.size(); i++) globals_.emplace(prog_.globals[i]->name, uint32_t(i));
+    if (prog_.functions.size() > 65535) fail(prog_.functions[65535]->name_pos, "too many functions (at most 65535)");
+    if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
+    // Then every item in source order, so the first error reported is the first in the file.
+    size_t gi = 0, fi = 0;
+    while (gi < prog_.globals.size() || fi < prog_.functions.size()) {
+      bool take_global = fi == prog_.functions.size() ||
+                         (gi < prog_.globals.size() && before(prog_.globals[gi]->pos, prog_.functions[fi]->pos));
+      if (take_global) global(gi++);
+      else function(*prog_.functions[fi++]);
+    }
+    if (!fns_.count("main")) fail(SourcePos{1, 1}, "the program has no 'main' function");
+  }
+
+ private:
+  struct Local {
+    uint32_t slot;
+    Type type;
+    bool read_only;  // the variable of a `for` loop
+    SourcePos pos;
+  };
+  struct Loop {
+    bool has_break = false;
+  };
+
+  // ---- top level ----
+
+  void global(size_t index) {
+    GlobalDecl& g = *prog_.globals[index];
+    uint32_t first = globals_.at(g.name);
+    if (first != index) fail(g.name_pos, fmt::format("global '{}' is already defined at line {}", g.name, prog_.globals[first]->pos.line));
+    if (is_array(g.type))
+      fail(g.type_pos, fmt::format("global '{}' cannot be an array (globals are int, float or bool)", g.name));
+    if (g.init_type != g.type)
+      fail(g.init_pos, fmt::format("global '{}' of type {} cannot be initialised with a literal of type {}{}", g.name,
+                                   type_name(g.type), type_name(g.init_type), conversion_hint(g.type, g.init_type)));
+  }
+
+  void function(FnDecl& f) {
+    FnDecl* first = fns_.at(f.name);
+    if (first != &f) fail(f.name_pos, fmt::format("function '{}' is already defined at line {}", f.name, first->pos.line));
+    if (is_builtin_name(f.name)) fail(f.name_pos, fmt::format("'{}' is a builtin and cannot be redefined", f.name));
+    if (f.name == "main") {
+      if (!f.params.empty()) fail(f.params[0].pos, "'main' must take no parameters");
+      if (f.result != Type::Void && f.result != Type::Int)
+        fail(f.result_pos, fmt::format("'main' must return int or nothing, not {}", type_name(f.result)));
+    }
+    fn_ = &f;
+    for_count_ = 0;
+    scopes_.assign(1, {});
+    loops_.clear();
+    f.local_types.clear();
+    f.local_names.clear();
+    for (auto& p : f.params) {
+      if (scopes_[0].count(p.name)) fail(p.pos, fmt::format("parameter '{}' is declared twice", p.name));
+      declare(p.name, p.type, p.pos, false);
+    }
+    bool completes = block(*f.body);
+    if (completes && f.result != Type::Void)
+      fail(f.body->end_pos, fmt::format("function '{}' must return a value of type {} on every path; add a return at the end",
+                                        f.name, type_name(f.result)));
+    fn_ = nullptr;
+  }
+
+  // ---- locals ----
+
+  const Local* find_local(const std::string& name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      auto it = s->find(name);
+      if (it != s->end()) return &it->second;
+    }
+    return nullptr;
+  }
+  void check_not_declared(const std::string& name, SourcePos at) {
+    if (const Local* l = find_local(name))
+      fail(at, fmt::format("'{}' is already declared at {}:{} and still in scope", name, l->pos.line, l->pos.col));
+  }
+  uint32_t new_slot(const std::string& name, Type t, SourcePos at) {
+    if (fn_->local_types.size() >= 65535) fail(at, fmt::format("too many local variables in '{}' (at most 65535)", fn_->name));
+    fn_->local_types.push_back(t);
+    fn_->local_names.push_back(name);
+    return uint32_t(fn_->local_types.size() - 1);
+  }
+  uint32_t declare(const std::string& name, Type t, SourcePos at, bool read_only) {
+    uint32_t slot = new_slot(name, t, at);
+    scopes_.back().emplace(name, Local{slot, t, read_only, at});
+    return slot;
+  }
+
+  // ---- statements ----
+
+  bool block(Stmt& b) {
+    scopes_.emplace_back();
+    bool completes = true;
+    for (auto& s : b.stmts)
+      if (!stmt(*s)) completes = false;  // later statements are unreachable; still checked
+    scopes_.pop_back();
+    b.completes = completes;
+    return completes;
+  }
+
+  bool stmt(Stmt& s) {
+    s.completes = stmt_completes(s);
+    return s.completes;
+  }
+
+  void condition(Expr& c, std::string_view what) {
+    Type t = value(c);
+    if (t != Type::Bool) fail(c.pos, fmt::format("condition of '{}' must be bool, got {}", what, type_name(t)));
+  }
+
+  bool stmt_completes(Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Block: return block(s);
+      case StmtKind::VarDecl: {
+        check_not_declared(s.name, s.name_pos);
+        Type t = value(*s.value);
+        if (s.has_declared_type && t != s.declared_type)
+          fail(s.op_pos, fmt::format("cannot initialise '{}' of type {} with a value of type {}{}", s.name,
+                                     type_name(s.declared_type), type_name(t), conversion_hint(s.declared_type, t)));
+        s.slot = declare(s.name, t, s.name_pos, false);
+        return true;
+      }
+      case StmtKind::Assign: {
+        Type target = assign_target(*s.target);
+        Type v = value(*s.value);
+        if (s.compound) {
+          std::string op = fmt::format("{}=", binop_text(s.binop));
+          Type r = binary_type(s.binop, op, target, v, s.op_pos);
+          if (r != target)  // cannot happen for the compound operators; kept as a guard
+            fail(s.op_pos, fmt::format("operator '{}' gives {}, which cannot be stored in {}", op, type_name(r), type_name(target)));
+        } else if (v != target) {
+          fail(s.op_pos, fmt::format("cannot assign a value of type {} to {} of type {}{}", type_name(v), describe_target(*s.target),
+                                     type_name(target), conversion_hint(target, v)));
+        }
+        return true;
+      }
+      case StmtKind::If: {
+        condition(*s.cond, "if");
+        bool then_completes = block(*s.body);
+        if (!s.else_branch) return true;
+        bool else_completes = stmt(*s.else_branch);
+        return then_completes || else_completes;
+      }
+      case StmtKind::While: {
+        condition(*s.cond, "while");
+        loops_.push_back({});
+        block(*s.body);
+        bool has_break = loops_.back().has_break;
+        loops_.pop_back();
+        return !is_true_literal(*s.cond) || has_break;
+      }
+      case StmtKind::For: {
+        check_not_declared(s.name, s.name_pos);
+        for (Expr* bound : {s.value.get(), s.limit.get()}) {
+          Type t = value(*bound);
+          if (t != Type::Int) fail(bound->pos, fmt::format("for loop bounds must be int, got {}", type_name(t)));
+        }
+        scopes_.emplace_back();
+        s.slot = declare(s.name, Type::Int, s.name_pos, true);
+        s.limit_slot = new_slot(fmt::format("$limit{}", for_count_++), Type::Int, s.pos);
+        loops_.push_back({});
+        block(*s.body);
+        loops_.pop_back();
+        scopes_.pop_back();
+        return true;
+      }
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (loops_.empty())
+          fail(s.pos, fmt::format("'{}' outside a loop", s.kind == StmtKind::Break ? "break" : "continue"));
+        if (s.kind == StmtKind::Break) loops_.back().has_break = true;
+        return false;
+      case StmtKind::Return: {
+        Type want = fn_->result;
+        if (!s.value) {
+          if (want != Type::Void)
+            fail(s.pos, fmt::format("function '{}' must return a value of type {}", fn_->name, type_name(want)));
+          return false;
+        }
+        if (want == Type::Void)
+          fail(s.pos, fmt::format("function '{}' has no result type, so it cannot return a value", fn_->name));
+        Type t = value(*s.value);
+        if (t != want)
+          fail(s.value->pos, fmt::format("function '{}' must return {}, got {}{}", fn_->name, type_name(want), type_name(t),
+                                         conversion_hint(want, t)));
+        return false;
+      }
+      case StmtKind::ExprStmt:
+        expr(*s.value);  // a call or spawn; its value, if any, is dropped
+        return true;
+    }
+    return true;
+  }
+
+  // The type of an assignment target (a Name or an Index), resolving it.
+  Type assign_target(Expr& t) {
+    if (t.kind == ExprKind::Index) return expr(t);
+    if (const Local* l = find_local(t.text)) {
+      if (l->read_only) fail(t.pos, fmt::format("cannot assign to '{}': a for loop variable is read-only", t.text));
+    }
+    return expr(t);
+  }
+  static std::string describe_target(const Expr& t) {
+    if (t.kind == ExprKind::Name) return fmt::format("'{}'", t.text);
+    return "an array element";
+  }
+
+  // ---- expressions ----
+
+  // An expression whose value is used: not a call without result, not a string.
+  Type value(Expr& e) {
+    Type t = expr(e);
+    if (t == Type::Void) fail(e.op_pos, fmt::format("'{}' returns no value", e.text));
+    return t;
+  }
+
+  Type expr(Expr& e) {
+    e.type = expr_type(e);
+    return e.type;
+  }
+
+  Type expr_type(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::IntLit: return Type::Int;
+      case ExprKind::FloatLit: return Type::Float;
+      case ExprKind::BoolLit: return Type::Bool;
+      case ExprKind::StringLit: fail(e.pos, "a string literal can only be an argument of print");
+      case ExprKind::Name: {
+        if (const Local* l = find_local(e.text)) {
+          e.ref = NameRef::Local;
+          e.index = l->slot;
+          return l->type;
+        }
+        auto g = globals_.find(e.text);
+        if (g != globals_.end()) {
+          e.ref = NameRef::Global;
+          e.index = g->second;
+          return prog_.globals[g->second]->type;
+        }
+        if (fns_.count(e.text) || is_builtin_name(e.text))
+          fail(e.pos, fmt::format("'{}' is a function, not a value; call it with {}(...)", e.text, e.text));
+        fail(e.pos, fmt::format("unknown name '{}'", e.text));
+      }
+      case ExprKind::Unary: {
+        Type t = value(*e.args[0]);
+        switch (e.unop) {
+          case UnOp::Neg:
+            if (t != Type::Int && t != Type::Float) fail(e.op_pos, fmt::format("operator '-' needs an int or float operand, got {}", type_name(t)));
+            return t;
+          case UnOp::Not:
+            if (t != Type::Bool) fail(e.op_pos, fmt::format("operator '!' needs a bool operand, got {}", type_name(t)));
+            return t;
+          case UnOp::BitNot:
+            if (t != Type::Int) fail(e.op_pos, fmt::format("operator '~' needs an int operand, got {}", type_name(t)));
+            return t;
+        }
+        return t;
+      }
+      case ExprKind::Binary: {
+        Type a = value(*e.args[0]);
+        Type b = value(*e.args[1]);
+        return binary_type(e.binop, binop_text(e.binop), a, b, e.op_pos);
+      }
+      case ExprKind::Index: {
+        Type a = value(*e.args[0]);
+        if (!is_array(a)) fail(e.op_pos, fmt::format("cannot index a value of type {} (only int[] and float[])", type_name(a)));
+        Type i = value(*e.args[1]);
+        if (i != Type::Int) fail(e.args[1]->pos, fmt::format("array index must be int, got {}", type_name(i)));
+        return a == Type::IntArray ? Type::Int : Type::Float;
+      }
+      case ExprKind::NewArray: {
+        Type n = value(*e.args[0]);
+        if (n != Type::Int) fail(e.args[0]->pos, fmt::format("array size must be int, got {}", type_name(n)));
+        return e.type_operand;
+      }
+      case ExprKind::Convert: {
+        Type t = value(*e.args[0]);
+        if (t != Type::Int && t != Type::Float)
+          fail(e.args[0]->pos, fmt::format("{}(x) converts an int or float, got {}", e.text, type_name(t)));
+        return e.type_operand;
+      }
+      case ExprKind::Call: return call(e);
+      case ExprKind::Spawn: {
+        if (is_builtin_name(e.text))
+          fail(e.op_pos, fmt::format("spawn needs a function of the program, but '{}' is a builtin", e.text));
+        user_call(e);
+        return Type::Int;  // the thread handle
+      }
+    }
+    return Type::Void;
+  }
+
+  // The result type of `a op b`, or an error at the operator. `text` is the operator as
+  // written ("+" or "+=" for a compound assignment).
+  Type binary_type(BinOp op, std::string_view text, Type a, Type b, SourcePos at) {
+    enum Allowed { IntOnly, Arith, IntOrBool, BoolOnly, Equality };
+    Allowed allowed = Arith;
+    switch (op) {
+      case BinOp::Rem: case BinOp::Shl: case BinOp::Shr: case BinOp::Ushr: allowed = IntOnly; break;
+      case BinOp::Add: case BinOp::Sub: case BinOp::Mul: case BinOp::Div:
+      case BinOp::Lt: case BinOp::Le: case BinOp::Gt: case BinOp::Ge: allowed = Arith; break;
+      case BinOp::BitAnd: case BinOp::BitOr: case BinOp::BitXor: allowed = IntOrBool; break;
+      case BinOp::And: case BinOp::Or: allowed = BoolOnly; break;
+      case BinOp::Eq: case BinOp::Ne: allowed = Equality; break;
+    }
+    auto ok = [&](Type t) {
+      switch (allowed) {
+        case IntOnly: return t == Type::Int;
+        case Arith: return t == Type::Int || t == Type::Float;
+        case IntOrBool: return t == Type::Int || t == Type::Bool;
+        case BoolOnly: return t == Type::Bool;
+        case Equality: return t == Type::Int || t == Type::Float || t == Type::Bool;
+      }
+      return false;
+    };
+    static constexpr std::string_view kWants[] = {"int", "int or float", "int or bool", "bool", "int, float or bool"};
+    for (Type t : {a, b})
+      if (!ok(t)) fail(at, fmt::format("operator '{}' needs {} operands, got {}", text, kWants[allowed], type_name(t)));
+    if (a != b)
+      fail(at, fmt::format("operator '{}' needs both operands of the same type, got {} and {}{}", text, type_name(a),
+                           type_name(b), conversion_hint(a, b)));
+    return is_comparison(op) ? Type::Bool : a;
+  }
+
+  // Checks the arguments of `e` against `params` (types; Void = "any array").
+  void arguments(Expr& e, const std::vector<Type>& params, std::string_view what) {
+    if (e.args.size() != params.size())
+      fail(e.op_pos, fmt::format("{} takes {}, got {}", what, plural(params.size(), "argument"), e.args.size()));
+    for (size_t i = 0; i < params.size(); i++) {
+      Type t = value(*e.args[i]);
+      if (params[i] == Type::Void) {
+        if (!is_array(t)) fail(e.args[i]->pos, fmt::format("argument {} of {} must be an array, got {}", i + 1, what, type_name(t)));
+      } else if (t != params[i]) {
+        fail(e.args[i]->pos, fmt::format("argument {} of {} must be {}, got {}{}", i + 1, what, type_name(params[i]),
+                                         type_name(t), conversion_hint(params[i], t)));
+      }
+    }
+  }
+
+  // A call or spawn of a function of the program.
+  Type user_call(Expr& e) {
+    auto it = fns_.find(e.text);
+    if (it == fns_.end()) fail(e.op_pos, fmt::format("unknown function '{}'", e.text));
+    FnDecl& f = *it->second;
+    std::vector<Type> params;
+    for (auto& p : f.params) params.push_back(p.type);
+    arguments(e, params, fmt::format("'{}'", f.name));
+    e.callee = Callee::User;
+    e.index = f.index;
+    return f.result;
+  }
+
+  Type call(Expr& e) {
+    if (e.text == "print") {
+      for (auto& a : e.args)
+        if (a->kind != ExprKind::StringLit) value(*a);  // strings stay Void: "no stack slot"
+      e.callee = Callee::Print;
+      return Type::Void;
+    }
+    if (const Builtin* b = find_builtin(e.text)) {
+      std::vector<Type> params;
+      for (char c : b->params) params.push_back(letter_type(c));  // '*' -> Void = any array
+      arguments(e, params, fmt::format("'{}'", b->name));
+      if (b->native == NativeId::arraycopy && e.args[0]->type != e.args[2]->type)
+        fail(e.args[2]->pos, fmt::format("arraycopy needs src and dst arrays of the same type, got {} and {}",
+                                         type_name(e.args[0]->type), type_name(e.args[2]->type)));
+      e.callee = b->callee;
+      e.index = uint32_t(b->native);
+      return b->result;
+    }
+    return user_call(e);
+  }
+
+  Program& prog_;
+  std::unordered_map<std::string, FnDecl*> fns_;
+  std::unordered_map<std::string, uint32_t> globals_;
+  FnDecl* fn_ = nullptr;
+  std::vector<std::unordered_map<std::string, Local>> scopes_;
+  std::vector<Loop> loops_;
+  int for_count_ = 0;
+};
+
+}  // namespace
+
+void check_program(Program& program) { Checker(program).run(); }
+
+}  // namespace vm

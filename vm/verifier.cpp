@@ -1,0 +1,329 @@
+#include "vm/verifier.h"
+
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "vm/builtins.h"
+
+namespace vm {
+
+namespace {
+
+// Thrown inside one function's verification at the first problem.
+struct Reject {
+  uint32_t bci;
+  std::string message;
+};
+[[noreturn]] void reject(size_t bci, std::string message) { throw Reject{uint32_t(bci), std::move(message)}; }
+
+// Stack-effect letters beyond the types: '*' any value, 'R' any array.
+bool matches(char letter, Type t) {
+  switch (letter) {
+    case '*': return t != Type::Void;
+    case 'R': return is_array(t);
+    default: return type_letter(t) == letter;
+  }
+}
+std::string letter_name(char letter) {
+  switch (letter) {
+    case 'I': return "int";
+    case 'F': return "float";
+    case 'Z': return "bool";
+    case 'A': return "int[]";
+    case 'B': return "float[]";
+    case 'R': return "an array";
+    default: return "a value";
+  }
+}
+std::string stack_text(const std::vector<Type>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); i++) out += fmt::format("{}{}", i ? ", " : "", type_name(s[i]));
+  return out + "]";
+}
+
+class Verifier {
+ public:
+  Verifier(const Module& m, const Function& fn) : m_(m), fn_(fn), code_(fn.code) {}
+
+  VerifyInfo run() {
+    check_signature();
+    decode();
+    check_tables();
+    flow();
+    VerifyInfo info;
+    info.max_depth = uint16_t(max_seen_);
+    for (size_t bci = 0; bci < code_.size(); bci++) info.unreachable += starts_[bci] && !states_[bci];
+    return info;
+  }
+
+ private:
+  const uint8_t* at(size_t bci) const { return code_.data() + bci; }
+  Op op_at(size_t bci) const { return Op(code_[bci]); }
+
+  void check_signature() {
+    if (fn_.local_names.size() != 0 && fn_.local_names.size() != fn_.local_types.size())
+      reject(0, fmt::format("local_names has {} entries but there are {} locals", fn_.local_names.size(), fn_.local_types.size()));
+    if (fn_.local_types.size() < fn_.params.size() || fn_.local_types.size() > 65535)  // local_count() is a uint16_t
+      reject(0, fmt::format("bad local count {} for {} parameters", fn_.local_types.size(), fn_.params.size()));
+    for (size_t i = 0; i < fn_.local_types.size(); i++) {
+      if (fn_.local_types[i] == Type::Void) reject(0, fmt::format("local {} has type void", i));
+      if (i < fn_.params.size() && fn_.local_types[i] != fn_.params[i])
+        reject(0, fmt::format("local {} is {} but parameter {} is {}", i, type_name(fn_.local_types[i]), i, type_name(fn_.params[i])));
+    }
+    for (size_t i = 0; i < fn_.constants.size(); i++) {
+      Type t = fn_.constants[i].type;
+      if (t != Type::Int && t != Type::Float && t != Type::Bool)
+        reject(0, fmt::format("constant #{} has type {} (must be int, float or bool)", i, type_name(t)));
+      if (t == Type::Bool && fn_.constants[i].bits != 0 && fn_.constants[i].bits != 1)
+        reject(0, fmt::format("bool constant #{} is {} (must be 0 or 1)", i, fn_.constants[i].bits));
+    }
+    if (code_.empty()) reject(0, "execution falls off the end of the code (the code is empty)");
+  }
+
+  void check_local(size_t bci, uint16_t index, bool must_be_int) {
+    if (index >= fn_.local_count())
+      reject(bci, fmt::format("local index {} out of range ({} has {} locals)", index, fn_.name, fn_.local_count()));
+    if (must_be_int && fn_.local_types[index] != Type::Int)
+      reject(bci, fmt::format("'{}' needs an int local, but local {} is {}", op_info(op_at(bci)).name, index,
+                              type_name(fn_.local_types[index])));
+  }
+
+  // Linear pass over all of the code: opcodes, lengths, operand ranges.
+  void decode() {
+    starts_.assign(code_.size(), false);
+    for (size_t bci = 0; bci < code_.size();) {
+      if (!is_valid_op(code_[bci])) reject(bci, fmt::format("invalid opcode 0x{:02x}", code_[bci]));
+      Op op = op_at(bci);
+      const OpInfo& info = op_info(op);
+      if (bci + info.length > code_.size())
+        reject(bci, fmt::format("truncated instruction '{}' at the end of the code", info.name));
+      starts_[bci] = true;
+      const uint8_t* p = at(bci);
+      switch (op) {
+        case Op::ldc:
+          if (read_u16(p, kOperandA) >= fn_.constants.size())
+            reject(bci, fmt::format("constant index {} out of range ({} constants)", read_u16(p, kOperandA), fn_.constants.size()));
+          break;
+        case Op::load: case Op::store: check_local(bci, read_u16(p, kOperandA), false); break;
+        case Op::iinc: check_local(bci, read_u16(p, kOperandA), true); break;
+        case Op::forloop:
+          check_local(bci, read_u16(p, kOperandA), true);
+          check_local(bci, read_u16(p, kOperandB), true);
+          break;
+        case Op::gload: case Op::gstore:
+          if (read_u16(p, kOperandA) >= m_.globals.size())
+            reject(bci, fmt::format("global index {} out of range ({} globals)", read_u16(p, kOperandA), m_.globals.size()));
+          break;
+        case Op::call: case Op::spawn:
+          if (read_u16(p, kOperandA) >= m_.functions.size())
+            reject(bci, fmt::format("function index {} out of range ({} functions)", read_u16(p, kOperandA), m_.functions.size()));
+          break;
+        case Op::native:
+          if (read_u16(p, kOperandA) >= uint16_t(NativeId::count))
+            reject(bci, fmt::format("native id {} out of range ({} natives)", read_u16(p, kOperandA), uint16_t(NativeId::count)));
+          break;
+        case Op::print: {
+          uint16_t d = read_u16(p, kOperandA);
+          if (d >= fn_.prints.size()) reject(bci, fmt::format("print descriptor {} out of range ({} descriptors)", d, fn_.prints.size()));
+          for (auto& item : fn_.prints[d].items) {
+            if (item.type == Type::Void && item.string_index >= fn_.strings.size())
+              reject(bci, fmt::format("print descriptor {} uses string {} of {}", d, item.string_index, fn_.strings.size()));
+          }
+          break;
+        }
+        case Op::newarray:
+          if (read_u8(p, kOperandA) > 1) reject(bci, fmt::format("newarray kind {} (must be 0 for int or 1 for float)", read_u8(p, kOperandA)));
+          break;
+        case Op::ret:
+          if (fn_.result != Type::Void) reject(bci, fmt::format("'ret' in a function that returns {}", type_name(fn_.result)));
+          break;
+        case Op::vret:
+          if (fn_.result == Type::Void) reject(bci, "'vret' in a function without a result");
+          break;
+        default: break;
+      }
+      bci += info.length;
+    }
+    for (size_t bci = 0; bci < code_.size(); bci += op_info(op_at(bci)).length) {
+      if (!is_branch(op_at(bci))) continue;
+      int64_t target = int64_t(bci) + branch_offset(at(bci));
+      if (target < 0 || target >= int64_t(code_.size()))
+        reject(bci, fmt::format("branch target {} is outside the code (0..{})", target, code_.size() - 1));
+      if (!starts_[size_t(target)]) reject(bci, fmt::format("branch target {} is not the start of an instruction", target));
+    }
+  }
+
+  void check_tables() {
+    if (fn_.lines.empty() || fn_.lines[0].bci != 0) reject(0, "the line table must start at bci 0");
+    for (size_t i = 0; i < fn_.lines.size(); i++) {
+      uint32_t b = fn_.lines[i].bci;
+      if (i > 0 && b <= fn_.lines[i - 1].bci) reject(b, "the line table is not sorted by bci");
+      if (b >= code_.size() || !starts_[b]) reject(b, fmt::format("line table entry at bci {} is not the start of an instruction", b));
+    }
+    for (size_t i = 0; i < fn_.loops.size(); i++) {
+      const LoopEntry& l = fn_.loops[i];
+      if (i > 0 && l.header_bci < fn_.loops[i - 1].header_bci) reject(l.header_bci, "the loop table is not sorted by header bci");
+      for (uint32_t b : {l.header_bci, l.latch_bci})
+        if (b >= code_.size() || !starts_[b]) reject(b, fmt::format("loop table entry: bci {} is not the start of an instruction", b));
+      Op latch = op_at(l.latch_bci);
+      if (!is_branch(latch) || int64_t(l.latch_bci) + branch_offset(at(l.latch_bci)) != int64_t(l.header_bci))
+        reject(l.latch_bci, fmt::format("loop latch at bci {} is not a branch to the loop header {}", l.latch_bci, l.header_bci));
+      if (l.counted != (latch == Op::forloop))
+        reject(l.latch_bci, l.counted ? "a counted loop's latch must be 'forloop'" : "an uncounted loop's latch cannot be 'forloop'");
+    }
+  }
+
+  // The stack effect of the instruction at `bci` as letters (top of stack last).
+  void effect(size_t bci, std::string& pops, std::string& pushes) const {
+    Op op = op_at(bci);
+    const uint8_t* p = at(bci);
+    const OpInfo& info = op_info(op);
+    pops = std::string(info.pops);
+    pushes = std::string(info.pushes);
+    auto letter = [](Type t) { return std::string(1, type_letter(t)); };
+    auto params = [&](const std::vector<Type>& ps) {
+      std::string s;
+      for (Type t : ps) s += type_letter(t);
+      return s;
+    };
+    switch (op) {
+      case Op::ldc: pushes = letter(fn_.constants[read_u16(p, kOperandA)].type); break;
+      case Op::load: pushes = letter(fn_.local_types[read_u16(p, kOperandA)]); break;
+      case Op::store: pops = letter(fn_.local_types[read_u16(p, kOperandA)]); break;
+      case Op::gload: pushes = letter(m_.globals[read_u16(p, kOperandA)].type); break;
+      case Op::gstore: pops = letter(m_.globals[read_u16(p, kOperandA)].type); break;
+      case Op::newarray: pushes = read_u8(p, kOperandA) == 0 ? "A" : "B"; break;
+      case Op::arraylength: pops = "R"; break;
+      case Op::call: case Op::spawn: {
+        const Function& callee = *m_.functions[read_u16(p, kOperandA)];
+        pops = params(callee.params);
+        if (op == Op::call) pushes = callee.result == Type::Void ? "" : letter(callee.result);
+        break;
+      }
+      case Op::native: {
+        const NativeInfo& n = native_info(NativeId(read_u16(p, kOperandA)));
+        pops.clear();
+        for (char c : n.params) pops += c == '*' ? 'R' : c;
+        pushes = n.result == Type::Void ? "" : letter(n.result);
+        break;
+      }
+      case Op::print:
+        pops.clear();
+        for (auto& item : fn_.prints[read_u16(p, kOperandA)].items)
+          if (item.type != Type::Void) pops += type_letter(item.type);
+        break;
+      case Op::vret: pops = letter(fn_.result); break;
+      default: break;
+    }
+  }
+
+  // Abstract interpretation: the type stack at every reachable instruction.
+  void flow() {
+    states_.assign(code_.size(), std::nullopt);
+    states_[0] = std::vector<Type>{};
+    std::vector<size_t> work{0};
+    std::string pops, pushes;
+    while (!work.empty()) {
+      size_t bci = work.back();
+      work.pop_back();
+      std::vector<Type> stack = *states_[bci];
+      Op op = op_at(bci);
+      const OpInfo& info = op_info(op);
+      effect(bci, pops, pushes);
+
+      if (stack.size() < pops.size())
+        reject(bci, fmt::format("stack underflow: '{}' needs {} value{}, the stack has {}", info.name, pops.size(),
+                                pops.size() == 1 ? "" : "s", stack.size()));
+      std::vector<Type> popped(stack.end() - long(pops.size()), stack.end());
+      stack.resize(stack.size() - pops.size());
+      for (size_t i = 0; i < pops.size(); i++) {
+        if (!matches(pops[i], popped[i]))
+          reject(bci, fmt::format("type mismatch: '{}' expects {} as operand {}, found {} (stack {})", info.name,
+                                  letter_name(pops[i]), i + 1, type_name(popped[i]), stack_text(*states_[bci])));
+      }
+      if (op == Op::native && NativeId(read_u16(at(bci), kOperandA)) == NativeId::arraycopy && popped[0] != popped[2])
+        reject(bci, fmt::format("arraycopy needs two arrays of the same type, got {} and {}", type_name(popped[0]), type_name(popped[2])));
+      if (op == Op::dup || op == Op::dup2) {
+        stack.insert(stack.end(), popped.begin(), popped.end());
+        stack.insert(stack.end(), popped.begin(), popped.end());
+      } else {
+        for (char c : pushes) stack.push_back(c == 'I' ? Type::Int : c == 'F' ? Type::Float : c == 'Z' ? Type::Bool
+                                             : c == 'A' ? Type::IntArray : Type::FloatArray);
+      }
+      if (stack.size() > fn_.max_stack)
+        reject(bci, fmt::format("stack depth {} exceeds max_stack {}", stack.size(), fn_.max_stack));
+      max_seen_ = std::max(max_seen_, stack.size());
+
+      if (op == Op::ret || op == Op::vret) continue;
+      if (is_branch(op)) merge(bci, size_t(int64_t(bci) + branch_offset(at(bci))), stack, work);
+      if (op == Op::jump) continue;
+      size_t next = bci + info.length;
+      if (next >= code_.size()) reject(bci, fmt::format("execution falls off the end of the code after '{}'", info.name));
+      merge(bci, next, stack, work);
+    }
+  }
+
+  void merge(size_t from, size_t to, const std::vector<Type>& stack, std::vector<size_t>& work) {
+    auto& s = states_[to];
+    if (!s) {
+      s = stack;
+      work.push_back(to);
+    } else if (*s != stack) {
+      reject(from, fmt::format("stack shape mismatch at bci {}: {} from bci {}, {} on another path", to, stack_text(stack),
+                               from, stack_text(*s)));
+    }
+  }
+
+  const Module& m_;
+  const Function& fn_;
+  const std::vector<uint8_t>& code_;
+  std::vector<bool> starts_;
+  std::vector<std::optional<std::vector<Type>>> states_;
+  size_t max_seen_ = 0;
+};
+
+}  // namespace
+
+bool verify_function(const Module& m, const Function& fn, VerifyError& error, VerifyInfo& info) {
+  try {
+    info = Verifier(m, fn).run();
+    return true;
+  } catch (const Reject& r) {
+    error = VerifyError{fn.name, r.bci, r.message};
+    return false;
+  }
+}
+
+bool verify_function(const Module& m, const Function& fn, VerifyError& error) {
+  VerifyInfo info;
+  return verify_function(m, fn, error, info);
+}
+
+bool verify_module(const Module& m, VerifyError& error) {
+  if (m.functions.empty()) {
+    error = VerifyError{"", 0, "the module has no functions"};
+    return false;
+  }
+  if (m.main_index >= m.functions.size()) {
+    error = VerifyError{"", 0, fmt::format("main index {} out of range ({} functions)", m.main_index, m.functions.size())};
+    return false;
+  }
+  for (auto& g : m.globals) {
+    if (g.type != Type::Int && g.type != Type::Float && g.type != Type::Bool) {
+      error = VerifyError{"", 0, fmt::format("global '{}' has type {} (globals are int, float or bool)", g.name, type_name(g.type))};
+      return false;
+    }
+  }
+  for (size_t i = 0; i < m.functions.size(); i++) {
+    const Function& fn = *m.functions[i];
+    if (fn.index != i) {
+      error = VerifyError{fn.name, 0, fmt::format("function index {} but it is at position {} in the module", fn.index, i)};
+      return false;
+    }
+    if (!verify_function(m, fn, error)) return false;
+  }
+  return true;
+}
+
+}  // namespace vm
