@@ -1,28 +1,14 @@
 #include "runtime/value_format.h"
 
 #include <charconv>
-#include <cmath>
 #include <cstring>
 
 #include "runtime/heap.h"
+#include "vm/text.h"
 
 namespace runtime {
 
-void append_float(std::string& out, double d) {
-  if (std::isnan(d)) {
-    out += "nan";  // whatever its sign bit
-    return;
-  }
-  if (std::isinf(d)) {
-    out += d < 0 ? "-inf" : "inf";
-    return;
-  }
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, d);
-  std::string_view s(buf, size_t(res.ptr - buf));
-  out += s;
-  if (s.find_first_of(".e") == std::string_view::npos) out += ".0";
-}
+void append_float(std::string& out, double d) { vm::append_float_text(out, d); }
 
 void append_value(std::string& out, vm::Type t, int64_t slot) {
   switch (t) {

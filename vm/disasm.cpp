@@ -1,4 +1,5 @@
 #include "vm/disasm.h"
+#include "vm/text.h"
 
 #include <bit>
 #include <cmath>
@@ -13,14 +14,6 @@ namespace vm {
 namespace {
 
 // A double as Mini prints it: shortest round-trip text, ".0" added to integral values.
-std::string float_text(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
-  std::string s = fmt::format("{}", d);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
 std::string value_text(Type t, int64_t bits) {
   switch (t) {
     case Type::Int: return std::to_string(bits);
@@ -28,18 +21,6 @@ std::string value_text(Type t, int64_t bits) {
     case Type::Bool: return bits ? "true" : "false";
     default: return fmt::format("<{} {}>", type_name(t), bits);
   }
-}
-
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else out += c;
-  }
-  return out + "\"";
 }
 
 std::string local_name(const Function& fn, size_t i) {

@@ -1,4 +1,5 @@
 #include "vm/parser.h"
+#include "vm/text.h"
 
 #include <bit>
 #include <deque>
@@ -541,18 +542,6 @@ class Parser {
 
 // ---- dumps ----
 
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else out += c;
-  }
-  return out + "\"";
-}
-
 std::string dump_args(const Expr& e, size_t from) {
   std::string out;
   for (size_t i = from; i < e.args.size(); i++) out += " " + dump(*e.args[i]);
@@ -581,7 +570,7 @@ std::string ast::dump(const Expr& e) {
     case ExprKind::IntLit: return std::to_string(e.int_value);
     case ExprKind::FloatLit: return fmt::format("{}", e.float_value);
     case ExprKind::BoolLit: return e.bool_value ? "true" : "false";
-    case ExprKind::StringLit: return quote(e.text);
+    case ExprKind::StringLit: return quoted(e.text);
     case ExprKind::Name: return e.text;
     case ExprKind::Unary: return fmt::format("({} {})", unop_text(e.unop), dump(*e.args[0]));
     case ExprKind::Binary: return fmt::format("({} {} {})", binop_text(e.binop), dump(*e.args[0]), dump(*e.args[1]));
