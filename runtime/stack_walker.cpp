@@ -1,6 +1,7 @@
 #include "runtime/stack_walker.h"
 
 #include "runtime/code_blob.h"
+#include "runtime/compiled_code.h"
 #include "runtime/frame.h"
 #include "runtime/thread.h"
 
@@ -27,7 +28,7 @@ StackWalker::StackWalker(Thread* t) : thread_(t) {
   }
 }
 
-StackWalker::StackWalker(Thread* t, FramePos start) : thread_(t), pos_(start) {}
+StackWalker::StackWalker(Thread* t, FramePos start, bool exact_pc) : thread_(t), pos_(start), exact_pc_(exact_pc) {}
 
 static bool on_stack(const Thread* t, uintptr_t a) {
   // Threads that did not record their bounds (tests on foreign threads) are trusted.
@@ -36,6 +37,20 @@ static bool on_stack(const Thread* t, uintptr_t a) {
 }
 
 bool StackWalker::next(Frame& f) {
+  if (code_ != nullptr && scope_next_ < scope_end_) {
+    const Scope& sc = code_->scopes[scope_next_++];
+    f.kind = scope_next_ == scope_end_ ? FrameKind::jit : FrameKind::inlined;
+    f.method = sc.method;
+    f.bci = sc.bci;
+    f.line = sc.method->function->line_at(uint32_t(sc.bci));
+    f.pos = code_pos_;
+    return true;
+  }
+  code_ = nullptr;
+  return next_physical(f);
+}
+
+bool StackWalker::next_physical(Frame& f) {
   if (done_) return false;
   const CodeBlob* blob = find_blob(pos_.pc);
   if (blob == nullptr || blob->kind == BlobKind::call_stub) {
@@ -43,8 +58,8 @@ bool StackWalker::next(Frame& f) {
     if (blob == nullptr) stop_reason_ = "unknown pc";
     return false;
   }
-  if (blob->kind != BlobKind::interpreter) {
-    // Compiled frames and stubs are walked once the JIT exists (issue 3).
+  if (blob->kind != BlobKind::interpreter && blob->kind != BlobKind::compiled) {
+    // Stubs are walked by the samplers that know their frames (issue 4).
     done_ = true;
     stop_reason_ = "frame kind not walkable";
     return false;
@@ -55,6 +70,22 @@ bool StackWalker::next(Frame& f) {
     return false;
   }
   auto* fp = reinterpret_cast<uintptr_t*>(pos_.fp);
+  if (blob->kind == BlobKind::compiled) {
+    auto* code = static_cast<const CompiledCode*>(blob);
+    // A return or resume address belongs to the instruction before it.
+    uintptr_t lookup_pc = exact_pc_ ? pos_.pc : pos_.pc - 1;
+    exact_pc_ = false;
+    const PcDesc& d = code->desc_at(lookup_pc);
+    code_ = code;
+    code_pos_ = pos_;
+    scope_next_ = d.scope_begin;
+    scope_end_ = d.scope_begin + d.scope_count;
+    pos_.pc = fp[kFrameReturnPcOffset / 8];
+    pos_.fp = fp[kFrameSavedFpOffset / 8];
+    pos_.sp = code_pos_.fp + 16 + 8 * uintptr_t(code->method->param_count);
+    return next(f);
+  }
+  exact_pc_ = false;
   auto* method = reinterpret_cast<const Method*>(fp[kInterpFrameMethodOffset / 8]);
   auto* bcp = reinterpret_cast<const uint8_t*>(fp[kInterpFrameBcpOffset / 8]);
   uintptr_t locals = fp[kInterpFrameLocalsOffset / 8];

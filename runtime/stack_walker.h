@@ -9,6 +9,7 @@ namespace runtime {
 
 class Thread;
 struct CodeBlob;
+struct CompiledCode;
 
 enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
 const char* frame_kind_name(FrameKind k);
@@ -29,8 +30,9 @@ class StackWalker {
  public:
   // Walks from t's anchor (which must be set: the thread is in the VM, native or at a poll).
   explicit StackWalker(Thread* t);
-  // Walks from an explicit position (tests, samplers).
-  StackWalker(Thread* t, FramePos start);
+  // Walks from an explicit position (tests, samplers). `exact_pc`: start.pc is the pc of
+  // an instruction about to run (a sampled pc) rather than a return or resume address.
+  StackWalker(Thread* t, FramePos start, bool exact_pc = false);
 
   // Fills `f` with the next frame and returns true, or returns false at the end of the
   // Mini stack (the call stub that entered Mini code, or a position it cannot parse).
@@ -39,8 +41,15 @@ class StackWalker {
   const char* stop_reason() const { return stop_reason_; }
 
  private:
+  bool next_physical(Frame& f);
+
   Thread* thread_;
   FramePos pos_;
+  bool exact_pc_ = false;
+  // Scopes of the current compiled frame still to yield (inlined frames).
+  const struct CompiledCode* code_ = nullptr;
+  uint32_t scope_next_ = 0, scope_end_ = 0;
+  FramePos code_pos_;
   bool done_ = false;
   const char* stop_reason_ = nullptr;
 };

@@ -9,6 +9,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/heap.h"
+#include "runtime/poll.h"
 #include "runtime/signals.h"
 #include "runtime/stubs.h"
 
@@ -117,7 +118,7 @@ static void* thread_main(void* arg) {
   return nullptr;
 }
 
-Thread* VM::start_thread(Method* m, const int64_t* args) {
+Thread* VM::start_thread(Method* m, const int64_t* args, bool poll_armed) {
   Thread* t;
   {
     std::lock_guard<std::mutex> lock(threads_mutex_);
@@ -127,6 +128,7 @@ Thread* VM::start_thread(Method* m, const int64_t* args) {
   }
   t->start_method = m;
   t->start_args.assign(args, args + m->param_count);
+  if (poll_armed) arm_poll(t);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, options_.thread_stack_bytes);

@@ -45,8 +45,9 @@ class VM {
   int64_t run(Method* m, const int64_t* args);
   // Waits until t has ended.
   void join_thread(Thread* t);
-  // Starts a thread running m(args); returns it (its id is the handle).
-  Thread* start_thread(Method* m, const int64_t* args);
+  // Starts a thread running m(args); returns it (its id is the handle). With
+  // `poll_armed`, its first poll traps (tests use it to catch a thread early).
+  Thread* start_thread(Method* m, const int64_t* args, bool poll_armed = false);
   // The thread with this handle, or nullptr.
   Thread* thread_by_handle(int64_t handle);
   std::vector<Thread*> threads();

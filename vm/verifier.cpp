@@ -53,7 +53,11 @@ class Verifier {
     flow();
     VerifyInfo info;
     info.max_depth = uint16_t(max_seen_);
-    for (size_t bci = 0; bci < code_.size(); bci++) info.unreachable += starts_[bci] && !states_[bci];
+    info.depth_at.assign(code_.size(), -1);
+    for (size_t bci = 0; bci < code_.size(); bci++) {
+      info.unreachable += starts_[bci] && !states_[bci];
+      if (states_[bci]) info.depth_at[bci] = int32_t(states_[bci]->size());
+    }
     return info;
   }
 

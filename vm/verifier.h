@@ -13,6 +13,7 @@
 // each latch a branch to its header, forloop for counted loops) are checked too.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "vm/bytecode.h"
 
@@ -32,6 +33,9 @@ bool verify_module(const Module& m, VerifyError& error);
 struct VerifyInfo {
   uint16_t max_depth = 0;   // the deepest stack any path reaches (<= fn.max_stack)
   uint32_t unreachable = 0;  // instructions no path from bci 0 reaches (well formed, never run)
+  // Stack depth before the instruction at each bci; -1 where no reachable instruction
+  // starts. The JIT maps expression-stack depths to fixed locations with it.
+  std::vector<int32_t> depth_at;
 };
 // As above, and fills `info` when the function is valid.
 bool verify_function(const Module& m, const Function& fn, VerifyError& error, VerifyInfo& info);

@@ -137,8 +137,39 @@ inline void add_busy(vm::Module& m, uint16_t sum_to_index) {
   fn.max_stack = 2;
 }
 
+// fn count_sum(n: int): int { var s = 0; for i in 0..n { s += i; } return s; }
+// A counted loop: compiled code has no poll in it (unless --counted-loop-polls).
+inline void add_count_sum(vm::Module& m) {
+  using vm::Op;
+  vm::Function& fn = add_function(m, "count_sum", {vm::Type::Int}, vm::Type::Int,
+                                  {vm::Type::Int, vm::Type::Int, vm::Type::Int});
+  uint16_t zero = int_constant(fn, 0);
+  vm::CodeBuilder b(fn.code);
+  b.emit_u16(Op::ldc, zero);
+  b.emit_u16(Op::store, 1);  // s
+  b.emit_u16(Op::ldc, zero);
+  b.emit_u16(Op::store, 2);  // i
+  b.emit_u16(Op::load, 0);
+  b.emit_u16(Op::store, 3);  // limit
+  b.emit_u16(Op::load, 2);
+  b.emit_u16(Op::load, 3);
+  size_t to_exit = b.emit_branch(Op::if_icmpge);
+  size_t body = b.here();
+  b.emit_u16(Op::load, 1);
+  b.emit_u16(Op::load, 2);
+  b.emit(Op::iadd);
+  b.emit_u16(Op::store, 1);
+  size_t latch = b.here();
+  b.emit_forloop(2, 3, body);
+  b.patch_branch(to_exit, b.here());
+  b.emit_u16(Op::load, 1);
+  b.emit(Op::vret);
+  fn.loops.push_back({uint32_t(body), uint32_t(latch), true});
+  fn.max_stack = 2;
+}
+
 // A module with every fixture above; functions by index: 0 sum_to,
-// 1 fib, 2 depth, 3 busy; `main` is sum_to, which no test runs as a program.
+// 1 fib, 2 depth, 3 busy, 4 count_sum; `main` is sum_to, which no test runs as a program.
 inline std::unique_ptr<vm::Module> make_module() {
   auto m = std::make_unique<vm::Module>();
   m->file = "fixtures.mini";
@@ -147,6 +178,7 @@ inline std::unique_ptr<vm::Module> make_module() {
   add_depth(*m);
   m->globals.push_back({"stop", vm::Type::Int, 0});
   add_busy(*m, 0);
+  add_count_sum(*m);
   m->main_index = 0;
   return m;
 }

@@ -145,32 +145,37 @@ TEST_CASE("poll: many threads armed and disarmed concurrently lose no poll") {
 
 TEST_CASE("poll: a poll on the way out of a deep recursion") {
   VM& vm = fixture_vm();
-  RecordingClient client;
+  // depth() has no loops: its only polls are at its returns. The poll is armed before
+  // the thread starts, so the first trap is the deepest return; the client re-arms the
+  // poll from the handler, so each of the next returns traps too, frame by frame.
+  struct Unwinding : PollClient {
+    std::vector<size_t> frames;
+    std::vector<bool> at_vret;
+    const vm::Function* fn = nullptr;
+    void on_poll(Thread* t) override {
+      StackWalker w(t);
+      Frame f;
+      size_t n = 0;
+      bool top_vret = false;
+      while (w.next(f)) {
+        if (n == 0) top_vret = f.method->function == fn && vm::Op(fn->code[size_t(f.bci)]) == vm::Op::vret;
+        n++;
+      }
+      frames.push_back(n);
+      at_vret.push_back(top_vret);
+      if (frames.size() < 2000) arm_poll(t);
+    }
+  } client;
+  client.fn = vm.module().functions[kDepth].get();
   ClientScope scope(&client);
   int64_t n = 100000;
-  Thread* t = vm.start_thread(vm.method(kDepth), &n);
-  // depth() has no loops: its only polls are at its returns, so every trap is a return
-  // poll, taken while unwinding.
-  std::atomic<bool> stop{false};
-  std::thread armer([&] {
-    while (!stop.load()) {
-      arm_poll(t);
-      std::this_thread::yield();
-    }
-  });
+  Thread* t = vm.start_thread(vm.method(kDepth), &n, /*poll_armed=*/true);
   vm.join_thread(t);
-  stop = true;
-  armer.join();
   REQUIRE(t->result == 100000);
-  REQUIRE(client.seen.size() > 0);
-  bool deep = false;
-  const vm::Function* depth_fn = vm.module().functions[kDepth].get();
-  uint32_t last_bci = uint32_t(depth_fn->code.size() - 1);  // its final vret
-  for (auto& s : client.seen) {
-    REQUIRE(s.functions[0] == "depth");
-    // The poll sits at a vret: either the base case's or the final one.
-    CHECK(vm::Op(depth_fn->code[size_t(s.bcis[0])]) == vm::Op::vret);
-    if (s.functions.size() > 1 && uint32_t(s.bcis[0]) == last_bci) deep = true;
+  REQUIRE(client.frames.size() == 2000);
+  CHECK(client.frames[0] == 100001);  // depth(100000) .. depth(0)
+  for (size_t i = 0; i < client.frames.size(); i++) {
+    CHECK(client.at_vret[i]);
+    if (i > 0) CHECK(client.frames[i] == client.frames[i - 1] - 1);  // one frame fewer per return
   }
-  CHECK(deep);
 }

@@ -13,26 +13,35 @@
 #include <vector>
 
 #include "interp/template_interpreter.h"
+#include "jit/baseline_compiler.h"
 #include "runtime/errors.h"
 #include "runtime/vm.h"
 #include "vm/disasm.h"
 #include "vm/frontend.h"
+
+#include <fmt/format.h>
 
 namespace {
 
 constexpr const char* kVersion = "minivm 0.1.0";
 
 constexpr const char* kUsage = R"(usage: minivm run [options] PROGRAM.mini
-       minivm disasm [--templates] [PROGRAM.mini]
+       minivm disasm [--templates] [--jit] [PROGRAM.mini]
        minivm --help | --version
 
 Commands:
   run             compile PROGRAM.mini and run it; its exit status is main's int result
   disasm          print PROGRAM.mini's bytecode, javap -c style, with source lines
                   --templates: print the interpreter's generated machine code per bytecode
+                  --jit: print each function's baseline-compiled machine code with bci/line
+                  markers, poll sites and the debug-info table
 
 Options for run:
-  --xint          run in the template interpreter only (the only mode until the JIT lands)
+  --xint          run in the template interpreter only (the default until tiering lands)
+  --xcomp         compile every function with the baseline JIT before running
+  --counted-loop-polls   compiled counted loops poll at their header too
+  --debug-info=all|safepoints
+                  compiled-code debug info for every pc (default) or only at polls and calls
   --heap=SIZE     largest heap, e.g. 512m, 4g (default 4g)
   --stack=SIZE    stack of each Mini thread, e.g. 16m (default 16m)
 
@@ -92,12 +101,22 @@ std::unique_ptr<vm::Module> compile_or_exit(const std::string& path) {
   return module;
 }
 
+enum class Mode { xint, xcomp };
+
 int cmd_run(const std::vector<std::string>& args) {
   runtime::VMOptions options;
+  jit::JitOptions jit_options;
+  Mode mode = Mode::xint;
   std::string program;
   for (const std::string& arg : args) {
     if (arg == "--xint") {
-      // The interpreter is the only execution mode so far.
+      mode = Mode::xint;
+    } else if (arg == "--xcomp") {
+      mode = Mode::xcomp;
+    } else if (arg == "--counted-loop-polls") {
+      jit_options.counted_loop_polls = true;
+    } else if (arg == "--debug-info=all" || arg == "--debug-info=safepoints") {
+      jit_options.safepoint_debug_info = arg == "--debug-info=safepoints";
     } else if (arg.rfind("--heap=", 0) == 0) {
       auto v = parse_size(arg.substr(7));
       if (!v || *v < (size_t(1) << 20)) usage_error("bad heap size in '" + arg + "' (at least 1m)");
@@ -121,23 +140,60 @@ int cmd_run(const std::vector<std::string>& args) {
   vm.init(options);
   vm.load(std::move(module));
   vm.set_engine(interp::TemplateInterpreter::get().engine());
+  if (mode == Mode::xcomp) {
+    for (size_t i = 0; i < vm.method_count(); i++) {
+      runtime::Method* m = vm.method(i);
+      m->entry.store(reinterpret_cast<void*>(jit::compile_method(m, jit_options)->begin), std::memory_order_release);
+    }
+  }
   int status = vm.run_main();
   runtime::exit_vm(status);
 }
 
+void print_jit(std::unique_ptr<vm::Module> module) {
+  runtime::VM& vm = runtime::VM::get();
+  vm.init(runtime::VMOptions{size_t(1) << 20, size_t(1) << 20});
+  vm.load(std::move(module));
+  vm.set_engine(interp::TemplateInterpreter::get().engine());
+  for (size_t i = 0; i < vm.method_count(); i++) {
+    runtime::Method* m = vm.method(i);
+    std::string listing;
+    runtime::CompiledCode* code = jit::compile_method(m, jit::JitOptions{}, &listing);
+    std::cout << fmt::format("compiled fn {} ({} bytes, frame complete at +{:#x}, {} poll sites)\n", m->function->name,
+                             code->end - code->begin, code->frame_complete_offset, code->polls.size());
+    std::cout << listing;
+    std::cout << "  poll sites:";
+    for (auto& p : code->polls) std::cout << fmt::format(" +{:#x}", p.pc - code->begin);
+    std::cout << "\n  debug info (pc -> scopes, innermost first; * = poll or call site):\n";
+    for (auto& d : code->pc_descs) {
+      std::cout << fmt::format("    +{:#06x}{}", d.pc_offset, d.safepoint ? " *" : "  ");
+      for (uint16_t k = 0; k < d.scope_count; k++) {
+        const runtime::Scope& sc = code->scopes[d.scope_begin + k];
+        std::cout << fmt::format(" {}@{} (line {})", sc.method->function->name, sc.bci,
+                                 sc.method->function->line_at(uint32_t(sc.bci)));
+      }
+      std::cout << "\n";
+    }
+    std::cout << "\n";
+  }
+}
+
 int cmd_disasm(const std::vector<std::string>& args) {
-  bool templates = false;
+  bool templates = false, jit_listing = false;
   std::string program;
   for (const std::string& arg : args) {
     if (arg == "--templates") templates = true;
+    else if (arg == "--jit") jit_listing = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error("unknown option '" + arg + "' for disasm");
     else if (program.empty()) program = arg;
     else usage_error("disasm takes one program, got '" + program + "' and '" + arg + "'");
   }
   if (!templates && program.empty()) usage_error("disasm needs a program file (or --templates)");
+  if (jit_listing && program.empty()) usage_error("disasm --jit needs a program file");
   if (!program.empty()) {
     auto module = compile_or_exit(program);
-    vm::disassemble(*module, std::cout);
+    if (jit_listing) print_jit(std::move(module));
+    else vm::disassemble(*module, std::cout);
   }
   if (templates) {
     runtime::VM::get().init(runtime::VMOptions{size_t(1) << 20, size_t(1) << 20});

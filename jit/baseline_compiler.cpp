@@ -1,0 +1,659 @@
+#include "jit/baseline_compiler.h"
+
+#include <asmjit/x86.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/frame.h"
+#include "runtime/heap.h"
+#include "runtime/poll.h"
+#include "runtime/runtime_calls.h"
+#include "runtime/thread.h"
+#include "runtime/vm.h"
+#include "vm/builtins.h"
+#include "vm/verifier.h"
+
+namespace jit {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+using runtime::CompiledCode;
+using runtime::Method;
+using vm::Op;
+
+namespace {
+
+JitRuntime& code_memory() {
+  static JitRuntime rt;
+  return rt;
+}
+
+std::mutex g_cache_mutex;
+std::vector<std::unique_ptr<CompiledCode>> g_cache;  // compiled code lives forever
+
+class AbortOnError : public ErrorHandler {
+ public:
+  void handleError(Error err, const char* message, BaseEmitter*) override {
+    std::fprintf(stderr, "minivm: internal error: JIT code generation failed: %s (%u)\n", message, err);
+    std::abort();
+  }
+};
+
+const Gp kExprRegs[] = {rsi, rdi, r8, r9, r11};
+constexpr int kExprRegCount = 5;
+const Gp kLocalRegs[] = {rbx, r13, r14};
+constexpr int kLocalRegCount = 3;
+
+class Compiler {
+ public:
+  Compiler(Method* m, const JitOptions& options, Assembler& a, CodeHolder& code)
+      : m_(m), fn_(*m->function), options_(options), a(a), code_(code) {}
+
+  void compile();
+
+  CompiledCode* out = nullptr;  // filled by compile() except begin/end
+  std::vector<std::pair<Label, Label>> polls;
+  struct DescAt {
+    Label at;
+    int32_t bci;
+    bool safepoint;
+  };
+  std::vector<DescAt> descs;
+  Label frame_complete;
+
+ private:
+  // --- locations ---
+  int extra() const { return m_->extra_locals; }
+  Mem home_local(int i) const {
+    int n = m_->param_count;
+    if (i < n) return qword_ptr(rbp, 16 + 8 * (n - 1 - i));
+    return qword_ptr(rbp, -8 * (1 + (i - n)));
+  }
+  Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + d)); }
+  bool expr_in_reg(int d) const { return d < kExprRegCount; }
+  Operand expr(int d) const { return expr_in_reg(d) ? Operand(kExprRegs[d]) : Operand(home_expr(d)); }
+  Operand local(int i) const {
+    for (int k = 0; k < kLocalRegCount; k++)
+      if (reg_local_[k] == i) return kLocalRegs[k];
+    return home_local(i);
+  }
+
+  // dst <- src for any two locations (through rax when both are memory).
+  void move(const Operand& dst, const Operand& src) {
+    if (dst == src) return;
+    if (dst.isMem() && src.isMem()) {
+      a.mov(rax, src.as<Mem>());
+      a.mov(dst.as<Mem>(), rax);
+    } else {
+      a.emit(Inst::kIdMov, dst, src);
+    }
+  }
+  void load(const Gp& r, const Operand& src) {
+    if (!(src.isReg() && src.as<Gp>() == r)) a.emit(Inst::kIdMov, r, src);
+  }
+  // Two-operand integer instruction on depths d-2 (destination) and d-1.
+  void binop(Inst::Id id, int d) {
+    Operand x = expr(d - 2), y = expr(d - 1);
+    if (x.isMem() && y.isMem()) {
+      a.mov(rax, y.as<Mem>());
+      a.emit(id, x, rax);
+    } else {
+      a.emit(id, x, y);
+    }
+  }
+  void cmp(const Operand& x, const Operand& y) {
+    if (x.isMem() && y.isMem()) {
+      a.mov(rax, y.as<Mem>());
+      a.cmp(x.as<Mem>(), rax);
+    } else {
+      a.emit(Inst::kIdCmp, x, y);
+    }
+  }
+  void to_xmm(const Xmm& x, const Operand& src) {
+    if (src.isMem())
+      a.movsd(x, src.as<Mem>());
+    else
+      a.movq(x, src.as<Gp>());
+  }
+  void from_xmm(const Operand& dst, const Xmm& x) {
+    if (dst.isMem())
+      a.movsd(dst.as<Mem>(), x);
+    else
+      a.movq(dst.as<Gp>(), x);
+  }
+
+  void poll(int32_t bci) {
+    Label test = a.newLabel(), resume = a.newLabel();
+    mark(bci, true);
+    a.mov(r10, qword_ptr(r15, runtime::kThreadPollWordOffset));
+    a.bind(test);
+    a.test(dword_ptr(r10), eax);
+    a.bind(resume);
+    polls.push_back({test, resume});
+  }
+  // Starts a new pc desc at the current position.
+  void mark(int32_t bci, bool safepoint) {
+    Label l = a.newLabel();
+    a.bind(l);
+    descs.push_back({l, bci, safepoint});
+  }
+
+  void spill_exprs(int below) {
+    for (int d = 0; d < std::min(below, kExprRegCount); d++) a.mov(home_expr(d), kExprRegs[d]);
+  }
+  void reload_exprs(int below) {
+    for (int d = 0; d < std::min(below, kExprRegCount); d++) a.mov(kExprRegs[d], home_expr(d));
+  }
+  void spill_locals() {
+    for (int k = 0; k < kLocalRegCount; k++)
+      if (reg_local_[k] >= 0) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+  }
+  void reload_locals() {
+    for (int k = 0; k < kLocalRegCount; k++)
+      if (reg_local_[k] >= 0) a.mov(kLocalRegs[k], home_local(reg_local_[k]));
+  }
+
+  // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
+  // restored from rbp afterwards.
+  void call_runtime(void* fn, const Label& after) {
+    a.lea(rax, ptr(after));
+    a.mov(qword_ptr(r15, runtime::kThreadAnchorPcOffset), rax);
+    a.mov(qword_ptr(r15, runtime::kThreadAnchorFpOffset), rbp);
+    a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), rsp);
+    a.and_(rsp, -16);
+    a.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
+    a.call(rax);
+    a.bind(after);
+    a.lea(rsp, ptr(rbp, -int32_t(frame_bytes_)));
+  }
+  void throw_call(void* fn) {
+    Label after = a.newLabel();
+    a.mov(rdi, r15);
+    call_runtime(fn, after);
+    a.ud2();
+  }
+  // A runtime stack helper (runtime_calls.h) at depth d popping `pops`, pushing `pushes`.
+  void stack_helper(void* fn, size_t bci, int d, int pops, int pushes) {
+    Label after = a.newLabel();
+    spill_exprs(d);
+    a.mov(rdi, r15);
+    a.mov(rsi, imm(reinterpret_cast<uint64_t>(fn_.code.data() + bci)));
+    a.lea(rdx, d > 0 ? home_expr(d - 1) : ptr(rbp, -8 * (2 + extra() - 1)));
+    a.mov(rcx, imm(reinterpret_cast<uint64_t>(m_)));
+    mark(int32_t(bci), true);
+    call_runtime(fn, after);
+    a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), 0);
+    reload_exprs(d - pops + pushes);
+  }
+  void bounds_check(const Gp& array, const Gp& index) {
+    Label ok = a.newLabel();
+    a.cmp(index, qword_ptr(array, runtime::kArrayLengthOffset));
+    a.jb(ok);
+    a.mov(rsi, index);
+    a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
+    throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
+    a.bind(ok);
+  }
+
+  void choose_register_locals();
+  void prologue();
+  void emit(size_t bci, int d);
+  void emit_return(int d, bool value);
+
+  Method* m_;
+  const vm::Function& fn_;
+  const JitOptions& options_;
+  Assembler& a;
+  CodeHolder& code_;
+  std::vector<Label> labels_;
+  std::vector<bool> poll_header_;
+  int reg_local_[kLocalRegCount] = {-1, -1, -1};
+  uint32_t frame_bytes_ = 0;
+};
+
+void Compiler::choose_register_locals() {
+  // Weight each local's uses by 8 per enclosing loop, take the three heaviest.
+  std::vector<uint64_t> weight(fn_.local_count(), 0);
+  for (size_t bci = 0; bci < fn_.code.size(); bci += vm::op_info(Op(fn_.code[bci])).length) {
+    Op op = Op(fn_.code[bci]);
+    uint64_t w = 1;
+    for (auto& l : fn_.loops)
+      if (bci >= l.header_bci && bci <= l.latch_bci) w *= 8;
+    const uint8_t* p = fn_.code.data() + bci;
+    switch (op) {
+      case Op::load: case Op::store: case Op::iinc:
+        weight[vm::read_u16(p, vm::kOperandA)] += w;
+        break;
+      case Op::forloop:
+        weight[vm::read_u16(p, vm::kOperandA)] += w;
+        weight[vm::read_u16(p, vm::kOperandB)] += w;
+        break;
+      default:
+        break;
+    }
+  }
+  std::vector<int> order(weight.size());
+  for (size_t i = 0; i < order.size(); i++) order[i] = int(i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return weight[size_t(x)] > weight[size_t(y)]; });
+  for (int k = 0; k < kLocalRegCount && k < int(order.size()); k++)
+    if (weight[size_t(order[size_t(k)])] > 0) reg_local_[k] = order[size_t(k)];
+}
+
+void Compiler::prologue() {
+  Label overflow = a.newLabel(), body = a.newLabel();
+  mark(0, false);
+  a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
+  a.cmp(rax, qword_ptr(r15, runtime::kThreadStackLimitOffset));
+  a.jb(overflow);
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.sub(rsp, frame_bytes_);
+  a.bind(frame_complete);
+  if (extra() > 0) {
+    a.xor_(eax, eax);
+    for (int j = 0; j < extra(); j++) a.mov(home_local(m_->param_count + j), rax);
+  }
+  reload_locals();
+  a.jmp(body);
+  // Not enough stack: report from the caller's frame (anchor = caller), like the
+  // interpreter's method entry.
+  a.bind(overflow);
+  a.mov(rax, qword_ptr(rsp));
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorPcOffset), rax);
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorFpOffset), rbp);
+  a.lea(rax, ptr(rsp, 8));
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), rax);
+  a.mov(rdi, r15);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_throw_stack_overflow)));
+  a.call(rax);
+  a.ud2();
+  a.bind(body);
+}
+
+void Compiler::emit_return(int d, bool value) {
+  int n = m_->param_count;
+  if (value) a.emit(Inst::kIdMov, rax, expr(d - 1));
+  a.leave();
+  if (!value) {
+    if (n == 0)
+      a.ret();
+    else
+      a.ret(imm(8 * n));
+  } else if (n == 0) {
+    a.pop(rcx);
+    a.push(rax);
+    a.push(rcx);
+    a.ret();
+  } else {
+    // The result replaces argument 0; `ret` drops the return pc and the other arguments.
+    a.mov(qword_ptr(rsp, 8 * n), rax);
+    if (n == 1)
+      a.ret();
+    else
+      a.ret(imm(8 * (n - 1)));
+  }
+}
+
+void Compiler::emit(size_t bci, int d) {
+  const uint8_t* p = fn_.code.data() + bci;
+  Op op = Op(*p);
+  auto u16a = [&] { return vm::read_u16(p, vm::kOperandA); };
+  auto target = [&] { return labels_[size_t(int64_t(bci) + vm::branch_offset(p))]; };
+  switch (op) {
+    case Op::nop: break;
+    case Op::ldc: {
+      int64_t v = fn_.constants[u16a()].bits;
+      Operand dst = expr(d);
+      if (dst.isReg()) {
+        a.mov(dst.as<Gp>(), imm(v));
+      } else if (v == int64_t(int32_t(v))) {
+        a.mov(dst.as<Mem>(), imm(v));
+      } else {
+        a.mov(rax, imm(v));
+        a.mov(dst.as<Mem>(), rax);
+      }
+      break;
+    }
+    case Op::load: move(expr(d), local(u16a())); break;
+    case Op::store: move(local(u16a()), expr(d - 1)); break;
+    case Op::gload:
+    case Op::gstore: {
+      a.mov(rcx, imm(reinterpret_cast<uint64_t>(runtime::VM::get().globals() + u16a())));
+      if (op == Op::gload) {
+        move(expr(d), qword_ptr(rcx));
+      } else {
+        move(qword_ptr(rcx), expr(d - 1));
+      }
+      break;
+    }
+    case Op::iinc: a.emit(Inst::kIdAdd, local(u16a()), imm(vm::read_i32(p, vm::kOperandB))); break;
+    case Op::pop: break;
+    case Op::dup: move(expr(d), expr(d - 1)); break;
+    case Op::dup2:
+      move(expr(d), expr(d - 2));
+      move(expr(d + 1), expr(d - 1));
+      break;
+    case Op::iadd: binop(Inst::kIdAdd, d); break;
+    case Op::isub: binop(Inst::kIdSub, d); break;
+    case Op::iand: case Op::zand: binop(Inst::kIdAnd, d); break;
+    case Op::ior: case Op::zor: binop(Inst::kIdOr, d); break;
+    case Op::ixor: case Op::zxor: binop(Inst::kIdXor, d); break;
+    case Op::imul: {
+      Operand x = expr(d - 2);
+      if (x.isReg()) {
+        a.emit(Inst::kIdImul, x, expr(d - 1));
+      } else {
+        a.mov(rax, x.as<Mem>());
+        a.emit(Inst::kIdImul, rax, expr(d - 1));
+        a.mov(x.as<Mem>(), rax);
+      }
+      break;
+    }
+    case Op::idiv:
+    case Op::irem: {
+      Label minus_one = a.newLabel(), done = a.newLabel(), nonzero = a.newLabel();
+      load(rcx, expr(d - 1));
+      a.test(rcx, rcx);
+      a.jnz(nonzero);
+      throw_call(reinterpret_cast<void*>(&minivm_rt_throw_div_zero));
+      a.bind(nonzero);
+      load(rax, expr(d - 2));
+      a.cmp(rcx, -1);
+      a.je(minus_one);
+      a.cqo();
+      a.idiv(rcx);
+      a.emit(Inst::kIdMov, expr(d - 2), op == Op::idiv ? rax : rdx);
+      a.jmp(done);
+      a.bind(minus_one);  // MIN / -1 = MIN (negation wraps), MIN % -1 = 0
+      if (op == Op::idiv) {
+        a.neg(rax);
+        a.emit(Inst::kIdMov, expr(d - 2), rax);
+      } else {
+        a.emit(Inst::kIdMov, expr(d - 2), imm(0));
+      }
+      a.bind(done);
+      break;
+    }
+    case Op::ineg: a.emit(Inst::kIdNeg, expr(d - 1)); break;
+    case Op::inot: a.emit(Inst::kIdNot, expr(d - 1)); break;
+    case Op::znot: a.emit(Inst::kIdXor, expr(d - 1), imm(1)); break;
+    case Op::ishl: case Op::ishr: case Op::iushr: {
+      load(rcx, expr(d - 1));
+      Inst::Id id = op == Op::ishl ? Inst::kIdShl : op == Op::ishr ? Inst::kIdSar : Inst::kIdShr;
+      a.emit(id, expr(d - 2), cl);  // x86 masks the count to 6 bits, as Mini does
+      break;
+    }
+    case Op::fadd: case Op::fsub: case Op::fmul: case Op::fdiv: {
+      Inst::Id id = op == Op::fadd ? Inst::kIdAddsd : op == Op::fsub ? Inst::kIdSubsd
+                  : op == Op::fmul ? Inst::kIdMulsd : Inst::kIdDivsd;
+      to_xmm(xmm0, expr(d - 2));
+      Operand y = expr(d - 1);
+      if (y.isMem()) {
+        a.emit(id, xmm0, y);
+      } else {
+        a.movq(xmm1, y.as<Gp>());
+        a.emit(id, xmm0, xmm1);
+      }
+      from_xmm(expr(d - 2), xmm0);
+      break;
+    }
+    case Op::fneg: a.emit(Inst::kIdBtc, expr(d - 1), imm(63)); break;
+    case Op::i2f:
+      a.xorps(xmm0, xmm0);
+      a.emit(Inst::kIdCvtsi2sd, xmm0, expr(d - 1));
+      from_xmm(expr(d - 1), xmm0);
+      break;
+    case Op::f2i: {
+      Label store = a.newLabel(), nan = a.newLabel();
+      to_xmm(xmm0, expr(d - 1));
+      a.cvttsd2si(rax, xmm0);
+      a.mov(rcx, imm(INT64_MIN));
+      a.cmp(rax, rcx);
+      a.jne(store);
+      a.ucomisd(xmm0, xmm0);
+      a.jp(nan);
+      a.xorps(xmm1, xmm1);
+      a.ucomisd(xmm0, xmm1);
+      a.jbe(store);
+      a.not_(rax);
+      a.jmp(store);
+      a.bind(nan);
+      a.xor_(eax, eax);
+      a.bind(store);
+      a.emit(Inst::kIdMov, expr(d - 1), rax);
+      break;
+    }
+    case Op::icmpeq: case Op::icmpne: case Op::icmplt: case Op::icmple: case Op::icmpgt: case Op::icmpge:
+    case Op::zcmpeq: case Op::zcmpne: {
+      static const CondCode kCc[] = {CondCode::kE, CondCode::kNE, CondCode::kL, CondCode::kLE, CondCode::kG, CondCode::kGE};
+      CondCode cc = op == Op::zcmpeq ? CondCode::kE : op == Op::zcmpne ? CondCode::kNE
+                  : kCc[int(op) - int(Op::icmpeq)];
+      a.xor_(edx, edx);
+      cmp(expr(d - 2), expr(d - 1));
+      a.set(cc, dl);
+      a.emit(Inst::kIdMov, expr(d - 2), rdx);
+      break;
+    }
+    case Op::fcmpeq: case Op::fcmpne: case Op::fcmplt: case Op::fcmple: case Op::fcmpgt: case Op::fcmpge: {
+      // IEEE: ordered compares are false on NaN, != is true; a < b is computed as b > a.
+      bool swap = op == Op::fcmplt || op == Op::fcmple;
+      to_xmm(xmm0, expr(swap ? d - 1 : d - 2));
+      to_xmm(xmm1, expr(swap ? d - 2 : d - 1));
+      a.xor_(edx, edx);
+      a.ucomisd(xmm0, xmm1);
+      if (op == Op::fcmpeq) {
+        a.sete(dl);
+        a.setnp(cl);
+        a.and_(dl, cl);
+      } else if (op == Op::fcmpne) {
+        a.setne(dl);
+        a.setp(cl);
+        a.or_(dl, cl);
+      } else {
+        a.set(op == Op::fcmplt || op == Op::fcmpgt ? CondCode::kA : CondCode::kAE, dl);
+      }
+      a.emit(Inst::kIdMov, expr(d - 2), rdx);
+      break;
+    }
+    case Op::jump: a.jmp(target()); break;
+    case Op::iffalse: case Op::iftrue: {
+      Operand x = expr(d - 1);
+      if (x.isReg())
+        a.test(x.as<Gp>(), x.as<Gp>());
+      else
+        a.cmp(x.as<Mem>(), 0);
+      if (op == Op::iffalse) a.jz(target()); else a.jnz(target());
+      break;
+    }
+    case Op::if_icmpeq: case Op::if_icmpne: case Op::if_icmplt: case Op::if_icmple: case Op::if_icmpgt:
+    case Op::if_icmpge: {
+      static const CondCode kCc[] = {CondCode::kE, CondCode::kNE, CondCode::kL, CondCode::kLE, CondCode::kG, CondCode::kGE};
+      cmp(expr(d - 2), expr(d - 1));
+      a.j(kCc[int(op) - int(Op::if_icmpeq)], target());
+      break;
+    }
+    case Op::forloop: {
+      Operand i = local(vm::read_u16(p, vm::kOperandA)), limit = local(vm::read_u16(p, vm::kOperandB));
+      a.emit(Inst::kIdAdd, i, imm(1));
+      cmp(i, limit);
+      a.jl(target());
+      break;
+    }
+    case Op::newarray: stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), bci, d, 1, 1); break;
+    case Op::spawn: {
+      int n = runtime::VM::get().method(u16a())->param_count;
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_spawn), bci, d, n, 1);
+      break;
+    }
+    case Op::native: {
+      const vm::NativeInfo& info = vm::native_info(vm::NativeId(u16a()));
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_native), bci, d, int(info.params.size()),
+                   info.result == vm::Type::Void ? 0 : 1);
+      break;
+    }
+    case Op::print:
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_print), bci, d, fn_.prints[u16a()].value_count(), 0);
+      break;
+    case Op::iaload: case Op::faload: {
+      load(rax, expr(d - 2));
+      load(rcx, expr(d - 1));
+      bounds_check(rax, rcx);
+      a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
+      a.emit(Inst::kIdMov, expr(d - 2), rax);
+      break;
+    }
+    case Op::iastore: case Op::fastore: {
+      load(rax, expr(d - 3));
+      load(rcx, expr(d - 2));
+      bounds_check(rax, rcx);
+      load(rdx, expr(d - 1));
+      a.mov(qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset), rdx);
+      break;
+    }
+    case Op::arraylength:
+      load(rax, expr(d - 1));
+      a.mov(rax, qword_ptr(rax, runtime::kArrayLengthOffset));
+      a.emit(Inst::kIdMov, expr(d - 1), rax);
+      break;
+    case Op::fsqrt: {
+      Operand x = expr(d - 1);
+      if (x.isMem()) a.sqrtsd(xmm0, x.as<Mem>());
+      else {
+        a.movq(xmm0, x.as<Gp>());
+        a.sqrtsd(xmm0, xmm0);
+      }
+      from_xmm(x, xmm0);
+      break;
+    }
+    case Op::atomic_add: {
+      load(rax, expr(d - 3));
+      load(rcx, expr(d - 2));
+      bounds_check(rax, rcx);
+      load(rdx, expr(d - 1));
+      a.mov(r10, rdx);
+      a.lock().xadd(qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset), rdx);
+      a.add(rdx, r10);
+      a.emit(Inst::kIdMov, expr(d - 3), rdx);
+      break;
+    }
+    case Op::call: {
+      Method* callee = runtime::VM::get().method(u16a());
+      int n = callee->param_count;
+      bool value = callee->function->result != vm::Type::Void;
+      spill_exprs(d - n);
+      for (int i = 0; i < n; i++) a.emit(Inst::kIdPush, expr(d - n + i));
+      spill_locals();
+      a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
+      mark(int32_t(bci), true);
+      a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
+      if (value) a.pop(rax);
+      reload_locals();
+      reload_exprs(d - n);
+      if (value) a.emit(Inst::kIdMov, expr(d - n), rax);
+      break;
+    }
+    case Op::ret:
+      poll(int32_t(bci));
+      emit_return(d, false);
+      break;
+    case Op::vret:
+      poll(int32_t(bci));
+      emit_return(d, true);
+      break;
+  }
+}
+
+void Compiler::compile() {
+  vm::VerifyError verr;
+  vm::VerifyInfo info;
+  if (!vm::verify_function(runtime::VM::get().module(), fn_, verr, info)) {
+    std::fprintf(stderr, "minivm: internal error: JIT got unverifiable %s: %s\n", fn_.name.c_str(), verr.message.c_str());
+    std::abort();
+  }
+  frame_bytes_ = uint32_t(8 * (extra() + fn_.max_stack + 2));
+  frame_bytes_ = (frame_bytes_ + 15) & ~15u;
+  choose_register_locals();
+  labels_.resize(fn_.code.size() + 1);
+  for (auto& l : labels_) l = a.newLabel();
+  poll_header_.assign(fn_.code.size(), false);
+  for (auto& l : fn_.loops)
+    if (!l.counted || options_.counted_loop_polls) poll_header_[l.header_bci] = true;
+  frame_complete = a.newLabel();
+
+  prologue();
+  for (size_t bci = 0; bci < fn_.code.size(); bci += vm::op_info(Op(fn_.code[bci])).length) {
+    a.bind(labels_[bci]);
+    int d = info.depth_at[bci];
+    if (d < 0) continue;  // unreachable: never emitted by the front end
+    if (a.logger()) {
+      a.commentf("bci %zu: %s  (line %u, depth %d)", bci, std::string(vm::op_info(Op(fn_.code[bci])).name).c_str(),
+                 fn_.line_at(uint32_t(bci)), d);
+    }
+    mark(int32_t(bci), false);
+    if (poll_header_[bci]) poll(int32_t(bci));
+    emit(bci, d);
+  }
+  a.ud2();  // the verifier admits no fall-through off the end
+}
+
+}  // namespace
+
+CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* listing) {
+  AbortOnError errors;
+  StringLogger logger;
+  CodeHolder code;
+  code.init(code_memory().environment());
+  code.setErrorHandler(&errors);
+  if (listing) {
+    logger.addFlags(FormatFlags::kMachineCode);
+    code.setLogger(&logger);
+  }
+  Assembler a(&code);
+  Compiler c(m, options, a, code);
+  c.compile();
+
+  void* base = nullptr;
+  if (code_memory().add(&base, &code) != kErrorOk) {
+    std::fprintf(stderr, "minivm: internal error: cannot install compiled code for %s\n", m->function->name.c_str());
+    std::abort();
+  }
+  auto out = std::make_unique<CompiledCode>();
+  out->name = m->function->name;
+  out->kind = runtime::BlobKind::compiled;
+  out->begin = reinterpret_cast<uintptr_t>(base);
+  out->end = out->begin + code.codeSize();
+  out->method = m;
+  out->frame_complete_offset = uint32_t(code.labelOffsetFromBase(c.frame_complete));
+  out->frame_bytes = 0;
+  for (auto& p : c.polls)
+    out->polls.push_back({out->begin + code.labelOffsetFromBase(p.first), out->begin + code.labelOffsetFromBase(p.second)});
+  std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
+  // Debug info: every pc is covered; with safepoint_debug_info only poll and call sites
+  // keep their own entries and every other pc maps to the nearest one before it.
+  for (auto& dsc : c.descs) {
+    if (options.safepoint_debug_info && !dsc.safepoint && !out->pc_descs.empty()) continue;
+    uint32_t off = uint32_t(code.labelOffsetFromBase(dsc.at));
+    runtime::PcDesc pd{off, uint32_t(out->scopes.size()), 1, dsc.safepoint};
+    out->scopes.push_back({m, dsc.bci});
+    if (!out->pc_descs.empty() && out->pc_descs.back().pc_offset == off)
+      out->pc_descs.back() = pd;  // a later desc at the same pc is the more precise one
+    else
+      out->pc_descs.push_back(pd);
+  }
+  if (listing) listing->append(logger.data(), logger.dataSize());
+  CompiledCode* result = out.get();
+  {
+    std::lock_guard<std::mutex> lock(g_cache_mutex);
+    g_cache.push_back(std::move(out));
+  }
+  runtime::register_blob(result);
+  return result;
+}
+
+}  // namespace jit

@@ -1,0 +1,36 @@
+// The baseline JIT: one pass over a method's bytecode to x86-64 with asmjit.
+//
+// Compiled code obeys the Mini calling convention (runtime/frame.h) so interpreted and
+// compiled frames call each other freely. Frame (rbp-chained, fixed size):
+//
+//      [rbp + 16 + 8*(n-1-i)]  argument i (argument 0 highest)
+//      [rbp + 8]               return pc
+//      [rbp + 0]               caller's rbp
+//      [rbp - 8*(1+j)]         home of local n+j (locals beyond the arguments)
+//      [rbp - 8*(2+e+d)]       home of expression-stack depth d (e = extra locals)
+//
+// Registers: r15 Thread*; expression-stack depths 0..4 live in rsi, rdi, r8, r9, r11
+// (deeper ones in their homes); up to three locals with the most (loop-weighted) uses
+// live in rbx, r13, r14, saved to their homes around calls; rax, rcx, rdx, r10, xmm0-1
+// are scratch. Polls (the interpreter's instruction pair) sit at the header of every
+// uncounted loop and at every return, before the frame is torn down; counted loops
+// get none unless JitOptions::counted_loop_polls.
+#pragma once
+#include <string>
+
+#include "runtime/compiled_code.h"
+#include "runtime/method.h"
+
+namespace jit {
+
+struct JitOptions {
+  bool counted_loop_polls = false;  // --counted-loop-polls
+  bool safepoint_debug_info = false;  // --debug-info=safepoints
+};
+
+// Compiles `m` and registers the result as a code blob; returns it (owned by the code
+// cache, alive for the rest of the process). With `listing`, appends the assembly with
+// bci/line markers. Does not switch the method's entry.
+runtime::CompiledCode* compile_method(runtime::Method* m, const JitOptions& options, std::string* listing = nullptr);
+
+}  // namespace jit

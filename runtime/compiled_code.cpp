@@ -1,0 +1,14 @@
+#include "runtime/compiled_code.h"
+
+#include <algorithm>
+
+namespace runtime {
+
+const PcDesc& CompiledCode::desc_at(uintptr_t pc) const {
+  uint32_t off = uint32_t(pc - begin);
+  auto it = std::upper_bound(pc_descs.begin(), pc_descs.end(), off,
+                             [](uint32_t v, const PcDesc& d) { return v < d.pc_offset; });
+  return *(it - 1);  // pc_descs[0].pc_offset == 0
+}
+
+}  // namespace runtime
