@@ -15,21 +15,22 @@ void InterpMasm::load_local_index(const Gp& reg, int at) {
 }
 
 void InterpMasm::dispatch_next(int length) {
-  a.movzx(eax, byte_ptr(kBcp, length));
+  // r10, not rax: rax holds the cached top of stack across dispatch.
+  a.movzx(r10d, byte_ptr(kBcp, length));
   if (length != 0) a.add(kBcp, length);
-  a.jmp(qword_ptr(kDispatch, rax, 3));
+  a.jmp(qword_ptr(kDispatch, r10, 3));
 }
 
 void InterpMasm::branch(int offset_at) {
   Label backward = a.newLabel();
-  a.movsxd(rax, dword_ptr(kBcp, offset_at));
-  a.test(rax, rax);
+  a.movsxd(rdx, dword_ptr(kBcp, offset_at));
+  a.test(rdx, rdx);
   a.jle(backward);
-  a.add(kBcp, rax);
+  a.add(kBcp, rdx);
   dispatch_next(0);
   a.bind(backward);
-  poll();  // preserves rax
-  a.add(kBcp, rax);
+  poll();  // preserves every register
+  a.add(kBcp, rdx);
   dispatch_next(0);
 }
 
@@ -56,6 +57,7 @@ void InterpMasm::clear_anchor() { a.mov(qword_ptr(kThread, kThreadAnchorSpOffset
 
 void InterpMasm::call_stack_helper(void* fn) {
   Label after = a.newLabel();
+  a.push(rax);  // the whole expression stack in memory for the helper
   set_anchor(after);
   a.mov(rdi, kThread);
   a.mov(rsi, kBcp);
@@ -69,6 +71,7 @@ void InterpMasm::call_stack_helper(void* fn) {
   a.bind(after);
   clear_anchor();
   a.mov(rsp, rax);
+  a.pop(rax);  // the new top of stack back in its register
 }
 
 void InterpMasm::call_throw(void* fn) {

@@ -18,6 +18,11 @@ inline const x86::Gp kThread = x86::r15;    // Thread*
 inline const x86::Gp kBcp = x86::r13;       // current bytecode
 inline const x86::Gp kLocals = x86::r14;    // address of local 0; local i at [kLocals - 8*i]
 inline const x86::Gp kDispatch = x86::r12;  // dispatch table: 256 template addresses
+// Top-of-stack caching: the top expression value lives in rax, the rest in memory from
+// [rsp] up. At depth 0 rax holds junk, which a push stores harmlessly (the memory stack
+// is "junk, v0, ..., v(d-2)" and rax is v(d-1)). So a push is `push rax; mov rax, v`, a
+// pop is `pop rax`, and no template needs to know the depth.
+inline const x86::Gp kTos = x86::rax;
 
 class InterpMasm {
  public:
@@ -41,7 +46,8 @@ class InterpMasm {
   void poll();
 
   // Calls a runtime stack helper `int64_t* fn(Thread*, bcp, sp, Method*)` with the
-  // anchor set to this frame; rsp becomes the returned stack pointer.
+  // anchor set to this frame: spills the cached top, and afterwards takes the
+  // returned stack pointer and pops the new top into rax.
   void call_stack_helper(void* fn);
   // Calls a runtime function that reports an error and does not return, with the
   // anchor set to this frame; rsi and rdx must already hold its arguments.

@@ -1,5 +1,4 @@
-// One small generator per bytecode (vm/opcodes.def). Stack values live in 8-byte slots
-// on the native stack: [rsp] is the top. Each generator ends by dispatching.
+// One small generator per bytecode (vm/opcodes.def). Each ends by dispatching.
 #include "interp/templates.h"
 
 #include "runtime/frame.h"
@@ -21,30 +20,35 @@ constexpr int len(vm::Op op) { return vm::kOpInfo[uint8_t(op)].length; }
 
 void* fnptr(auto f) { return reinterpret_cast<void*>(f); }
 
+// Stack values live in 8-byte slots; the top one is cached in rax (interp_masm.h):
+// below, `b` is the top (rax) and `a` the value under it ([rsp]).
+
 // --- helpers shared by several templates ---
 
-void int_binop(InterpMasm& g, void (*emit)(Assembler&), vm::Op op) {
-  g.a.pop(rax);
-  emit(g.a);
+// rax = a OP b for a commutative OP.
+void int_binop(InterpMasm& g, Inst::Id id, vm::Op op) {
+  g.a.pop(rcx);
+  g.a.emit(id, rax, rcx);
   g.dispatch_next(len(op));
 }
 
 void float_binop(InterpMasm& g, Inst::Id id, vm::Op op) {
   Assembler& a = g.a;
-  a.movsd(xmm0, qword_ptr(rsp, 8));
-  a.emit(id, xmm0, qword_ptr(rsp));
+  a.movq(xmm1, rax);
+  a.movsd(xmm0, qword_ptr(rsp));
   a.add(rsp, 8);
-  a.movsd(qword_ptr(rsp), xmm0);
+  a.emit(id, xmm0, xmm1);
+  a.movq(rax, xmm0);
   g.dispatch_next(len(op));
 }
 
 void int_compare(InterpMasm& g, CondCode cc, vm::Op op) {
   Assembler& a = g.a;
-  a.pop(rax);
-  a.xor_(ecx, ecx);
-  a.cmp(qword_ptr(rsp), rax);
-  a.set(cc, cl);
-  a.mov(qword_ptr(rsp), rcx);
+  a.pop(rcx);
+  a.xor_(edx, edx);
+  a.cmp(rcx, rax);
+  a.set(cc, dl);
+  a.mov(rax, rdx);
   g.dispatch_next(len(op));
 }
 
@@ -52,37 +56,34 @@ void int_compare(InterpMasm& g, CondCode cc, vm::Op op) {
 // ucomisd sets ZF=PF=CF=1 when unordered, so `a < b` is computed as `b > a` (seta).
 void float_compare(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
-  Mem lhs = qword_ptr(rsp, 8), rhs = qword_ptr(rsp);
-  a.xor_(ecx, ecx);
+  a.movsd(xmm0, qword_ptr(rsp));  // a
+  a.movq(xmm1, rax);              // b
+  a.add(rsp, 8);
+  a.xor_(edx, edx);
   switch (op) {
     case vm::Op::fcmpeq:
+      a.ucomisd(xmm0, xmm1);
+      a.sete(dl);
+      a.setnp(cl);
+      a.and_(dl, cl);
+      break;
     case vm::Op::fcmpne:
-      a.movsd(xmm0, lhs);
-      a.ucomisd(xmm0, rhs);
-      if (op == vm::Op::fcmpeq) {
-        a.sete(cl);
-        a.setnp(dl);
-        a.and_(cl, dl);
-      } else {
-        a.setne(cl);
-        a.setp(dl);
-        a.or_(cl, dl);
-      }
+      a.ucomisd(xmm0, xmm1);
+      a.setne(dl);
+      a.setp(cl);
+      a.or_(dl, cl);
       break;
     case vm::Op::fcmplt:
     case vm::Op::fcmple:
-      a.movsd(xmm0, rhs);
-      a.ucomisd(xmm0, lhs);
-      a.set(op == vm::Op::fcmplt ? CondCode::kA : CondCode::kAE, cl);
+      a.ucomisd(xmm1, xmm0);
+      a.set(op == vm::Op::fcmplt ? CondCode::kA : CondCode::kAE, dl);
       break;
     default:  // fcmpgt, fcmpge
-      a.movsd(xmm0, lhs);
-      a.ucomisd(xmm0, rhs);
-      a.set(op == vm::Op::fcmpgt ? CondCode::kA : CondCode::kAE, cl);
+      a.ucomisd(xmm0, xmm1);
+      a.set(op == vm::Op::fcmpgt ? CondCode::kA : CondCode::kAE, dl);
       break;
   }
-  a.add(rsp, 8);
-  a.mov(qword_ptr(rsp), rcx);
+  a.mov(rax, rdx);
   g.dispatch_next(len(op));
 }
 
@@ -90,8 +91,8 @@ void if_compare(InterpMasm& g, CondCode taken, vm::Op op) {
   Assembler& a = g.a;
   Label not_taken = a.newLabel();
   a.pop(rcx);
-  a.pop(rax);
-  a.cmp(rax, rcx);
+  a.cmp(rcx, rax);
+  a.pop(rax);  // pop leaves the flags alone
   a.j(negateCond(taken), not_taken);
   g.branch(1);
   a.bind(not_taken);
@@ -101,8 +102,8 @@ void if_compare(InterpMasm& g, CondCode taken, vm::Op op) {
 void if_bool(InterpMasm& g, bool branch_if_true, vm::Op op) {
   Assembler& a = g.a;
   Label not_taken = a.newLabel();
-  a.pop(rax);
   a.test(rax, rax);
+  a.pop(rax);
   if (branch_if_true)
     a.jz(not_taken);
   else
@@ -112,56 +113,56 @@ void if_bool(InterpMasm& g, bool branch_if_true, vm::Op op) {
   g.dispatch_next(len(op));
 }
 
-// Bounds check of index rcx against array rax; on failure reports the error.
-void bounds_check(InterpMasm& g) {
+// Bounds check of index `index` against array `array`; on failure reports the error
+// (index in rsi, length in rdx for the runtime).
+void bounds_check(InterpMasm& g, const Gp& array, const Gp& index) {
   Assembler& a = g.a;
   Label ok = a.newLabel();
-  a.mov(rdx, qword_ptr(rax, kArrayLengthOffset));
-  a.cmp(rcx, rdx);
+  a.cmp(index, qword_ptr(array, kArrayLengthOffset));
   a.jb(ok);  // unsigned: a negative index is huge
-  a.mov(rsi, rcx);
+  a.mov(rsi, index);
+  a.mov(rdx, qword_ptr(array, kArrayLengthOffset));
   g.call_throw(fnptr(&minivm_rt_throw_index));
   a.bind(ok);
 }
 
 void array_load(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
-  a.pop(rcx);
-  a.mov(rax, qword_ptr(rsp));
-  bounds_check(g);
-  a.mov(rax, qword_ptr(rax, rcx, 3, kArrayDataOffset));
-  a.mov(qword_ptr(rsp), rax);
+  a.mov(rcx, rax);  // index
+  a.pop(r8);        // array
+  bounds_check(g, r8, rcx);
+  a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
   g.dispatch_next(len(op));
 }
 
 void array_store(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
-  a.pop(r8);
-  a.pop(rcx);
+  a.pop(rcx);  // index
+  a.pop(r8);   // array
+  bounds_check(g, r8, rcx);
+  a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
   a.pop(rax);
-  bounds_check(g);
-  a.mov(qword_ptr(rax, rcx, 3, kArrayDataOffset), r8);
   g.dispatch_next(len(op));
 }
 
 void divide(InterpMasm& g, bool remainder, vm::Op op) {
   Assembler& a = g.a;
   Label zero = a.newLabel(), minus_one = a.newLabel();
-  a.pop(rcx);
+  a.mov(rcx, rax);
   a.test(rcx, rcx);
   a.jz(zero);
-  a.mov(rax, qword_ptr(rsp));
+  a.pop(rax);
   a.cmp(rcx, -1);
   a.je(minus_one);  // idiv would trap on MIN / -1; Java says MIN and 0
   a.cqo();
   a.idiv(rcx);
-  a.mov(qword_ptr(rsp), remainder ? rdx : rax);
+  if (remainder) a.mov(rax, rdx);
   g.dispatch_next(len(op));
   a.bind(minus_one);
   if (remainder)
-    a.mov(qword_ptr(rsp), 0);
+    a.xor_(eax, eax);
   else
-    a.neg(qword_ptr(rsp));
+    a.neg(rax);
   g.dispatch_next(len(op));
   a.bind(zero);
   g.call_throw(fnptr(&minivm_rt_throw_div_zero));
@@ -194,97 +195,112 @@ void gen_nop(InterpMasm& g) { NEXT(nop); }
 
 void gen_ldc(InterpMasm& g) {
   Assembler& a = g.a;
-  a.movzx(eax, g.u16_operand());
-  a.mov(rcx, qword_ptr(rbp, kInterpFrameMethodOffset));
-  a.mov(rcx, qword_ptr(rcx, kMethodConstantsOffset));
-  a.push(qword_ptr(rcx, rax, 3));
+  a.push(rax);
+  a.movzx(ecx, g.u16_operand());
+  a.mov(rdx, qword_ptr(rbp, kInterpFrameMethodOffset));
+  a.mov(rdx, qword_ptr(rdx, kMethodConstantsOffset));
+  a.mov(rax, qword_ptr(rdx, rcx, 3));
   NEXT(ldc);
 }
 
 void gen_load(InterpMasm& g) {
-  g.load_local_index(rax);
-  g.a.push(g.local_slot(rax));
+  g.a.push(rax);
+  g.load_local_index(rcx);
+  g.a.mov(rax, g.local_slot(rcx));
   NEXT(load);
 }
 
 void gen_store(InterpMasm& g) {
-  g.load_local_index(rax);
-  g.a.pop(g.local_slot(rax));
+  g.load_local_index(rcx);
+  g.a.mov(g.local_slot(rcx), rax);
+  g.a.pop(rax);
   NEXT(store);
 }
 
 void gen_gload(InterpMasm& g) {
   Assembler& a = g.a;
-  a.movzx(eax, g.u16_operand());
-  a.mov(rcx, qword_ptr(kThread, kThreadGlobalsOffset));
-  a.push(qword_ptr(rcx, rax, 3));
+  a.push(rax);
+  a.movzx(ecx, g.u16_operand());
+  a.mov(rdx, qword_ptr(kThread, kThreadGlobalsOffset));
+  a.mov(rax, qword_ptr(rdx, rcx, 3));
   NEXT(gload);
 }
 
 void gen_gstore(InterpMasm& g) {
   Assembler& a = g.a;
-  a.movzx(eax, g.u16_operand());
-  a.mov(rcx, qword_ptr(kThread, kThreadGlobalsOffset));
-  a.pop(qword_ptr(rcx, rax, 3));
+  a.movzx(ecx, g.u16_operand());
+  a.mov(rdx, qword_ptr(kThread, kThreadGlobalsOffset));
+  a.mov(qword_ptr(rdx, rcx, 3), rax);
+  a.pop(rax);
   NEXT(gstore);
 }
 
 void gen_iinc(InterpMasm& g) {
   Assembler& a = g.a;
-  g.load_local_index(rax);
-  a.movsxd(rcx, g.i32_operand(vm::kOperandB));
-  a.add(g.local_slot(rax), rcx);
+  g.load_local_index(rcx);
+  a.movsxd(rdx, g.i32_operand(vm::kOperandB));
+  a.add(g.local_slot(rcx), rdx);
   NEXT(iinc);
 }
 
 void gen_pop(InterpMasm& g) {
-  g.a.add(rsp, 8);
+  g.a.pop(rax);
   NEXT(pop);
 }
 
 void gen_dup(InterpMasm& g) {
-  g.a.push(qword_ptr(rsp));
+  g.a.push(rax);
   NEXT(dup);
 }
 
+// [.. a b] -> [.. a b a b]: memory gets b then a, and b stays in rax.
 void gen_dup2(InterpMasm& g) {
-  g.a.push(qword_ptr(rsp, 8));
+  g.a.push(rax);
   g.a.push(qword_ptr(rsp, 8));
   NEXT(dup2);
 }
 
-void gen_iadd(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.add(qword_ptr(rsp), rax); }, vm::Op::iadd); }
-void gen_isub(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.sub(qword_ptr(rsp), rax); }, vm::Op::isub); }
-void gen_imul(InterpMasm& g) {
-  int_binop(g, [](Assembler& a) { a.imul(rax, qword_ptr(rsp)); a.mov(qword_ptr(rsp), rax); }, vm::Op::imul);
+void gen_iadd(InterpMasm& g) { int_binop(g, Inst::kIdAdd, vm::Op::iadd); }
+void gen_isub(InterpMasm& g) {
+  g.a.pop(rcx);
+  g.a.sub(rcx, rax);
+  g.a.mov(rax, rcx);
+  NEXT(isub);
 }
+void gen_imul(InterpMasm& g) { int_binop(g, Inst::kIdImul, vm::Op::imul); }
 void gen_idiv(InterpMasm& g) { divide(g, false, vm::Op::idiv); }
 void gen_irem(InterpMasm& g) { divide(g, true, vm::Op::irem); }
-void gen_ineg(InterpMasm& g) { g.a.neg(qword_ptr(rsp)); NEXT(ineg); }
-void gen_inot(InterpMasm& g) { g.a.not_(qword_ptr(rsp)); NEXT(inot); }
-void gen_iand(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.and_(qword_ptr(rsp), rax); }, vm::Op::iand); }
-void gen_ior(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.or_(qword_ptr(rsp), rax); }, vm::Op::ior); }
-void gen_ixor(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.xor_(qword_ptr(rsp), rax); }, vm::Op::ixor); }
+void gen_ineg(InterpMasm& g) { g.a.neg(rax); NEXT(ineg); }
+void gen_inot(InterpMasm& g) { g.a.not_(rax); NEXT(inot); }
+void gen_iand(InterpMasm& g) { int_binop(g, Inst::kIdAnd, vm::Op::iand); }
+void gen_ior(InterpMasm& g) { int_binop(g, Inst::kIdOr, vm::Op::ior); }
+void gen_ixor(InterpMasm& g) { int_binop(g, Inst::kIdXor, vm::Op::ixor); }
 // x86 masks 64-bit shift counts to 6 bits, exactly Mini's rule.
-void gen_ishl(InterpMasm& g) { g.a.pop(rcx); g.a.shl(qword_ptr(rsp), cl); NEXT(ishl); }
-void gen_ishr(InterpMasm& g) { g.a.pop(rcx); g.a.sar(qword_ptr(rsp), cl); NEXT(ishr); }
-void gen_iushr(InterpMasm& g) { g.a.pop(rcx); g.a.shr(qword_ptr(rsp), cl); NEXT(iushr); }
-void gen_zand(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.and_(qword_ptr(rsp), rax); }, vm::Op::zand); }
-void gen_zor(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.or_(qword_ptr(rsp), rax); }, vm::Op::zor); }
-void gen_zxor(InterpMasm& g) { int_binop(g, [](Assembler& a) { a.xor_(qword_ptr(rsp), rax); }, vm::Op::zxor); }
-void gen_znot(InterpMasm& g) { g.a.xor_(qword_ptr(rsp), 1); NEXT(znot); }
+void shift(InterpMasm& g, Inst::Id id, vm::Op op) {
+  g.a.mov(rcx, rax);
+  g.a.pop(rax);
+  g.a.emit(id, rax, cl);
+  g.dispatch_next(len(op));
+}
+void gen_ishl(InterpMasm& g) { shift(g, Inst::kIdShl, vm::Op::ishl); }
+void gen_ishr(InterpMasm& g) { shift(g, Inst::kIdSar, vm::Op::ishr); }
+void gen_iushr(InterpMasm& g) { shift(g, Inst::kIdShr, vm::Op::iushr); }
+void gen_zand(InterpMasm& g) { int_binop(g, Inst::kIdAnd, vm::Op::zand); }
+void gen_zor(InterpMasm& g) { int_binop(g, Inst::kIdOr, vm::Op::zor); }
+void gen_zxor(InterpMasm& g) { int_binop(g, Inst::kIdXor, vm::Op::zxor); }
+void gen_znot(InterpMasm& g) { g.a.xor_(rax, 1); NEXT(znot); }
 
 void gen_fadd(InterpMasm& g) { float_binop(g, Inst::kIdAddsd, vm::Op::fadd); }
 void gen_fsub(InterpMasm& g) { float_binop(g, Inst::kIdSubsd, vm::Op::fsub); }
 void gen_fmul(InterpMasm& g) { float_binop(g, Inst::kIdMulsd, vm::Op::fmul); }
 void gen_fdiv(InterpMasm& g) { float_binop(g, Inst::kIdDivsd, vm::Op::fdiv); }
-void gen_fneg(InterpMasm& g) { g.a.btc(qword_ptr(rsp), 63); NEXT(fneg); }
+void gen_fneg(InterpMasm& g) { g.a.btc(rax, 63); NEXT(fneg); }
 
 void gen_i2f(InterpMasm& g) {
   Assembler& a = g.a;
   a.xorps(xmm0, xmm0);  // breaks cvtsi2sd's false dependency on xmm0
-  a.cvtsi2sd(xmm0, qword_ptr(rsp));
-  a.movsd(qword_ptr(rsp), xmm0);
+  a.cvtsi2sd(xmm0, rax);
+  a.movq(rax, xmm0);
   NEXT(i2f);
 }
 
@@ -292,23 +308,22 @@ void gen_i2f(InterpMasm& g) {
 // turn into 0 (NaN) and MAX (too large) as LANGUAGE.md says.
 void gen_f2i(InterpMasm& g) {
   Assembler& a = g.a;
-  Label store = a.newLabel(), nan = a.newLabel();
-  a.movsd(xmm0, qword_ptr(rsp));
+  Label done = a.newLabel(), nan = a.newLabel();
+  a.movq(xmm0, rax);
   a.cvttsd2si(rax, xmm0);
   a.mov(rcx, imm(INT64_MIN));
   a.cmp(rax, rcx);
-  a.jne(store);
+  a.jne(done);
   a.ucomisd(xmm0, xmm0);
   a.jp(nan);
   a.xorps(xmm1, xmm1);
   a.ucomisd(xmm0, xmm1);
-  a.jbe(store);  // negative: MIN is right
-  a.not_(rax);   // ~MIN = MAX
-  a.jmp(store);
+  a.jbe(done);  // negative: MIN is right
+  a.not_(rax);  // ~MIN = MAX
+  a.jmp(done);
   a.bind(nan);
   a.xor_(eax, eax);
-  a.bind(store);
-  a.mov(qword_ptr(rsp), rax);
+  a.bind(done);
   NEXT(f2i);
 }
 
@@ -338,16 +353,16 @@ void gen_if_icmpgt(InterpMasm& g) { if_compare(g, CondCode::kG, vm::Op::if_icmpg
 void gen_if_icmpge(InterpMasm& g) { if_compare(g, CondCode::kGE, vm::Op::if_icmpge); }
 
 // Counted-loop latch: i += 1; loop while i < limit. The front end guarantees i < limit
-// before the increment, so it cannot overflow.
+// before the increment, so it cannot overflow. No stack effect: rax is left alone.
 void gen_forloop(InterpMasm& g) {
   Assembler& a = g.a;
   Label exit = a.newLabel();
-  g.load_local_index(rax, vm::kOperandA);
+  g.load_local_index(rcx, vm::kOperandA);
   g.load_local_index(rdx, vm::kOperandB);
-  a.mov(rcx, g.local_slot(rax));
-  a.add(rcx, 1);
-  a.mov(g.local_slot(rax), rcx);
-  a.cmp(rcx, g.local_slot(rdx));
+  a.mov(r11, g.local_slot(rcx));
+  a.add(r11, 1);
+  a.mov(g.local_slot(rcx), r11);
+  a.cmp(r11, g.local_slot(rdx));
   a.jge(exit);
   g.branch(vm::kOperandC);
   a.bind(exit);
@@ -365,40 +380,39 @@ void gen_iastore(InterpMasm& g) { array_store(g, vm::Op::iastore); }
 void gen_fastore(InterpMasm& g) { array_store(g, vm::Op::fastore); }
 
 void gen_arraylength(InterpMasm& g) {
-  Assembler& a = g.a;
-  a.mov(rax, qword_ptr(rsp));
-  a.mov(rax, qword_ptr(rax, kArrayLengthOffset));
-  a.mov(qword_ptr(rsp), rax);
+  g.a.mov(rax, qword_ptr(rax, kArrayLengthOffset));
   NEXT(arraylength);
 }
 
 void gen_fsqrt(InterpMasm& g) {
-  g.a.sqrtsd(xmm0, qword_ptr(rsp));
-  g.a.movsd(qword_ptr(rsp), xmm0);
+  g.a.movq(xmm0, rax);
+  g.a.sqrtsd(xmm0, xmm0);
+  g.a.movq(rax, xmm0);
   NEXT(fsqrt);
 }
 
 void gen_atomic_add(InterpMasm& g) {
   Assembler& a = g.a;
-  a.pop(r8);   // v
   a.pop(rcx);  // i
-  a.mov(rax, qword_ptr(rsp));
-  bounds_check(g);
-  a.mov(r9, r8);
-  a.lock().xadd(qword_ptr(rax, rcx, 3, kArrayDataOffset), r8);
-  a.add(r8, r9);
-  a.mov(qword_ptr(rsp), r8);
+  a.pop(r8);   // a
+  bounds_check(g, r8, rcx);
+  a.mov(r9, rax);  // v
+  a.lock().xadd(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
+  a.add(rax, r9);
   NEXT(atomic_add);
 }
 
 void gen_call(InterpMasm& g) {
   Assembler& a = g.a;
+  a.push(rax);  // arguments all in memory, as the convention wants
   a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
-  a.movzx(eax, g.u16_operand());
-  a.mov(rcx, qword_ptr(kThread, kThreadMethodsOffset));
-  a.mov(rbx, qword_ptr(rcx, rax, 3));
+  a.movzx(ecx, g.u16_operand());
+  a.mov(rdx, qword_ptr(kThread, kThreadMethodsOffset));
+  a.mov(rbx, qword_ptr(rdx, rcx, 3));
   a.call(qword_ptr(rbx, kMethodEntryOffset));
-  // The callee replaced our arguments by its result; our registers are gone.
+  // The callee replaced our arguments by its result (or by nothing): either way the
+  // new top of stack is in memory. Our registers are gone.
+  a.pop(rax);
   a.mov(kBcp, qword_ptr(rbp, kInterpFrameBcpOffset));
   a.mov(kLocals, qword_ptr(rbp, kInterpFrameLocalsOffset));
   NEXT(call);
@@ -426,8 +440,7 @@ void gen_ret(InterpMasm& g) {
 
 void gen_vret(InterpMasm& g) {
   g.poll();
-  g.a.pop(rax);
-  return_from_frame(g, true);
+  return_from_frame(g, true);  // the result is the cached top, in rax
 }
 
 // Method entry: rbx = Method*, [rsp] = return pc, arguments above it.
@@ -457,7 +470,7 @@ void gen_method_entry(InterpMasm& g) {
   a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
   a.push(kBcp);                                     // bcp
   a.push(kLocals);                                  // locals
-  g.dispatch_next(0);
+  g.dispatch_next(0);                               // rax (the empty stack's top) is junk
 
   // Not enough stack for this frame: report it from the caller's frame, which is intact
   // (its bcp was saved at the call).

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""VM speed: each bench/vm program under every minivm mode and under Lua, side by side.
+
+Runs the configurations alternately (so machine noise hits all of them alike), checks
+that every run prints the same output, and prints a Markdown table of median wall times
+and ratios. Usage: bench/vm/run.py [--minivm PATH] [--runs N] [--quick]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = ["fib", "sieve", "loops", "mandel"]
+# name -> (command prefix, file extension); "{minivm}" is replaced by the binary.
+CONFIGS = [
+    ("minivm --xint", ["{minivm}", "run", "--xint"], ".mini"),
+    ("minivm --xcomp", ["{minivm}", "run", "--xcomp"], ".mini"),
+    ("lua5.4", ["lua5.4"], ".lua"),
+    ("luajit -joff", ["luajit", "-joff"], ".lua"),
+    ("luajit", ["luajit"], ".lua"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minivm", default=os.path.join(HERE, "..", "..", "build", "vm", "cli", "minivm"))
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    minivm = os.path.abspath(args.minivm)
+    if not os.access(minivm, os.X_OK):
+        sys.exit(f"run.py: no minivm binary at {minivm} (build first, or pass --minivm)")
+    configs = []
+    for name, cmd, ext in CONFIGS:
+        tool = cmd[0]
+        if tool != "{minivm}" and shutil.which(tool) is None:
+            print(f"note: {tool} is not installed (apt-get install lua5.4 luajit); skipping '{name}'")
+            continue
+        configs.append((name, [minivm if c == "{minivm}" else c for c in cmd], ext))
+
+    rows = []
+    for prog in PROGRAMS:
+        times = {name: [] for name, _, _ in configs}
+        outputs = {}
+        for _ in range(args.runs):
+            for name, cmd, ext in configs:
+                path = os.path.join(HERE, prog + ext)
+                t0 = time.perf_counter()
+                p = subprocess.run(cmd + [path], capture_output=True, text=True)
+                times[name].append(time.perf_counter() - t0)
+                if p.returncode != 0:
+                    sys.exit(f"run.py: '{' '.join(cmd)} {path}' failed ({p.returncode}):\n{p.stderr}")
+                outputs.setdefault(p.stdout, []).append(name)
+        if len(outputs) != 1:
+            detail = "; ".join(f"{sorted(set(v))} printed {k.strip()!r}" for k, v in outputs.items())
+            sys.exit(f"run.py: outputs of {prog} differ: {detail}")
+        rows.append((prog, {name: statistics.median(ts) for name, ts in times.items()}))
+
+    names = [name for name, _, _ in configs]
+    print(f"\nMedian wall time of {args.runs} alternating runs (seconds), and ratios (lower is faster for minivm)\n")
+    head = "| program | " + " | ".join(names)
+    ratio_cols = []
+    if "lua5.4" in names:
+        ratio_cols.append(("minivm --xint", "lua5.4"))
+    if "luajit -joff" in names:
+        ratio_cols.append(("minivm --xint", "luajit -joff"))
+    ratio_cols.append(("minivm --xcomp", "minivm --xint"))
+    if "luajit" in names:
+        ratio_cols.append(("minivm --xcomp", "luajit"))
+    head += " | " + " | ".join(f"{a.split()[-1]} / {b}" for a, b in ratio_cols) + " |"
+    print(head)
+    print("|" + "---|" * (1 + len(names) + len(ratio_cols)))
+    for prog, med in rows:
+        cells = [f"{med[n]:.3f}" for n in names] + [f"{med[a] / med[b]:.2f}" for a, b in ratio_cols]
+        print(f"| {prog} | " + " | ".join(cells) + " |")
+    if "lua5.4" in names:
+        slow = [p for p, med in rows if med["minivm --xint"] > med["lua5.4"]]
+        verdict = "met on every program" if not slow else "NOT met on " + ", ".join(slow)
+        print(f"\nTarget 'minivm --xint no slower than lua5.4': {verdict}.")
+    fast = [p for p, med in rows if med["minivm --xint"] / med["minivm --xcomp"] >= 5]
+    print(f"Target 'compiled code at least 5x faster than the interpreter': met on {len(fast)} of {len(rows)}"
+          + (f" ({', '.join(fast)})" if fast else "") + ".")
+
+
+if __name__ == "__main__":
+    main()
