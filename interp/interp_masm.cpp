@@ -1,7 +1,9 @@
 #include "interp/interp_masm.h"
 
 #include "runtime/frame.h"
+#include "runtime/method.h"
 #include "runtime/thread.h"
+#include "runtime/tiering.h"
 
 namespace interp {
 
@@ -22,16 +24,56 @@ void InterpMasm::dispatch_next(int length) {
 }
 
 void InterpMasm::branch(int offset_at) {
-  Label backward = a.newLabel();
+  Label backward = a.newLabel(), hot = a.newLabel(), osr = a.newLabel(), after = a.newLabel();
   a.movsxd(rdx, dword_ptr(kBcp, offset_at));
   a.test(rdx, rdx);
   a.jle(backward);
   a.add(kBcp, rdx);
   dispatch_next(0);
+
+  // A loop's back-edge: poll, count, and past the threshold ask the tier policy.
   a.bind(backward);
   poll();  // preserves every register
   a.add(kBcp, rdx);
+  a.mov(rcx, qword_ptr(rbp, kInterpFrameMethodOffset));
+  a.add(dword_ptr(rcx, kMethodBackedgesOffset), 1);
+  a.cmp(dword_ptr(rcx, kMethodBackedgesOffset), imm(int32_t(runtime::tier_thresholds().backedges)));
+  a.jae(hot);
   dispatch_next(0);
+
+  a.bind(hot);
+  a.push(rax);  // the cached top (junk: loop headers have an empty stack)
+  set_anchor(after);
+  a.mov(rdi, kThread);
+  a.mov(rsi, rcx);
+  a.mov(rdx, kBcp);
+  a.mov(rcx, kLocals);
+  a.mov(rbx, rsp);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_hot_backedge)));
+  a.call(rax);
+  a.bind(after);
+  a.mov(rsp, rbx);
+  clear_anchor();
+  a.test(rax, rax);
+  a.jnz(osr);
+  a.pop(rax);
+  dispatch_next(0);
+
+  // On-stack replacement: the locals are in the thread's OSR buffer. Turn this frame
+  // back into "just called" (return pc right below the arguments, caller's rbp
+  // restored) and jump to the compiled loop header's OSR entry, which builds its own
+  // frame. Everything is read before rsp moves above the old frame.
+  a.bind(osr);
+  a.mov(rcx, qword_ptr(rbp, kFrameReturnPcOffset));
+  a.mov(rdx, qword_ptr(rbp, kFrameSavedFpOffset));
+  a.mov(r8, qword_ptr(rbp, kInterpFrameMethodOffset));
+  a.movzx(r8d, word_ptr(r8, kMethodParamCountOffset));
+  a.neg(r8);
+  a.lea(rsp, ptr(kLocals, r8, 3));
+  a.mov(qword_ptr(rsp), rcx);
+  a.mov(rbp, rdx);
+  a.jmp(rax);
 }
 
 void InterpMasm::poll() {

@@ -6,6 +6,7 @@
 #include "runtime/method.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
+#include "runtime/tiering.h"
 
 namespace interp {
 
@@ -470,7 +471,24 @@ void gen_method_entry(InterpMasm& g) {
   a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
   a.push(kBcp);                                     // bcp
   a.push(kLocals);                                  // locals
+  // Count the invocation; past the threshold, tell the tier policy (which compiles it
+  // for the next calls; this one goes on interpreting).
+  Label hot = a.newLabel(), after = a.newLabel();
+  a.add(dword_ptr(rbx, kMethodInvocationsOffset), 1);
+  a.cmp(dword_ptr(rbx, kMethodInvocationsOffset), imm(int32_t(tier_thresholds().invocations)));
+  a.jae(hot);
   g.dispatch_next(0);                               // rax (the empty stack's top) is junk
+  a.bind(hot);
+  g.set_anchor(after);
+  a.mov(rdi, kThread);
+  a.mov(rsi, rbx);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_hot_method)));
+  a.call(rax);
+  a.bind(after);
+  g.clear_anchor();
+  a.lea(rsp, ptr(rbp, -8 * kInterpFrameFixedSlots));
+  g.dispatch_next(0);
 
   // Not enough stack for this frame: report it from the caller's frame, which is intact
   // (its bcp was saved at the call).

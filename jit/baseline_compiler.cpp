@@ -65,6 +65,7 @@ class Compiler {
   };
   std::vector<DescAt> descs;
   Label frame_complete;
+  std::vector<std::pair<uint32_t, Label>> osr_labels;  // loop header bci -> OSR entry
 
  private:
   // --- locations ---
@@ -202,6 +203,7 @@ class Compiler {
 
   void choose_register_locals();
   void prologue();
+  void osr_entry(uint32_t header_bci);
   void emit(size_t bci, int d);
   void emit_return(int d, bool value);
 
@@ -274,6 +276,27 @@ void Compiler::prologue() {
   a.call(rax);
   a.ud2();
   a.bind(body);
+}
+
+// OSR entry for a loop header: entered by a jump from an interpreter frame that has been
+// turned back into "just called" (rsp at the return pc, arguments above); builds the
+// frame, takes the other locals from the thread's OSR buffer, and joins the loop.
+void Compiler::osr_entry(uint32_t header_bci) {
+  Label entry = a.newLabel();
+  a.bind(entry);
+  osr_labels.push_back({header_bci, entry});
+  mark(int32_t(header_bci), false);
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.sub(rsp, frame_bytes_);
+  a.mov(rcx, qword_ptr(r15, runtime::kThreadOsrBufferOffset));
+  for (int j = 0; j < extra(); j++) {
+    int i = m_->param_count + j;
+    a.mov(rax, qword_ptr(rcx, 8 * i));
+    a.mov(home_local(i), rax);
+  }
+  reload_locals();
+  a.jmp(labels_[header_bci]);
 }
 
 void Compiler::emit_return(int d, bool value) {
@@ -600,6 +623,8 @@ void Compiler::compile() {
     emit(bci, d);
   }
   a.ud2();  // the verifier admits no fall-through off the end
+  for (auto& l : fn_.loops)
+    if (info.depth_at[l.header_bci] == 0) osr_entry(l.header_bci);
 }
 
 }  // namespace
@@ -634,6 +659,7 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
   for (auto& p : c.polls)
     out->polls.push_back({out->begin + code.labelOffsetFromBase(p.first), out->begin + code.labelOffsetFromBase(p.second)});
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
+  for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
   // Debug info: every pc is covered; with safepoint_debug_info only poll and call sites
   // keep their own entries and every other pc maps to the nearest one before it.
   for (auto& dsc : c.descs) {

@@ -35,6 +35,19 @@ struct CompiledCode : CodeBlob {
   uint32_t frame_bytes = 0;      // below rbp
   std::vector<PcDesc> pc_descs;  // sorted by pc_offset, first at 0: every pc is covered
   std::vector<Scope> scopes;
+  // On-stack-replacement entries, one per loop header with an empty expression stack:
+  // jumped to (not called) with rsp at the return pc and the arguments above it, as at
+  // method entry, and the method's locals in the thread's OSR buffer.
+  struct OsrEntry {
+    uint32_t bci;
+    uintptr_t pc;
+  };
+  std::vector<OsrEntry> osr_entries;
+  uintptr_t osr_entry_for(uint32_t bci) const {
+    for (auto& e : osr_entries)
+      if (e.bci == bci) return e.pc;
+    return 0;
+  }
 
   // The pc desc covering `pc` (which must be inside the blob).
   const PcDesc& desc_at(uintptr_t pc) const;

@@ -11,6 +11,8 @@
 
 namespace runtime {
 
+struct CompiledCode;
+
 struct Method {
   const uint8_t* code;          // first bytecode
   const int64_t* constants;     // constant pool slots (Constant::bits)
@@ -22,6 +24,10 @@ struct Method {
   uint32_t frame_bytes;         // stack this method's frame may use, checked against the limit at entry
   uint32_t code_size;
   const vm::Function* function; // names, lines, loops
+  // Tiering: counted by the interpreter, read by the tier policy (runtime/tiering.h).
+  std::atomic<uint32_t> invocations{0};
+  std::atomic<uint32_t> backedges{0};
+  std::atomic<const struct CompiledCode*> compiled{nullptr};  // set once the JIT has it
 };
 
 inline constexpr int32_t kMethodCodeOffset = offsetof(Method, code);
@@ -30,5 +36,7 @@ inline constexpr int32_t kMethodEntryOffset = offsetof(Method, entry);
 inline constexpr int32_t kMethodParamCountOffset = offsetof(Method, param_count);
 inline constexpr int32_t kMethodExtraLocalsOffset = offsetof(Method, extra_locals);
 inline constexpr int32_t kMethodFrameBytesOffset = offsetof(Method, frame_bytes);
+inline constexpr int32_t kMethodInvocationsOffset = offsetof(Method, invocations);
+inline constexpr int32_t kMethodBackedgesOffset = offsetof(Method, backedges);
 
 }  // namespace runtime

@@ -29,6 +29,7 @@ Thread::Thread() {
   core.methods = nullptr;
   core.poll_resume_pc = 0;
   core.dispatch_table = nullptr;
+  core.osr_buffer = nullptr;  // sized by VM::attach_current for the loaded module
 }
 
 Thread* Thread::current() { return tls_current; }

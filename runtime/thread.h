@@ -43,6 +43,7 @@ struct ThreadCore {
   LastJavaFrame anchor;
   uintptr_t poll_resume_pc;       // where the safepoint blob returns to
   const void* const* dispatch_table;  // the interpreter's, loaded into r12 on entry
+  int64_t* osr_buffer;            // locals handed from an interpreter frame to OSR code
 };
 
 inline constexpr int32_t kThreadPollWordOffset = offsetof(ThreadCore, poll_word);
@@ -54,6 +55,7 @@ inline constexpr int32_t kThreadAnchorFpOffset = offsetof(ThreadCore, anchor) + 
 inline constexpr int32_t kThreadAnchorPcOffset = offsetof(ThreadCore, anchor) + offsetof(LastJavaFrame, pc);
 inline constexpr int32_t kThreadResumePcOffset = offsetof(ThreadCore, poll_resume_pc);
 inline constexpr int32_t kThreadDispatchTableOffset = offsetof(ThreadCore, dispatch_table);
+inline constexpr int32_t kThreadOsrBufferOffset = offsetof(ThreadCore, osr_buffer);
 
 class Thread {
  public:
@@ -72,6 +74,7 @@ class Thread {
   Method* start_method = nullptr;
   std::vector<int64_t> start_args;
   int64_t result = 0;
+  std::vector<int64_t> osr_buffer;  // core.osr_buffer points into it
 
   pthread_t pthread{};
   std::mutex done_mutex;

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -91,6 +92,10 @@ void VM::attach_current(Thread* t) {
   t->core.globals = globals_.data();
   t->core.methods = method_table_.data();
   t->core.dispatch_table = engine_.dispatch_table;
+  size_t max_locals = 1;
+  for (auto& m : methods_) max_locals = std::max<size_t>(max_locals, m->param_count + m->extra_locals);
+  t->osr_buffer.assign(max_locals, 0);
+  t->core.osr_buffer = t->osr_buffer.data();
 }
 
 void VM::detach_current(Thread* t) {

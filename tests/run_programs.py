@@ -19,6 +19,8 @@ import sys
 MODES = {
     "xint": ["--xint"],
     "xcomp": ["--xcomp"],
+    "tiered": [],
+    "osr-every-loop": ["--jit-sync", "--compile-threshold=1000000", "--backedge-threshold=1"],
     "xcomp-counted-polls": ["--xcomp", "--counted-loop-polls"],
 }
 

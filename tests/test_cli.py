@@ -58,6 +58,18 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("disasm", "--templates")
     check("disasm --templates lists every template with its size",
           rc == 0 and "iadd (" in out and "bytes" in out and "method_entry" in out and "test dword" in out, err)
+    loop = os.path.join(tmp, "loop.mini")
+    with open(loop, "w") as f:
+        f.write("fn main() {\n    var s = 0;\n    var i = 0;\n    while (i < 100000) {\n        s += i;\n"
+                "        i += 1;\n    }\n    print(s);\n}\n")
+    rc, out, err = run("run", "--print-compilation", "--jit-sync", "--backedge-threshold=10", loop)
+    check("a hot interpreted loop moves to compiled code by OSR", rc == 0 and out == "4999950000\n"
+          and "[jit] compiled main" in err and "[jit] OSR into main at bci" in err and "(line 5)" in err, out + err)
+    rc, out, err = run("run", "--compile-threshold=0", loop)
+    check("a zero threshold is a usage error", rc == 2 and "bad count" in err, err)
+    rc, out, err = run("disasm", "--jit", hello)
+    check("disasm --jit shows compiled code, polls and debug info",
+          rc == 0 and "compiled fn main" in out and "poll sites:" in out and "main@" in out and "bci 0:" in out, out + err)
     bad = os.path.join(tmp, "bad.mini")
     with open(bad, "w") as f:
         f.write("fn main() {\n    var x = 1 + 2.0;\n}\n")

@@ -14,6 +14,7 @@
 
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
+#include "jit/tiered.h"
 #include "runtime/errors.h"
 #include "runtime/vm.h"
 #include "vm/disasm.h"
@@ -37,8 +38,16 @@ Commands:
                   markers, poll sites and the debug-info table
 
 Options for run:
-  --xint          run in the template interpreter only (the default until tiering lands)
+  (default)       tiered: interpret, compile hot functions on a background thread
+                  (after --compile-threshold calls or --backedge-threshold loop
+                  back-edges), enter compiled loops by on-stack replacement
+  --xint          run in the template interpreter only
   --xcomp         compile every function with the baseline JIT before running
+  --compile-threshold=N   calls before a function is compiled (default 1000)
+  --backedge-threshold=N  loop back-edges in a function before it is compiled and its
+                  running loops move to compiled code by OSR (default 10000)
+  --jit-sync      tiered, but compile on the thread that asks (deterministic OSR)
+  --print-compilation    one line on stderr per compiled function and per OSR
   --counted-loop-polls   compiled counted loops poll at their header too
   --debug-info=all|safepoints
                   compiled-code debug info for every pc (default) or only at polls and calls
@@ -101,18 +110,36 @@ std::unique_ptr<vm::Module> compile_or_exit(const std::string& path) {
   return module;
 }
 
-enum class Mode { xint, xcomp };
+enum class Mode { xint, xcomp, tiered };
+
+std::optional<uint32_t> parse_count(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || errno != 0 || *end != '\0' || v < 1 || v >= UINT32_MAX) return std::nullopt;
+  return uint32_t(v);
+}
 
 int cmd_run(const std::vector<std::string>& args) {
   runtime::VMOptions options;
   jit::JitOptions jit_options;
-  Mode mode = Mode::xint;
+  jit::TieredOptions tiered;
+  Mode mode = Mode::tiered;
   std::string program;
   for (const std::string& arg : args) {
     if (arg == "--xint") {
       mode = Mode::xint;
     } else if (arg == "--xcomp") {
       mode = Mode::xcomp;
+    } else if (arg.rfind("--compile-threshold=", 0) == 0 || arg.rfind("--backedge-threshold=", 0) == 0) {
+      auto v = parse_count(arg.substr(arg.find('=') + 1));
+      if (!v) usage_error("bad count in '" + arg + "' (a whole number from 1)");
+      (arg[2] == 'c' ? tiered.invocation_threshold : tiered.backedge_threshold) = *v;
+    } else if (arg == "--print-compilation") {
+      tiered.print_compilation = true;
+      jit::set_print_compilation(true);
+    } else if (arg == "--jit-sync") {
+      tiered.synchronous = true;
     } else if (arg == "--counted-loop-polls") {
       jit_options.counted_loop_polls = true;
     } else if (arg == "--debug-info=all" || arg == "--debug-info=safepoints") {
@@ -139,12 +166,13 @@ int cmd_run(const std::vector<std::string>& args) {
   runtime::VM& vm = runtime::VM::get();
   vm.init(options);
   vm.load(std::move(module));
+  if (mode == Mode::tiered) {
+    tiered.jit = jit_options;
+    jit::enable_tiering(tiered);  // before the interpreter is generated: it bakes in the thresholds
+  }
   vm.set_engine(interp::TemplateInterpreter::get().engine());
   if (mode == Mode::xcomp) {
-    for (size_t i = 0; i < vm.method_count(); i++) {
-      runtime::Method* m = vm.method(i);
-      m->entry.store(reinterpret_cast<void*>(jit::compile_method(m, jit_options)->begin), std::memory_order_release);
-    }
+    for (size_t i = 0; i < vm.method_count(); i++) jit::compile_and_install(vm.method(i), jit_options);
   }
   int status = vm.run_main();
   runtime::exit_vm(status);
