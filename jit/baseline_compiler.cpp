@@ -3,6 +3,7 @@
 #include <asmjit/x86.h>
 
 #include <algorithm>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -49,6 +50,39 @@ constexpr int kExprRegCount = 5;
 const Gp kLocalRegs[] = {rbx, r13, r14};
 constexpr int kLocalRegCount = 3;
 
+// Inlining rule: @inline always (unless recursive), @noinline never, otherwise callees
+// of at most kMaxInlineBytes bytecode bytes; never a method already on the inline
+// chain (recursion), at most kMaxInlineDepth levels, kInlineBudget bytes per compilation.
+constexpr size_t kMaxInlineBytes = 35;
+constexpr size_t kMaxInlineDepth = 6;
+constexpr size_t kInlineBudget = 2000;
+
+// One method body being emitted: the compiled method itself (the root) or a callee
+// inlined into it at `call_bci` of `caller`.
+struct InlineScope {
+  Method* m = nullptr;
+  const vm::Function* fn = nullptr;
+  vm::VerifyInfo info;
+  const InlineScope* caller = nullptr;
+  uint32_t call_bci = 0;
+  int local_base = -1;  // -1: the root's own homes; else first slot in the inline-locals area
+  int depth_base = 0;   // absolute expression depth of this body's depth 0
+  std::vector<Label> labels;
+  std::vector<bool> poll_header;
+  Label exit;           // where an inlined body's returns go
+};
+
+vm::VerifyInfo verified(const Method* m) {
+  vm::VerifyError verr;
+  vm::VerifyInfo info;
+  if (!vm::verify_function(runtime::VM::get().module(), *m->function, verr, info)) {
+    std::fprintf(stderr, "minivm: internal error: JIT got unverifiable %s: %s\n", m->function->name.c_str(),
+                 verr.message.c_str());
+    std::abort();
+  }
+  return info;
+}
+
 class Compiler {
  public:
   Compiler(Method* m, const JitOptions& options, Assembler& a, CodeHolder& code)
@@ -60,6 +94,7 @@ class Compiler {
   std::vector<std::pair<Label, Label>> polls;
   struct DescAt {
     Label at;
+    const InlineScope* scope;
     int32_t bci;
     bool safepoint;
   };
@@ -70,15 +105,19 @@ class Compiler {
  private:
   // --- locations ---
   int extra() const { return m_->extra_locals; }
+  // Home of the root method's local i: arguments above the return pc, the rest below rbp.
   Mem home_local(int i) const {
     int n = m_->param_count;
     if (i < n) return qword_ptr(rbp, 16 + 8 * (n - 1 - i));
     return qword_ptr(rbp, -8 * (1 + (i - n)));
   }
-  Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + d)); }
+  // Home of local i of an inlined body (after the root's extra locals).
+  Mem inline_home(const InlineScope& s, int i) const { return qword_ptr(rbp, -8 * (1 + extra() + s.local_base + i)); }
+  Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + inline_slots_ + d)); }
   bool expr_in_reg(int d) const { return d < kExprRegCount; }
   Operand expr(int d) const { return expr_in_reg(d) ? Operand(kExprRegs[d]) : Operand(home_expr(d)); }
   Operand local(int i) const {
+    if (sc_->local_base >= 0) return inline_home(*sc_, i);
     for (int k = 0; k < kLocalRegCount; k++)
       if (reg_local_[k] == i) return kLocalRegs[k];
     return home_local(i);
@@ -141,7 +180,7 @@ class Compiler {
   void mark(int32_t bci, bool safepoint) {
     Label l = a.newLabel();
     a.bind(l);
-    descs.push_back({l, bci, safepoint});
+    descs.push_back({l, sc_, bci, safepoint});
   }
 
   void spill_exprs(int below) {
@@ -183,9 +222,9 @@ class Compiler {
     Label after = a.newLabel();
     spill_exprs(d);
     a.mov(rdi, r15);
-    a.mov(rsi, imm(reinterpret_cast<uint64_t>(fn_.code.data() + bci)));
-    a.lea(rdx, d > 0 ? home_expr(d - 1) : ptr(rbp, -8 * (2 + extra() - 1)));
-    a.mov(rcx, imm(reinterpret_cast<uint64_t>(m_)));
+    a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
+    a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which is never read
+    a.mov(rcx, imm(reinterpret_cast<uint64_t>(sc_->m)));
     mark(int32_t(bci), true);
     call_runtime(fn, after);
     a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), 0);
@@ -202,18 +241,26 @@ class Compiler {
   }
 
   void choose_register_locals();
+  bool should_inline(const Method* callee, const InlineScope* chain) const;
+  void plan(InlineScope& s);
+  void emit_body(InlineScope& s);
+  void inline_call(size_t bci, int d, Method* callee);
   void prologue();
   void osr_entry(uint32_t header_bci);
   void emit(size_t bci, int d);
   void emit_return(int d, bool value);
 
-  Method* m_;
-  const vm::Function& fn_;
+  Method* m_;                  // the root method
+  const vm::Function& fn_;     // its function
+  InlineScope* sc_ = nullptr;  // the body being emitted
+  std::deque<InlineScope> scopes_;       // every body, root first; addresses stay put
+  std::deque<bool> inline_decisions_;    // made by plan(), consumed in the same order by emit
+  size_t inline_bytes_ = 0;
+  int inline_slots_ = 0;                 // locals of all inlined bodies
+  int max_depth_ = 0;                    // deepest absolute expression depth, plus slack
   const JitOptions& options_;
   Assembler& a;
   CodeHolder& code_;
-  std::vector<Label> labels_;
-  std::vector<bool> poll_header_;
   int reg_local_[kLocalRegCount] = {-1, -1, -1};
   uint32_t frame_bytes_ = 0;
 };
@@ -296,7 +343,7 @@ void Compiler::osr_entry(uint32_t header_bci) {
     a.mov(home_local(i), rax);
   }
   reload_locals();
-  a.jmp(labels_[header_bci]);
+  a.jmp(scopes_.front().labels[header_bci]);
 }
 
 void Compiler::emit_return(int d, bool value) {
@@ -324,14 +371,15 @@ void Compiler::emit_return(int d, bool value) {
 }
 
 void Compiler::emit(size_t bci, int d) {
-  const uint8_t* p = fn_.code.data() + bci;
+  const vm::Function& fn = *sc_->fn;
+  const uint8_t* p = fn.code.data() + bci;
   Op op = Op(*p);
   auto u16a = [&] { return vm::read_u16(p, vm::kOperandA); };
-  auto target = [&] { return labels_[size_t(int64_t(bci) + vm::branch_offset(p))]; };
+  auto target = [&] { return sc_->labels[size_t(int64_t(bci) + vm::branch_offset(p))]; };
   switch (op) {
     case Op::nop: break;
     case Op::ldc: {
-      int64_t v = fn_.constants[u16a()].bits;
+      int64_t v = fn.constants[u16a()].bits;
       Operand dst = expr(d);
       if (dst.isReg()) {
         a.mov(dst.as<Gp>(), imm(v));
@@ -521,7 +569,7 @@ void Compiler::emit(size_t bci, int d) {
       break;
     }
     case Op::print:
-      stack_helper(reinterpret_cast<void*>(&minivm_rt_print), bci, d, fn_.prints[u16a()].value_count(), 0);
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_print), bci, d, fn.prints[u16a()].value_count(), 0);
       break;
     case Op::iaload: case Op::faload: {
       load(rax, expr(d - 2));
@@ -567,6 +615,12 @@ void Compiler::emit(size_t bci, int d) {
     }
     case Op::call: {
       Method* callee = runtime::VM::get().method(u16a());
+      bool inline_it = inline_decisions_.front();
+      inline_decisions_.pop_front();
+      if (inline_it) {
+        inline_call(bci, d, callee);
+        break;
+      }
       int n = callee->param_count;
       bool value = callee->function->result != vm::Type::Void;
       spill_exprs(d - n);
@@ -582,49 +636,117 @@ void Compiler::emit(size_t bci, int d) {
       break;
     }
     case Op::ret:
-      poll(int32_t(bci));
-      emit_return(d, false);
-      break;
     case Op::vret:
+      if (sc_->caller != nullptr) {
+        // An inlined return is a jump: no frame to tear down, so no poll (as in HotSpot).
+        if (op == Op::vret) move(expr(sc_->depth_base), expr(d - 1));
+        a.jmp(sc_->exit);
+        break;
+      }
       poll(int32_t(bci));
-      emit_return(d, true);
+      emit_return(d, op == Op::vret);
       break;
   }
 }
 
-void Compiler::compile() {
-  vm::VerifyError verr;
-  vm::VerifyInfo info;
-  if (!vm::verify_function(runtime::VM::get().module(), fn_, verr, info)) {
-    std::fprintf(stderr, "minivm: internal error: JIT got unverifiable %s: %s\n", fn_.name.c_str(), verr.message.c_str());
-    std::abort();
+bool Compiler::should_inline(const Method* callee, const InlineScope* chain) const {
+  const vm::Function& f = *callee->function;
+  if (f.inline_hint == vm::InlineHint::NoInline) return false;
+  size_t depth = 0;
+  for (const InlineScope* s = chain; s != nullptr; s = s->caller, depth++)
+    if (s->m == callee) return false;  // recursion
+  if (depth > kMaxInlineDepth) return false;
+  if (f.inline_hint == vm::InlineHint::Inline) return true;
+  return f.code.size() <= kMaxInlineBytes && inline_bytes_ + f.code.size() <= kInlineBudget;
+}
+
+// Decides every inlining of body `s` (recursively, in emission order) and sizes the
+// frame: locals of inlined bodies and the deepest expression stack.
+void Compiler::plan(InlineScope& s) {
+  max_depth_ = std::max(max_depth_, s.depth_base + int(s.fn->max_stack) + 1);
+  const vm::Function& f = *s.fn;
+  for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
+    if (Op(f.code[bci]) != Op::call || s.info.depth_at[bci] < 0) continue;
+    Method* callee = runtime::VM::get().method(vm::read_u16(f.code.data() + bci, vm::kOperandA));
+    bool yes = should_inline(callee, &s);
+    inline_decisions_.push_back(yes);
+    if (!yes) continue;
+    inline_bytes_ += callee->function->code.size();
+    InlineScope& ns = scopes_.emplace_back();
+    ns.m = callee;
+    ns.fn = callee->function;
+    ns.info = verified(callee);
+    ns.caller = &s;
+    ns.call_bci = uint32_t(bci);
+    ns.local_base = inline_slots_;
+    inline_slots_ += callee->function->local_count();
+    ns.depth_base = s.depth_base + s.info.depth_at[bci] - callee->param_count;
+    plan(ns);
   }
-  frame_bytes_ = uint32_t(8 * (extra() + fn_.max_stack + 2));
+}
+
+void Compiler::emit_body(InlineScope& s) {
+  InlineScope* saved = sc_;
+  sc_ = &s;
+  const vm::Function& f = *s.fn;
+  s.labels.resize(f.code.size() + 1);
+  for (auto& l : s.labels) l = a.newLabel();
+  s.poll_header.assign(f.code.size(), false);
+  for (auto& l : f.loops)
+    if (!l.counted || options_.counted_loop_polls) s.poll_header[l.header_bci] = true;
+  for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
+    a.bind(s.labels[bci]);
+    int d = s.info.depth_at[bci];
+    if (d < 0) continue;  // unreachable: never emitted by the front end
+    if (a.logger()) {
+      a.commentf("%s%s bci %zu: %s  (line %u, depth %d)", s.caller ? "[inlined] " : "", f.name.c_str(), bci,
+                 std::string(vm::op_info(Op(f.code[bci])).name).c_str(), f.line_at(uint32_t(bci)), d);
+    }
+    mark(int32_t(bci), false);
+    if (s.poll_header[bci]) poll(int32_t(bci));
+    emit(bci, s.depth_base + d);
+  }
+  sc_ = saved;
+}
+
+// The callee's body in place of the call: the arguments become its first locals, its
+// returns jump to the end, and its pcs map to [callee@bci, caller@call_bci, ...].
+void Compiler::inline_call(size_t bci, int d, Method* callee) {
+  // The bodies were created by plan() in this same order.
+  InlineScope* ns = nullptr;
+  for (auto& s : scopes_)
+    if (s.caller == sc_ && s.call_bci == bci && s.labels.empty()) {
+      ns = &s;
+      break;
+    }
+  int n = callee->param_count;
+  if (a.logger()) a.commentf("inline %s", callee->function->name.c_str());
+  for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i));
+  for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
+  ns->exit = a.newLabel();
+  emit_body(*ns);
+  a.bind(ns->exit);
+  mark(int32_t(bci), false);  // back in the caller, at the call
+}
+
+void Compiler::compile() {
+  InlineScope& root = scopes_.emplace_back();
+  root.m = m_;
+  root.fn = &fn_;
+  root.info = verified(m_);
+  sc_ = &root;
+  plan(root);
+  frame_bytes_ = uint32_t(8 * (extra() + inline_slots_ + max_depth_ + 2));
   frame_bytes_ = (frame_bytes_ + 15) & ~15u;
   choose_register_locals();
-  labels_.resize(fn_.code.size() + 1);
-  for (auto& l : labels_) l = a.newLabel();
-  poll_header_.assign(fn_.code.size(), false);
-  for (auto& l : fn_.loops)
-    if (!l.counted || options_.counted_loop_polls) poll_header_[l.header_bci] = true;
   frame_complete = a.newLabel();
 
   prologue();
-  for (size_t bci = 0; bci < fn_.code.size(); bci += vm::op_info(Op(fn_.code[bci])).length) {
-    a.bind(labels_[bci]);
-    int d = info.depth_at[bci];
-    if (d < 0) continue;  // unreachable: never emitted by the front end
-    if (a.logger()) {
-      a.commentf("bci %zu: %s  (line %u, depth %d)", bci, std::string(vm::op_info(Op(fn_.code[bci])).name).c_str(),
-                 fn_.line_at(uint32_t(bci)), d);
-    }
-    mark(int32_t(bci), false);
-    if (poll_header_[bci]) poll(int32_t(bci));
-    emit(bci, d);
-  }
+  emit_body(root);
+  sc_ = &root;
   a.ud2();  // the verifier admits no fall-through off the end
   for (auto& l : fn_.loops)
-    if (info.depth_at[l.header_bci] == 0) osr_entry(l.header_bci);
+    if (root.info.depth_at[l.header_bci] == 0) osr_entry(l.header_bci);
 }
 
 }  // namespace
@@ -665,8 +787,13 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
   for (auto& dsc : c.descs) {
     if (options.safepoint_debug_info && !dsc.safepoint && !out->pc_descs.empty()) continue;
     uint32_t off = uint32_t(code.labelOffsetFromBase(dsc.at));
-    runtime::PcDesc pd{off, uint32_t(out->scopes.size()), 1, dsc.safepoint};
-    out->scopes.push_back({m, dsc.bci});
+    runtime::PcDesc pd{off, uint32_t(out->scopes.size()), 0, dsc.safepoint};
+    // The scope chain, innermost first: this body at bci, then each caller at its call.
+    int32_t bci = dsc.bci;
+    for (const InlineScope* s = dsc.scope; s != nullptr; bci = int32_t(s->call_bci), s = s->caller) {
+      out->scopes.push_back({s->m, bci});
+      pd.scope_count++;
+    }
     if (!out->pc_descs.empty() && out->pc_descs.back().pc_offset == off)
       out->pc_descs.back() = pd;  // a later desc at the same pc is the more precise one
     else

@@ -70,6 +70,20 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("disasm", "--jit", hello)
     check("disasm --jit shows compiled code, polls and debug info",
           rc == 0 and "compiled fn main" in out and "poll sites:" in out and "main@" in out and "bci 0:" in out, out + err)
+    inl = os.path.join(tmp, "inl.mini")
+    with open(inl, "w") as f:
+        f.write("fn get(a: int[], i: int): int {\n    return a[i];\n}\n"
+                "@inline\nfn twice(a: int[], i: int): int {\n    var x = get(a, i);\n    return x + get(a, i + 1);\n}\n"
+                "fn main() {\n    var a = new int[4];\n    print(twice(a, 2));\n    print(twice(a, 3));\n}\n")
+    rc, out, err = run("disasm", "--jit", inl)
+    check("small and @inline callees are inlined with scope chains in the debug info",
+          rc == 0 and "get@" in out and " twice@" in out and "main@" in out
+          and any("get@" in l and "twice@" in l and "main@" in l for l in out.splitlines()), out)
+    for mode in ("--xcomp", "--xint"):
+        rc, out, err = run("run", mode, inl)
+        check(f"an error in inlined code has the inlined frames in its trace ({mode})",
+              rc == 1 and out == "0\n" and "index 4 out of bounds for length 4" in err
+              and "at get (inl.mini:2)\n  at twice (inl.mini:7)\n  at main (inl.mini:12)" in err, out + err)
     bad = os.path.join(tmp, "bad.mini")
     with open(bad, "w") as f:
         f.write("fn main() {\n    var x = 1 + 2.0;\n}\n")
