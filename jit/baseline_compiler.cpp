@@ -49,6 +49,11 @@ const Gp kExprRegs[] = {rsi, rdi, r8, r9, r11};
 constexpr int kExprRegCount = 5;
 const Gp kLocalRegs[] = {rbx, r13, r14};
 constexpr int kLocalRegCount = 3;
+// Floats: expression depths 0..5 in xmm2..xmm7, up to four float locals in xmm8..xmm11.
+const Xmm kXmmExpr[] = {xmm2, xmm3, xmm4, xmm5, xmm6, xmm7};
+constexpr int kXmmExprCount = 6;
+const Xmm kXmmLocals[] = {xmm8, xmm9, xmm10, xmm11};
+constexpr int kXmmLocalCount = 4;
 
 // Inlining rule: @inline always (unless recursive), @noinline never, otherwise callees
 // of at most kMaxInlineBytes bytecode bytes; never a method already on the inline
@@ -90,7 +95,6 @@ class Compiler {
 
   void compile();
 
-  CompiledCode* out = nullptr;  // filled by compile() except begin/end
   std::vector<std::pair<Label, Label>> polls;
   struct DescAt {
     Label at;
@@ -103,6 +107,9 @@ class Compiler {
   std::vector<std::pair<uint32_t, Label>> osr_labels;  // loop header bci -> OSR entry
 
  private:
+  using Types = std::vector<vm::Type>;
+  static bool is_float(vm::Type t) { return t == vm::Type::Float; }
+
   // --- locations ---
   int extra() const { return m_->extra_locals; }
   // Home of the root method's local i: arguments above the return pc, the rest below rbp.
@@ -114,28 +121,44 @@ class Compiler {
   // Home of local i of an inlined body (after the root's extra locals).
   Mem inline_home(const InlineScope& s, int i) const { return qword_ptr(rbp, -8 * (1 + extra() + s.local_base + i)); }
   Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + inline_slots_ + d)); }
-  bool expr_in_reg(int d) const { return d < kExprRegCount; }
-  Operand expr(int d) const { return expr_in_reg(d) ? Operand(kExprRegs[d]) : Operand(home_expr(d)); }
+  // Where the value at absolute expression depth d of type t lives: floats in xmm2..7,
+  // everything else in rsi, rdi, r8, r9, r11; deeper values in their homes.
+  Operand expr(int d, vm::Type t) const {
+    if (is_float(t)) return d < kXmmExprCount ? Operand(kXmmExpr[d]) : Operand(home_expr(d));
+    return d < kExprRegCount ? Operand(kExprRegs[d]) : Operand(home_expr(d));
+  }
+  // Integer-class value at depth d (int, bool, arrays).
+  Operand expr(int d) const { return expr(d, vm::Type::Int); }
+  Operand fexpr(int d) const { return expr(d, vm::Type::Float); }
   Operand local(int i) const {
     if (sc_->local_base >= 0) return inline_home(*sc_, i);
     for (int k = 0; k < kLocalRegCount; k++)
       if (reg_local_[k] == i) return kLocalRegs[k];
+    for (int k = 0; k < kXmmLocalCount; k++)
+      if (xmm_local_[k] == i) return kXmmLocals[k];
     return home_local(i);
   }
 
-  // dst <- src for any two locations (through rax when both are memory).
+  // dst <- src (64 bits) between any two locations: registers of either class or memory.
   void move(const Operand& dst, const Operand& src) {
     if (dst == src) return;
+    bool dx = dst.isReg() && dst.as<Reg>().isXmm(), sx = src.isReg() && src.as<Reg>().isXmm();
     if (dst.isMem() && src.isMem()) {
       a.mov(rax, src.as<Mem>());
       a.mov(dst.as<Mem>(), rax);
+    } else if (dx && sx) {
+      a.movapd(dst.as<Xmm>(), src.as<Xmm>());
+    } else if (dx) {
+      if (src.isMem()) a.movsd(dst.as<Xmm>(), src.as<Mem>());
+      else a.movq(dst.as<Xmm>(), src.as<Gp>());
+    } else if (sx) {
+      if (dst.isMem()) a.movsd(dst.as<Mem>(), src.as<Xmm>());
+      else a.movq(dst.as<Gp>(), src.as<Xmm>());
     } else {
       a.emit(Inst::kIdMov, dst, src);
     }
   }
-  void load(const Gp& r, const Operand& src) {
-    if (!(src.isReg() && src.as<Gp>() == r)) a.emit(Inst::kIdMov, r, src);
-  }
+  void load(const Gp& r, const Operand& src) { move(r, src); }
   // Two-operand integer instruction on depths d-2 (destination) and d-1.
   void binop(Inst::Id id, int d) {
     Operand x = expr(d - 2), y = expr(d - 1);
@@ -154,22 +177,17 @@ class Compiler {
       a.emit(Inst::kIdCmp, x, y);
     }
   }
-  void to_xmm(const Xmm& x, const Operand& src) {
-    if (src.isMem())
-      a.movsd(x, src.as<Mem>());
-    else
-      a.movq(x, src.as<Gp>());
-  }
-  void from_xmm(const Operand& dst, const Xmm& x) {
-    if (dst.isMem())
-      a.movsd(dst.as<Mem>(), x);
-    else
-      a.movq(dst.as<Gp>(), x);
+  // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
+  Xmm in_xmm(const Operand& o, const Xmm& scratch) {
+    if (o.isReg()) return o.as<Xmm>();
+    a.movsd(scratch, o.as<Mem>());
+    return scratch;
   }
 
   void poll(int32_t bci) {
     Label test = a.newLabel(), resume = a.newLabel();
     mark(bci, true);
+    if (!options_.emit_polls) return;
     a.mov(r10, qword_ptr(r15, runtime::kThreadPollWordOffset));
     a.bind(test);
     a.test(dword_ptr(r10), eax);
@@ -183,19 +201,39 @@ class Compiler {
     descs.push_back({l, sc_, bci, safepoint});
   }
 
-  void spill_exprs(int below) {
-    for (int d = 0; d < std::min(below, kExprRegCount); d++) a.mov(home_expr(d), kExprRegs[d]);
+  // The types of the whole (absolute) expression stack before `bci` of the current body.
+  Types stack_types(size_t bci) const {
+    Types t = outer_types_;
+    const Types& own = sc_->info.stack_at[bci];
+    t.insert(t.end(), own.begin(), own.end());
+    return t;
   }
-  void reload_exprs(int below) {
-    for (int d = 0; d < std::min(below, kExprRegCount); d++) a.mov(kExprRegs[d], home_expr(d));
+  void spill_exprs(const Types& t, int below) {
+    for (int d = 0; d < below; d++) {
+      Operand o = expr(d, t[size_t(d)]);
+      if (o.isReg()) move(home_expr(d), o);
+    }
   }
-  void spill_locals() {
-    for (int k = 0; k < kLocalRegCount; k++)
+  void reload_exprs(const Types& t, int below) {
+    for (int d = 0; d < below; d++) {
+      Operand o = expr(d, t[size_t(d)]);
+      if (o.isReg()) move(o, home_expr(d));
+    }
+  }
+  // Register locals to their homes and back: all of them around Mini calls (the callee
+  // may be interpreted and use every register); only the xmm ones around C calls (the
+  // others are callee-saved in C).
+  void spill_locals(bool gp) {
+    for (int k = 0; gp && k < kLocalRegCount; k++)
       if (reg_local_[k] >= 0) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+    for (int k = 0; k < kXmmLocalCount; k++)
+      if (xmm_local_[k] >= 0) a.movsd(home_local(xmm_local_[k]), kXmmLocals[k]);
   }
-  void reload_locals() {
-    for (int k = 0; k < kLocalRegCount; k++)
+  void reload_locals(bool gp) {
+    for (int k = 0; gp && k < kLocalRegCount; k++)
       if (reg_local_[k] >= 0) a.mov(kLocalRegs[k], home_local(reg_local_[k]));
+    for (int k = 0; k < kXmmLocalCount; k++)
+      if (xmm_local_[k] >= 0) a.movsd(kXmmLocals[k], home_local(xmm_local_[k]));
   }
 
   // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
@@ -217,10 +255,13 @@ class Compiler {
     call_runtime(fn, after);
     a.ud2();
   }
-  // A runtime stack helper (runtime_calls.h) at depth d popping `pops`, pushing `pushes`.
-  void stack_helper(void* fn, size_t bci, int d, int pops, int pushes) {
+  // A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
+  // pushing one of type `result` (Void: none). Its operands are passed in their homes.
+  void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result) {
     Label after = a.newLabel();
-    spill_exprs(d);
+    Types t = stack_types(bci);
+    spill_exprs(t, d);
+    spill_locals(false);
     a.mov(rdi, r15);
     a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
     a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which is never read
@@ -228,7 +269,10 @@ class Compiler {
     mark(int32_t(bci), true);
     call_runtime(fn, after);
     a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), 0);
-    reload_exprs(d - pops + pushes);
+    t.resize(size_t(d - pops));
+    if (result != vm::Type::Void) t.push_back(result);
+    reload_exprs(t, int(t.size()));
+    reload_locals(false);
   }
   void bounds_check(const Gp& array, const Gp& index) {
     Label ok = a.newLabel();
@@ -248,11 +292,12 @@ class Compiler {
   void prologue();
   void osr_entry(uint32_t header_bci);
   void emit(size_t bci, int d);
-  void emit_return(int d, bool value);
+  void emit_return(int d, bool value, vm::Type type);
 
   Method* m_;                  // the root method
   const vm::Function& fn_;     // its function
   InlineScope* sc_ = nullptr;  // the body being emitted
+  Types outer_types_;          // expression types below the current body's depth 0
   std::deque<InlineScope> scopes_;       // every body, root first; addresses stay put
   std::deque<bool> inline_decisions_;    // made by plan(), consumed in the same order by emit
   size_t inline_bytes_ = 0;
@@ -262,11 +307,13 @@ class Compiler {
   Assembler& a;
   CodeHolder& code_;
   int reg_local_[kLocalRegCount] = {-1, -1, -1};
+  int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1};
   uint32_t frame_bytes_ = 0;
 };
 
 void Compiler::choose_register_locals() {
-  // Weight each local's uses by 8 per enclosing loop, take the three heaviest.
+  // Weight each local's uses by 8 per enclosing loop; the heaviest floats go to xmm
+  // registers, the heaviest others to general registers.
   std::vector<uint64_t> weight(fn_.local_count(), 0);
   for (size_t bci = 0; bci < fn_.code.size(); bci += vm::op_info(Op(fn_.code[bci])).length) {
     Op op = Op(fn_.code[bci]);
@@ -289,8 +336,15 @@ void Compiler::choose_register_locals() {
   std::vector<int> order(weight.size());
   for (size_t i = 0; i < order.size(); i++) order[i] = int(i);
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return weight[size_t(x)] > weight[size_t(y)]; });
-  for (int k = 0; k < kLocalRegCount && k < int(order.size()); k++)
-    if (weight[size_t(order[size_t(k)])] > 0) reg_local_[k] = order[size_t(k)];
+  int gp = 0, xmm = 0;
+  for (int i : order) {
+    if (weight[size_t(i)] == 0) break;
+    if (is_float(fn_.local_types[size_t(i)])) {
+      if (xmm < kXmmLocalCount) xmm_local_[xmm++] = i;
+    } else if (gp < kLocalRegCount) {
+      reg_local_[gp++] = i;
+    }
+  }
 }
 
 void Compiler::prologue() {
@@ -307,7 +361,7 @@ void Compiler::prologue() {
     a.xor_(eax, eax);
     for (int j = 0; j < extra(); j++) a.mov(home_local(m_->param_count + j), rax);
   }
-  reload_locals();
+  reload_locals(true);
   a.jmp(body);
   // Not enough stack: report from the caller's frame (anchor = caller), like the
   // interpreter's method entry.
@@ -342,13 +396,13 @@ void Compiler::osr_entry(uint32_t header_bci) {
     a.mov(rax, qword_ptr(rcx, 8 * i));
     a.mov(home_local(i), rax);
   }
-  reload_locals();
+  reload_locals(true);
   a.jmp(scopes_.front().labels[header_bci]);
 }
 
-void Compiler::emit_return(int d, bool value) {
+void Compiler::emit_return(int d, bool value, vm::Type type) {
   int n = m_->param_count;
-  if (value) a.emit(Inst::kIdMov, rax, expr(d - 1));
+  if (value) load(rax, expr(d - 1, type));
   a.leave();
   if (!value) {
     if (n == 0)
@@ -376,39 +430,47 @@ void Compiler::emit(size_t bci, int d) {
   Op op = Op(*p);
   auto u16a = [&] { return vm::read_u16(p, vm::kOperandA); };
   auto target = [&] { return sc_->labels[size_t(int64_t(bci) + vm::branch_offset(p))]; };
+  auto top_type = [&](int k) { return stack_types(bci)[size_t(d - k)]; };  // type at depth d-k
   switch (op) {
     case Op::nop: break;
     case Op::ldc: {
-      int64_t v = fn.constants[u16a()].bits;
-      Operand dst = expr(d);
-      if (dst.isReg()) {
-        a.mov(dst.as<Gp>(), imm(v));
-      } else if (v == int64_t(int32_t(v))) {
-        a.mov(dst.as<Mem>(), imm(v));
+      const vm::Constant& c = fn.constants[u16a()];
+      Operand dst = expr(d, c.type);
+      if (dst.isReg() && dst.as<Reg>().isXmm()) {
+        if (c.bits == 0) {
+          a.xorps(dst.as<Xmm>(), dst.as<Xmm>());
+        } else {
+          a.mov(rax, imm(c.bits));
+          a.movq(dst.as<Xmm>(), rax);
+        }
+      } else if (dst.isReg()) {
+        a.mov(dst.as<Gp>(), imm(c.bits));
+      } else if (c.bits == int64_t(int32_t(c.bits))) {
+        a.mov(dst.as<Mem>(), imm(c.bits));
       } else {
-        a.mov(rax, imm(v));
+        a.mov(rax, imm(c.bits));
         a.mov(dst.as<Mem>(), rax);
       }
       break;
     }
-    case Op::load: move(expr(d), local(u16a())); break;
-    case Op::store: move(local(u16a()), expr(d - 1)); break;
+    case Op::load: move(expr(d, fn.local_types[u16a()]), local(u16a())); break;
+    case Op::store: move(local(u16a()), expr(d - 1, fn.local_types[u16a()])); break;
     case Op::gload:
     case Op::gstore: {
+      vm::Type t = runtime::VM::get().module().globals[u16a()].type;
       a.mov(rcx, imm(reinterpret_cast<uint64_t>(runtime::VM::get().globals() + u16a())));
-      if (op == Op::gload) {
-        move(expr(d), qword_ptr(rcx));
-      } else {
-        move(qword_ptr(rcx), expr(d - 1));
-      }
+      if (op == Op::gload)
+        move(expr(d, t), qword_ptr(rcx));
+      else
+        move(qword_ptr(rcx), expr(d - 1, t));
       break;
     }
     case Op::iinc: a.emit(Inst::kIdAdd, local(u16a()), imm(vm::read_i32(p, vm::kOperandB))); break;
     case Op::pop: break;
-    case Op::dup: move(expr(d), expr(d - 1)); break;
+    case Op::dup: move(expr(d, top_type(1)), expr(d - 1, top_type(1))); break;
     case Op::dup2:
-      move(expr(d), expr(d - 2));
-      move(expr(d + 1), expr(d - 1));
+      move(expr(d, top_type(2)), expr(d - 2, top_type(2)));
+      move(expr(d + 1, top_type(1)), expr(d - 1, top_type(1)));
       break;
     case Op::iadd: binop(Inst::kIdAdd, d); break;
     case Op::isub: binop(Inst::kIdSub, d); break;
@@ -463,34 +525,46 @@ void Compiler::emit(size_t bci, int d) {
     case Op::fadd: case Op::fsub: case Op::fmul: case Op::fdiv: {
       Inst::Id id = op == Op::fadd ? Inst::kIdAddsd : op == Op::fsub ? Inst::kIdSubsd
                   : op == Op::fmul ? Inst::kIdMulsd : Inst::kIdDivsd;
-      to_xmm(xmm0, expr(d - 2));
-      Operand y = expr(d - 1);
-      if (y.isMem()) {
-        a.emit(id, xmm0, y);
+      Operand x = fexpr(d - 2), y = fexpr(d - 1);
+      if (x.isReg()) {
+        a.emit(id, x, y);
       } else {
-        a.movq(xmm1, y.as<Gp>());
-        a.emit(id, xmm0, xmm1);
+        a.movsd(xmm0, x.as<Mem>());
+        a.emit(id, xmm0, y);
+        a.movsd(x.as<Mem>(), xmm0);
       }
-      from_xmm(expr(d - 2), xmm0);
       break;
     }
-    case Op::fneg: a.emit(Inst::kIdBtc, expr(d - 1), imm(63)); break;
-    case Op::i2f:
-      a.xorps(xmm0, xmm0);
-      a.emit(Inst::kIdCvtsi2sd, xmm0, expr(d - 1));
-      from_xmm(expr(d - 1), xmm0);
+    case Op::fneg: {
+      Operand x = fexpr(d - 1);
+      if (x.isMem()) {
+        a.btc(x.as<Mem>(), 63);
+      } else {
+        a.mov(rax, imm(INT64_MIN));
+        a.movq(xmm0, rax);
+        a.xorpd(x.as<Xmm>(), xmm0);
+      }
       break;
+    }
+    case Op::i2f: {
+      Operand src = expr(d - 1), dst = fexpr(d - 1);
+      Xmm r = dst.isReg() ? dst.as<Xmm>() : xmm0;
+      a.xorps(r, r);  // breaks cvtsi2sd's false dependency
+      a.emit(Inst::kIdCvtsi2sd, r, src);
+      if (dst.isMem()) a.movsd(dst.as<Mem>(), r);
+      break;
+    }
     case Op::f2i: {
       Label store = a.newLabel(), nan = a.newLabel();
-      to_xmm(xmm0, expr(d - 1));
-      a.cvttsd2si(rax, xmm0);
+      Xmm x = in_xmm(fexpr(d - 1), xmm0);
+      a.cvttsd2si(rax, x);
       a.mov(rcx, imm(INT64_MIN));
       a.cmp(rax, rcx);
       a.jne(store);
-      a.ucomisd(xmm0, xmm0);
+      a.ucomisd(x, x);
       a.jp(nan);
       a.xorps(xmm1, xmm1);
-      a.ucomisd(xmm0, xmm1);
+      a.ucomisd(x, xmm1);
       a.jbe(store);
       a.not_(rax);
       a.jmp(store);
@@ -514,10 +588,10 @@ void Compiler::emit(size_t bci, int d) {
     case Op::fcmpeq: case Op::fcmpne: case Op::fcmplt: case Op::fcmple: case Op::fcmpgt: case Op::fcmpge: {
       // IEEE: ordered compares are false on NaN, != is true; a < b is computed as b > a.
       bool swap = op == Op::fcmplt || op == Op::fcmple;
-      to_xmm(xmm0, expr(swap ? d - 1 : d - 2));
-      to_xmm(xmm1, expr(swap ? d - 2 : d - 1));
+      Xmm x = in_xmm(fexpr(swap ? d - 1 : d - 2), xmm0);
+      Operand y = fexpr(swap ? d - 2 : d - 1);
       a.xor_(edx, edx);
-      a.ucomisd(xmm0, xmm1);
+      a.emit(Inst::kIdUcomisd, x, y);
       if (op == Op::fcmpeq) {
         a.sete(dl);
         a.setnp(cl);
@@ -556,34 +630,36 @@ void Compiler::emit(size_t bci, int d) {
       a.jl(target());
       break;
     }
-    case Op::newarray: stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), bci, d, 1, 1); break;
+    case Op::newarray:
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), bci, d, 1,
+                   p[1] == 0 ? vm::Type::IntArray : vm::Type::FloatArray);
+      break;
     case Op::spawn: {
       int n = runtime::VM::get().method(u16a())->param_count;
-      stack_helper(reinterpret_cast<void*>(&minivm_rt_spawn), bci, d, n, 1);
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_spawn), bci, d, n, vm::Type::Int);
       break;
     }
     case Op::native: {
       const vm::NativeInfo& info = vm::native_info(vm::NativeId(u16a()));
-      stack_helper(reinterpret_cast<void*>(&minivm_rt_native), bci, d, int(info.params.size()),
-                   info.result == vm::Type::Void ? 0 : 1);
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_native), bci, d, int(info.params.size()), info.result);
       break;
     }
     case Op::print:
-      stack_helper(reinterpret_cast<void*>(&minivm_rt_print), bci, d, fn.prints[u16a()].value_count(), 0);
+      stack_helper(reinterpret_cast<void*>(&minivm_rt_print), bci, d, fn.prints[u16a()].value_count(), vm::Type::Void);
       break;
     case Op::iaload: case Op::faload: {
       load(rax, expr(d - 2));
       load(rcx, expr(d - 1));
       bounds_check(rax, rcx);
       a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
-      a.emit(Inst::kIdMov, expr(d - 2), rax);
+      move(expr(d - 2, op == Op::faload ? vm::Type::Float : vm::Type::Int), rax);
       break;
     }
     case Op::iastore: case Op::fastore: {
       load(rax, expr(d - 3));
       load(rcx, expr(d - 2));
       bounds_check(rax, rcx);
-      load(rdx, expr(d - 1));
+      load(rdx, expr(d - 1, op == Op::fastore ? vm::Type::Float : vm::Type::Int));
       a.mov(qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset), rdx);
       break;
     }
@@ -593,13 +669,13 @@ void Compiler::emit(size_t bci, int d) {
       a.emit(Inst::kIdMov, expr(d - 1), rax);
       break;
     case Op::fsqrt: {
-      Operand x = expr(d - 1);
-      if (x.isMem()) a.sqrtsd(xmm0, x.as<Mem>());
-      else {
-        a.movq(xmm0, x.as<Gp>());
-        a.sqrtsd(xmm0, xmm0);
+      Operand x = fexpr(d - 1);
+      if (x.isMem()) {
+        a.sqrtsd(xmm0, x.as<Mem>());
+        a.movsd(x.as<Mem>(), xmm0);
+      } else {
+        a.sqrtsd(x.as<Xmm>(), x.as<Xmm>());
       }
-      from_xmm(x, xmm0);
       break;
     }
     case Op::atomic_add: {
@@ -622,30 +698,41 @@ void Compiler::emit(size_t bci, int d) {
         break;
       }
       int n = callee->param_count;
-      bool value = callee->function->result != vm::Type::Void;
-      spill_exprs(d - n);
-      for (int i = 0; i < n; i++) a.emit(Inst::kIdPush, expr(d - n + i));
-      spill_locals();
+      vm::Type result = callee->function->result;
+      Types t = stack_types(bci);
+      spill_exprs(t, d - n);
+      for (int i = 0; i < n; i++) {
+        Operand arg = expr(d - n + i, t[size_t(d - n + i)]);
+        if (arg.isReg() && arg.as<Reg>().isXmm()) {
+          a.sub(rsp, 8);
+          a.movsd(qword_ptr(rsp), arg.as<Xmm>());
+        } else {
+          a.emit(Inst::kIdPush, arg);
+        }
+      }
+      spill_locals(true);
       a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
       mark(int32_t(bci), true);
       a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
-      if (value) a.pop(rax);
-      reload_locals();
-      reload_exprs(d - n);
-      if (value) a.emit(Inst::kIdMov, expr(d - n), rax);
+      if (result != vm::Type::Void) a.pop(rax);
+      reload_locals(true);
+      reload_exprs(t, d - n);
+      if (result != vm::Type::Void) move(expr(d - n, result), rax);
       break;
     }
     case Op::ret:
-    case Op::vret:
+    case Op::vret: {
+      vm::Type t = op == Op::vret ? top_type(1) : vm::Type::Void;
       if (sc_->caller != nullptr) {
         // An inlined return is a jump: no frame to tear down, so no poll (as in HotSpot).
-        if (op == Op::vret) move(expr(sc_->depth_base), expr(d - 1));
+        if (op == Op::vret) move(expr(sc_->depth_base, t), expr(d - 1, t));
         a.jmp(sc_->exit);
         break;
       }
       poll(int32_t(bci));
-      emit_return(d, op == Op::vret);
+      emit_return(d, op == Op::vret, t);
       break;
+    }
   }
 }
 
@@ -720,11 +807,15 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
       break;
     }
   int n = callee->param_count;
+  Types t = stack_types(bci);
   if (a.logger()) a.commentf("inline %s", callee->function->name.c_str());
-  for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i));
+  for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));
   for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
   ns->exit = a.newLabel();
+  Types saved_outer = outer_types_;
+  outer_types_.assign(t.begin(), t.begin() + (d - n));
   emit_body(*ns);
+  outer_types_ = saved_outer;
   a.bind(ns->exit);
   mark(int32_t(bci), false);  // back in the caller, at the call
 }

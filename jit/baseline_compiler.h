@@ -26,6 +26,7 @@ namespace jit {
 struct JitOptions {
   bool counted_loop_polls = false;  // --counted-loop-polls
   bool safepoint_debug_info = false;  // --debug-info=safepoints
+  bool emit_polls = true;  // false only for --debug-no-polls, to measure what polls cost
 };
 
 // Compiles `m` and registers the result as a code blob; returns it (owned by the code

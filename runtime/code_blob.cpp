@@ -9,11 +9,17 @@
 namespace runtime {
 
 namespace {
-// Append-only: a reader loads the count with acquire and sees fully published entries.
-constexpr size_t kMaxBlobs = 1 << 16;
-const CodeBlob* g_blobs[kMaxBlobs];
-std::atomic<size_t> g_blob_count{0};
+// Registration order (for all_blobs) plus a sorted-by-address snapshot for lookups.
+// A new snapshot is built under the lock and published with one atomic store; old
+// snapshots are never freed, because a signal handler may still be searching one (they
+// are small and few: one per registration).
+struct Snapshot {
+  size_t count;
+  const CodeBlob* const* blobs;  // sorted by begin
+};
 std::mutex g_register_mutex;
+std::vector<const CodeBlob*> g_in_order;
+std::atomic<const Snapshot*> g_snapshot{nullptr};
 }  // namespace
 
 const char* blob_kind_name(BlobKind k) {
@@ -36,25 +42,33 @@ const PollSite* CodeBlob::find_poll(uintptr_t pc) const {
 
 void register_blob(const CodeBlob* blob) {
   std::lock_guard<std::mutex> lock(g_register_mutex);
-  size_t n = g_blob_count.load(std::memory_order_relaxed);
-  if (n == kMaxBlobs) {
-    std::fprintf(stderr, "minivm: internal error: code blob registry full\n");
-    std::abort();
-  }
-  g_blobs[n] = blob;
-  g_blob_count.store(n + 1, std::memory_order_release);
+  g_in_order.push_back(blob);
+  auto* sorted = new const CodeBlob*[g_in_order.size()];
+  std::copy(g_in_order.begin(), g_in_order.end(), sorted);
+  std::sort(sorted, sorted + g_in_order.size(), [](const CodeBlob* x, const CodeBlob* y) { return x->begin < y->begin; });
+  g_snapshot.store(new Snapshot{g_in_order.size(), sorted}, std::memory_order_release);
 }
 
 const CodeBlob* find_blob(uintptr_t pc) {
-  size_t n = g_blob_count.load(std::memory_order_acquire);
-  for (size_t i = 0; i < n; i++)
-    if (g_blobs[i]->contains(pc)) return g_blobs[i];
-  return nullptr;
+  const Snapshot* snap = g_snapshot.load(std::memory_order_acquire);
+  if (snap == nullptr) return nullptr;
+  // The last blob that begins at or below pc is the only candidate (blobs do not overlap).
+  size_t lo = 0, hi = snap->count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (snap->blobs[mid]->begin <= pc)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) return nullptr;
+  const CodeBlob* b = snap->blobs[lo - 1];
+  return b->contains(pc) ? b : nullptr;
 }
 
 std::vector<const CodeBlob*> all_blobs() {
-  size_t n = g_blob_count.load(std::memory_order_acquire);
-  return std::vector<const CodeBlob*>(g_blobs, g_blobs + n);
+  std::lock_guard<std::mutex> lock(g_register_mutex);
+  return g_in_order;
 }
 
 }  // namespace runtime

@@ -54,9 +54,13 @@ class Verifier {
     VerifyInfo info;
     info.max_depth = uint16_t(max_seen_);
     info.depth_at.assign(code_.size(), -1);
+    info.stack_at.resize(code_.size());
     for (size_t bci = 0; bci < code_.size(); bci++) {
       info.unreachable += starts_[bci] && !states_[bci];
-      if (states_[bci]) info.depth_at[bci] = int32_t(states_[bci]->size());
+      if (states_[bci]) {
+        info.depth_at[bci] = int32_t(states_[bci]->size());
+        info.stack_at[bci] = *states_[bci];
+      }
     }
     return info;
   }

@@ -36,6 +36,9 @@ struct VerifyInfo {
   // Stack depth before the instruction at each bci; -1 where no reachable instruction
   // starts. The JIT maps expression-stack depths to fixed locations with it.
   std::vector<int32_t> depth_at;
+  // The types on the stack before each reachable instruction (bottom first); empty
+  // where depth_at is -1. The JIT keeps floats in xmm registers with it.
+  std::vector<std::vector<Type>> stack_at;
 };
 // As above, and fills `info` when the function is valid.
 bool verify_function(const Module& m, const Function& fn, VerifyError& error, VerifyInfo& info);

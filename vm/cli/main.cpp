@@ -48,6 +48,8 @@ Options for run:
                   running loops move to compiled code by OSR (default 10000)
   --jit-sync      tiered, but compile on the thread that asks (deterministic OSR)
   --print-compilation    one line on stderr per compiled function and per OSR
+  --debug-no-polls       compiled code without safepoint polls (only to measure their
+                  cost: such code cannot be sampled or stopped)
   --counted-loop-polls   compiled counted loops poll at their header too
   --debug-info=all|safepoints
                   compiled-code debug info for every pc (default) or only at polls and calls
@@ -135,6 +137,8 @@ int cmd_run(const std::vector<std::string>& args) {
       auto v = parse_count(arg.substr(arg.find('=') + 1));
       if (!v) usage_error("bad count in '" + arg + "' (a whole number from 1)");
       (arg[2] == 'c' ? tiered.invocation_threshold : tiered.backedge_threshold) = *v;
+    } else if (arg == "--debug-no-polls") {
+      jit_options.emit_polls = false;
     } else if (arg == "--print-compilation") {
       tiered.print_compilation = true;
       jit::set_print_compilation(true);
