@@ -19,6 +19,8 @@ PROGRAMS = ["fib", "sieve", "loops", "mandel"]
 CONFIGS = [
     ("minivm --xint", ["{minivm}", "run", "--xint"], ".mini"),
     ("minivm --xcomp", ["{minivm}", "run", "--xcomp"], ".mini"),
+    ("minivm tiered", ["{minivm}", "run"], ".mini"),
+    ("minivm --xcomp no polls", ["{minivm}", "run", "--xcomp", "--debug-no-polls"], ".mini"),
     ("lua5.4", ["lua5.4"], ".lua"),
     ("luajit -joff", ["luajit", "-joff"], ".lua"),
     ("luajit", ["luajit"], ".lua"),
@@ -68,9 +70,10 @@ def main():
     if "luajit -joff" in names:
         ratio_cols.append(("minivm --xint", "luajit -joff"))
     ratio_cols.append(("minivm --xcomp", "minivm --xint"))
+    ratio_cols.append(("minivm --xcomp", "minivm --xcomp no polls"))
     if "luajit" in names:
         ratio_cols.append(("minivm --xcomp", "luajit"))
-    head += " | " + " | ".join(f"{a.split()[-1]} / {b}" for a, b in ratio_cols) + " |"
+    head += " | " + " | ".join(f"{a.replace('minivm ', '')} / {b.replace('minivm ', '')}" for a, b in ratio_cols) + " |"
     print(head)
     print("|" + "---|" * (1 + len(names) + len(ratio_cols)))
     for prog, med in rows:
@@ -83,6 +86,13 @@ def main():
     fast = [p for p, med in rows if med["minivm --xint"] / med["minivm --xcomp"] >= 5]
     print(f"Target 'compiled code at least 5x faster than the interpreter': met on {len(fast)} of {len(rows)}"
           + (f" ({', '.join(fast)})" if fast else "") + ".")
+    if "luajit" in names:
+        near = [p for p, med in rows if med["minivm --xcomp"] <= 2 * med["luajit"]]
+        print(f"Target 'compiled code within 2x of LuaJIT's JIT': met on {len(near)} of {len(rows)}"
+              + (f" ({', '.join(near)})" if near else "") + ".")
+    costs = [med["minivm --xcomp"] / med["minivm --xcomp no polls"] - 1 for _, med in rows]
+    print("Poll cost in compiled code (xcomp / xcomp without polls - 1): "
+          + ", ".join(f"{p} {c * 100:+.1f}%" for (p, _), c in zip(rows, costs)) + ".")
 
 
 if __name__ == "__main__":
