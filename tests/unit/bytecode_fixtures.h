@@ -168,6 +168,26 @@ inline void add_count_sum(vm::Module& m) {
   fn.max_stack = 2;
 }
 
+// @inline fn sum_to_inl(n: int): int { ...sum_to's body... }   (a while loop: polls)
+// fn outer(n: int): int { return sum_to_inl(n) + 1; }
+// Compiled, outer has sum_to_inl inlined, so a poll in the loop is in an inlined frame.
+inline void add_outer(vm::Module& m) {
+  using vm::Op;
+  add_sum_to(m);
+  vm::Function& inl = *m.functions.back();
+  inl.name = "sum_to_inl";
+  inl.inline_hint = vm::InlineHint::Inline;
+  vm::Function& fn = add_function(m, "outer", {vm::Type::Int}, vm::Type::Int, {});
+  uint16_t one = int_constant(fn, 1);
+  vm::CodeBuilder b(fn.code);
+  b.emit_u16(Op::load, 0);
+  b.emit_u16(Op::call, inl.index);
+  b.emit_u16(Op::ldc, one);
+  b.emit(Op::iadd);
+  b.emit(Op::vret);
+  fn.max_stack = 2;
+}
+
 // A module with every fixture above; functions by index: 0 sum_to,
 // 1 fib, 2 depth, 3 busy, 4 count_sum; `main` is sum_to, which no test runs as a program.
 inline std::unique_ptr<vm::Module> make_module() {
@@ -179,6 +199,7 @@ inline std::unique_ptr<vm::Module> make_module() {
   m->globals.push_back({"stop", vm::Type::Int, 0});
   add_busy(*m, 0);
   add_count_sum(*m);
+  add_outer(*m);  // 5 sum_to_inl, 6 outer
   m->main_index = 0;
   return m;
 }

@@ -137,3 +137,41 @@ TEST_CASE("jit: an armed poll in a compiled loop walks compiled frames") {
   CHECK(t->result == 44850);
   CHECK(client.ok.load());
 }
+
+TEST_CASE("jit: a poll inside an inlined loop shows the inlined frame with its own bci") {
+  VM& vm = fixture_vm();
+  struct Walk : PollClient {
+    std::vector<std::vector<std::pair<std::string, FrameKind>>> walks;
+    void on_poll(Thread* t) override {
+      StackWalker w(t);
+      Frame f;
+      std::vector<std::pair<std::string, FrameKind>> frames;
+      while (w.next(f)) frames.push_back({f.method->function->name, f.kind});
+      walks.push_back(frames);
+      if (walks.size() < 50) arm_poll(t);
+    }
+  } client;
+  register_poll_client(&client);
+  Method* outer = vm.method(kOuter);
+  void* interp_entry = outer->entry.load();
+  CompiledCode* code = jit::compile_method(outer, {});
+  outer->entry.store(reinterpret_cast<void*>(code->begin));
+  int64_t n = 100000;
+  Thread* t = vm.start_thread(outer, &n, /*poll_armed=*/true);
+  vm.join_thread(t);
+  unregister_poll_client(&client);
+  outer->entry.store(interp_entry);
+  CHECK(t->result == 4999950001);
+  REQUIRE(client.walks.size() == 50);
+  for (auto& frames : client.walks) {
+    REQUIRE(frames.size() == 2);
+    CHECK(frames[0].first == "sum_to_inl");
+    CHECK(frames[0].second == FrameKind::inlined);
+    CHECK(frames[1].first == "outer");
+    CHECK(frames[1].second == FrameKind::jit);
+  }
+  // Its debug info has two-scope chains.
+  bool chained = false;
+  for (auto& d : code->pc_descs) chained |= d.scope_count == 2;
+  CHECK(chained);
+}

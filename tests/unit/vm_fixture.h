@@ -6,7 +6,7 @@
 
 namespace fixtures {
 
-enum FixtureFunction : size_t { kSumTo = 0, kFib = 1, kDepth = 2, kBusy = 3, kCountSum = 4 };
+enum FixtureFunction : size_t { kSumTo = 0, kFib = 1, kDepth = 2, kBusy = 3, kCountSum = 4, kSumToInl = 5, kOuter = 6 };
 
 inline runtime::VM& fixture_vm() {
   static runtime::VM* vm = [] {
