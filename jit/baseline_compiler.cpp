@@ -1,4 +1,5 @@
 #include "jit/baseline_compiler.h"
+#include "jit/intrinsic_stubs.h"
 
 #include <asmjit/x86.h>
 
@@ -257,10 +258,10 @@ class Compiler {
   }
   // A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
   // pushing one of type `result` (Void: none). Its operands are passed in their homes.
-  void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result) {
+  void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled = false) {
     Label after = a.newLabel();
     Types t = stack_types(bci);
-    spill_exprs(t, d);
+    if (!spilled) spill_exprs(t, d);
     spill_locals(false);
     a.mov(rdi, r15);
     a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
@@ -284,6 +285,7 @@ class Compiler {
     a.bind(ok);
   }
 
+  void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void choose_register_locals();
   bool should_inline(const Method* callee, const InlineScope* chain) const;
   void plan(InlineScope& s);
@@ -640,7 +642,12 @@ void Compiler::emit(size_t bci, int d) {
       break;
     }
     case Op::native: {
-      const vm::NativeInfo& info = vm::native_info(vm::NativeId(u16a()));
+      vm::NativeId id = vm::NativeId(u16a());
+      const vm::NativeInfo& info = vm::native_info(id);
+      if (id == vm::NativeId::arraycopy || id == vm::NativeId::crc32) {
+        intrinsic_call(id, bci, d);
+        break;
+      }
       stack_helper(reinterpret_cast<void*>(&minivm_rt_native), bci, d, int(info.params.size()), info.result);
       break;
     }
@@ -734,6 +741,66 @@ void Compiler::emit(size_t bci, int d) {
       break;
     }
   }
+}
+
+// arraycopy and crc32: range checks inline, then a direct call of the hand-written stub
+// (jit/intrinsic_stubs.h) with no transition and no anchor, as HotSpot calls its stub
+// routines. A failed check takes the runtime native instead, which reports the error.
+void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
+  const IntrinsicStubs& stubs = intrinsic_stubs();
+  Label slow = a.newLabel(), done = a.newLabel();
+  Types t = stack_types(bci);
+  spill_exprs(t, d);  // the stubs clobber every expression register; operands now in homes
+  if (id == vm::NativeId::arraycopy) {
+    a.mov(rax, home_expr(d - 5));   // src
+    a.mov(rcx, home_expr(d - 4));   // srcPos
+    a.mov(rdx, home_expr(d - 3));   // dst
+    a.mov(r8, home_expr(d - 2));    // dstPos
+    a.mov(r10, home_expr(d - 1));   // n
+    a.mov(r9, rcx);
+    a.or_(r9, r8);
+    a.or_(r9, r10);
+    a.js(slow);                     // any of them negative
+    a.mov(r11, qword_ptr(rax, runtime::kArrayLengthOffset));
+    a.sub(r11, r10);
+    a.cmp(rcx, r11);
+    a.jg(slow);                     // srcPos > len(src) - n
+    a.mov(r11, qword_ptr(rdx, runtime::kArrayLengthOffset));
+    a.sub(r11, r10);
+    a.cmp(r8, r11);
+    a.jg(slow);                     // dstPos > len(dst) - n
+    a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
+    a.lea(rsi, ptr(rdx, r8, 3, runtime::kArrayDataOffset));
+    a.mov(rdx, r10);
+    a.mov(rax, imm(stubs.arraycopy.blob.begin));
+    a.call(rax);
+    t.resize(size_t(d - 5));
+  } else {
+    a.mov(rax, home_expr(d - 3));   // a
+    a.mov(rcx, home_expr(d - 2));   // from
+    a.mov(rdx, home_expr(d - 1));   // to
+    a.test(rcx, rcx);
+    a.js(slow);
+    a.cmp(rdx, qword_ptr(rax, runtime::kArrayLengthOffset));
+    a.jg(slow);
+    a.cmp(rcx, rdx);
+    a.jg(slow);
+    a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
+    a.sub(rdx, rcx);
+    a.mov(rsi, rdx);
+    a.mov(rax, imm(stubs.crc32.blob.begin));
+    a.call(rax);
+    a.mov(home_expr(d - 3), rax);   // eax, zero-extended by the 32-bit write
+    t.resize(size_t(d - 3));
+    t.push_back(vm::Type::Int);
+  }
+  reload_exprs(t, int(t.size()));
+  a.jmp(done);
+  a.bind(slow);  // the operands are in their homes already; the registers hold scratch
+  const vm::NativeInfo& info = vm::native_info(id);
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_native), bci, d, int(info.params.size()), info.result,
+               /*spilled=*/true);
+  a.bind(done);
 }
 
 bool Compiler::should_inline(const Method* callee, const InlineScope* chain) const {

@@ -1,0 +1,45 @@
+// A fixed-capacity, lock-free, single-producer single-consumer ring.
+//
+// The producer may be a signal handler running on the consumer's own thread (the
+// --suspend=signal path pushes from the handler; the thread drains at its next poll),
+// so both sides use only atomic loads and stores: no locks, no allocation, and an
+// interrupted consumer leaves the ring consistent. A full ring refuses the push; the
+// caller counts that as a dropped sample.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace sampler {
+
+template <typename T, size_t Capacity>
+class SpscRing {
+  static_assert((Capacity & (Capacity - 1)) == 0, "capacity must be a power of two");
+
+ public:
+  // Producer side. Returns false when full.
+  bool push(const T& v) {
+    uint64_t tail = tail_.load(std::memory_order_relaxed);
+    if (tail - head_.load(std::memory_order_acquire) == Capacity) return false;
+    slots_[tail & (Capacity - 1)] = v;
+    tail_.store(tail + 1, std::memory_order_release);
+    return true;
+  }
+  // Consumer side. Returns false when empty.
+  bool pop(T& out) {
+    uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head == tail_.load(std::memory_order_acquire)) return false;
+    out = slots_[head & (Capacity - 1)];
+    head_.store(head + 1, std::memory_order_release);
+    return true;
+  }
+  size_t size() const { return size_t(tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_acquire)); }
+  static constexpr size_t capacity() { return Capacity; }
+
+ private:
+  alignas(64) std::atomic<uint64_t> head_{0};
+  alignas(64) std::atomic<uint64_t> tail_{0};
+  T slots_[Capacity];
+};
+
+}  // namespace sampler
