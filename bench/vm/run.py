@@ -3,7 +3,7 @@
 
 Runs the configurations alternately (so machine noise hits all of them alike), checks
 that every run prints the same output, and prints a Markdown table of median wall times
-and ratios. Usage: bench/vm/run.py [--minivm PATH] [--runs N] [--quick]
+and ratios. Usage: bench/vm/run.sh (or run.py) [--minivm PATH] [--runs N]
 """
 import argparse
 import os

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# VM speed benchmark: bench/vm/run.sh [--minivm PATH] [--runs N]
+#   --minivm PATH   the minivm binary (default: build/vm/cli/minivm of this checkout)
+#   --runs N        alternating runs per configuration; the median is reported (default 5)
+# Runs fib, sieve, loops and mandel under every minivm mode and under lua5.4, luajit -joff
+# and luajit, checks that all outputs agree, and prints a Markdown table (see README.md).
+# The work is done by run.py next to this script; the configurations are a list at its top.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+exec python3 "$here/run.py" "$@"
