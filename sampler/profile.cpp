@@ -1,0 +1,54 @@
+// The profile data model (profile.h): names of frame kinds and event types as the
+// .jsonl schema spells them, and the stack-trace repository.
+#include "sampler/profile.h"
+
+#include <functional>
+
+namespace sampler {
+
+const char* frame_kind_name(FrameKind k) {
+  switch (k) {
+    case FrameKind::interp: return "interp";
+    case FrameKind::jit: return "jit";
+    case FrameKind::inlined: return "inlined";
+    case FrameKind::stub: return "stub";
+    case FrameKind::native: return "native";
+  }
+  return "unknown";
+}
+
+const char* event_type_name(EventType t) {
+  switch (t) {
+    case EventType::ExecutionSample: return "ExecutionSample";
+    case EventType::NativeMethodSample: return "NativeMethodSample";
+    case EventType::SafepointLatency: return "SafepointLatency";
+    case EventType::FailedSample: return "FailedSample";
+  }
+  return "UnknownEvent";
+}
+
+size_t StackTraceRepository::Hash::operator()(const StackTrace& t) const {
+  // FNV-style mixing of each frame's fields; std::hash for the name.
+  uint64_t h = 1469598103934665603ull ^ t.size();
+  auto mix = [&h](uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
+  for (const FrameRef& f : t) {
+    mix(std::hash<std::string>{}(f.function));
+    mix(f.line);
+    mix(static_cast<uint32_t>(f.bci));
+    mix(static_cast<uint64_t>(f.kind));
+  }
+  return static_cast<size_t>(h);
+}
+
+uint32_t StackTraceRepository::intern(const StackTrace& trace) {
+  auto it = ids_.find(trace);
+  if (it != ids_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(traces_.size());
+  traces_.push_back(trace);
+  ids_.emplace(trace, id);
+  return id;
+}
+
+}  // namespace sampler

@@ -1,0 +1,80 @@
+// The profile data model: events as the samplers emit them (DESIGN.md, "Output"),
+// interned stack traces, and per-sampler accounting. Samplers fill a Profile; the
+// report writers (report_*.h) only read it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sampler {
+
+// Frame kinds as in the .jsonl schema.
+enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
+const char* frame_kind_name(FrameKind k);
+
+struct FrameRef {
+  std::string function;
+  uint32_t line = 0;
+  int32_t bci = -1;
+  FrameKind kind = FrameKind::interp;
+  bool operator==(const FrameRef& o) const {
+    return function == o.function && line == o.line && bci == o.bci && kind == o.kind;
+  }
+};
+
+using StackTrace = std::vector<FrameRef>;  // top frame first
+
+// Interns stack traces: one id per distinct trace.
+class StackTraceRepository {
+ public:
+  uint32_t intern(const StackTrace& trace);
+  const StackTrace& get(uint32_t id) const { return traces_[id]; }
+  size_t size() const { return traces_.size(); }
+
+ private:
+  struct Hash {
+    size_t operator()(const StackTrace& t) const;
+  };
+  std::vector<StackTrace> traces_;
+  std::unordered_map<StackTrace, uint32_t, Hash> ids_;
+};
+
+enum class EventType : uint8_t { ExecutionSample, NativeMethodSample, SafepointLatency, FailedSample };
+const char* event_type_name(EventType t);
+
+struct Event {
+  EventType type = EventType::ExecutionSample;
+  std::string sampler;     // "cooperative", "classical", "async", "safepoint", "oracle"
+  uint64_t sample = 0;     // the interruption's id, shared by every sampler under --sampler=all
+  int thread = 0;
+  uint64_t time_ns = 0;    // when the interruption happened
+  bool biased = false;     // ExecutionSample / NativeMethodSample: fell back to the poll-site stack
+  std::string reason;      // FailedSample: why; biased samples: why biased
+  uint64_t latency_ns = 0; // SafepointLatency
+  uint32_t stack = 0;      // StackTraceRepository id (not for FailedSample)
+};
+
+// Accounting for one sampler: every interruption ends as a sample or a counted failure.
+struct SamplerStats {
+  uint64_t interruptions = 0;
+  uint64_t samples = 0;                       // ExecutionSample + NativeMethodSample
+  std::map<std::string, uint64_t> failed;     // reason -> count
+  std::map<std::string, uint64_t> biased;     // reason -> count (these are also samples)
+  std::map<std::string, uint64_t> dropped;    // reason -> count (e.g. "ring_full")
+  std::vector<uint64_t> suspension_ns;        // how long the thread was held, per interruption
+  std::vector<uint64_t> latency_ns;           // request ticks -> served, per sample (cooperative)
+};
+
+struct Profile {
+  std::string program;                        // the .mini file
+  std::vector<std::string> samplers;          // in report order
+  std::map<std::string, SamplerStats> stats;  // by sampler name
+  std::vector<Event> events;                  // in emission order
+  StackTraceRepository stacks;
+  uint64_t interval_ns = 0;
+  uint64_t duration_ns = 0;
+};
+
+}  // namespace sampler

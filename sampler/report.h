@@ -1,0 +1,90 @@
+// Report writers: a Profile (profile.h) as text, folded stacks, speedscope JSON, a
+// self-contained HTML flame graph, or one JSON event per line (DESIGN.md, "Output").
+// Writers only read the Profile. See sampler/README.md for each format.
+//
+// What counts: a *sample* is an ExecutionSample or NativeMethodSample event (biased ones
+// included). FailedSample and SafepointLatency events are accounting, not stacks.
+// Self = the top frame's function (or function:line); total = every distinct function
+// (or function:line) anywhere in the stack, counted once per sample even under recursion.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sampler/profile.h"
+
+namespace sampler {
+
+struct ReportOptions {
+  bool lines = false;  // --profile-lines: frames as function:line (collapsed, speedscope, HTML)
+  size_t top = 15;     // rows per table in the text report
+};
+
+// The text report (what `--profile` prints on stderr): per sampler, the accounting of
+// interruptions, top functions and lines by self and total, suspension and latency.
+void write_text(const Profile&, std::ostream&, const ReportOptions& = {});
+// FlameGraph folded stacks: "root;...;top count", one line per distinct stack. With more
+// than one sampler each stack starts with the sampler's name as an extra root frame.
+void write_collapsed(const Profile&, std::ostream&, const ReportOptions& = {});
+// speedscope file format: one "sampled" profile per sampler, a shared frames table.
+void write_speedscope(const Profile&, std::ostream&, const ReportOptions& = {});
+// A self-contained interactive flame graph (inline CSS/JS, no network).
+void write_html(const Profile&, std::ostream&, const ReportOptions& = {});
+// One JSON object per event, in emission order, exactly DESIGN.md's schema.
+void write_jsonl(const Profile&, std::ostream&);
+
+// Picks the writer by the file's extension (.txt .collapsed .json .html .jsonl); returns
+// false with a message in `error` for an unknown extension or a file it cannot write.
+bool write_profile_file(const Profile&, const std::string& path, const ReportOptions&,
+                        std::string& error);
+
+// ---- Building blocks shared by the writers (and used by the tests) ----
+
+// Samplers in report order: Profile::samplers, then (so nothing is silently left out) any
+// other sampler that has stats or events, in order of first appearance.
+std::vector<std::string> report_samplers(const Profile&);  // report_collapsed.cpp
+
+// ExecutionSample or NativeMethodSample.
+inline bool is_stack_sample(const Event& e) {
+  return e.type == EventType::ExecutionSample || e.type == EventType::NativeMethodSample;
+}
+
+// The event's stack; an empty trace for FailedSample or an id the repository lacks.
+const StackTrace& event_stack(const Profile&, const Event&);  // report_collapsed.cpp
+
+// One sampler's samples grouped by stack (stacks are interned, so this is how writers avoid
+// walking the same trace once per sample): (stack id, samples), ids ascending. Use
+// stack_of_id for the trace; an id the repository lacks is an empty trace.
+std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile&,
+                                                        const std::string& sampler);  // report_collapsed.cpp
+const StackTrace& stack_of_id(const Profile&, uint32_t id);                          // report_collapsed.cpp
+
+// A frame's name in folded stacks and flame graphs: `function`, or `function:line` with
+// `lines` (`function:?` when the line is unknown, i.e. 0). ';' and whitespace become '_';
+// an empty name is "[unknown]". A sample with no frames at all is the frame "[no_frames]".
+std::string frame_label(const FrameRef&, bool lines);  // report_collapsed.cpp
+inline constexpr const char* kNoFramesLabel = "[no_frames]";
+
+// One sampler's samples folded: "root;...;top" -> count (root first, no sampler prefix).
+std::map<std::string, uint64_t> fold_stacks(const Profile&, const std::string& sampler,
+                                            bool lines);  // report_collapsed.cpp
+
+// `s` as a JSON string literal, quotes included. Escapes '"', '\\', control characters,
+// and '<', '>', '&' (as \u003c...) so the text is also safe inside an HTML <script>;
+// invalid UTF-8 bytes become U+FFFD.
+std::string json_string(std::string_view s);                 // report_jsonl.cpp
+void append_json_string(std::string& out, std::string_view s);  // report_jsonl.cpp
+
+// Nearest-rank percentiles: the value at rank ceil(p/100 * n) of the sorted values.
+struct Percentiles {
+  size_t n = 0;  // 0: no values, the report prints "n/a"
+  uint64_t p50 = 0, p99 = 0, max = 0;
+};
+Percentiles percentiles(std::vector<uint64_t> values);  // report_text.cpp
+// Nanoseconds as microseconds: "0.12 µs", "4.20 µs", "42.0 µs", "420 µs", "12345 µs".
+std::string format_us(uint64_t ns);  // report_text.cpp
+
+}  // namespace sampler

@@ -1,0 +1,450 @@
+// A self-contained interactive flame graph (`--profile-out FILE.html`): one HTML file with
+// inline CSS and JS and the profile embedded as JSON; no network needed to view it.
+// Icicle layout (the root at the top, callees below), width = samples. Click a frame to
+// zoom into it (its callers stay above, dimmed; click one, the root or "reset" to zoom
+// out); the search box (text, or /regex/) highlights matching frames and shows the share
+// of samples containing one; hovering shows function, line(s), samples, self and percent.
+// Under several samplers a selector switches between them.
+//
+// Embedded data (id="profile-data"): {"program","lines","interval_ns","duration_ns",
+// "names":[function names], "samplers":[{"name","interruptions","samples","biased",
+// "failed","dropped","root":NODE}]}, NODE = {"f": index into names (-1 for the root),
+// "v": samples through it, "s": samples with it on top, "k": samples per frame kind
+// [interp,jit,inlined,stub,native], "l": its line (--profile-lines only), "L": [[line,
+// samples],...] (without --profile-lines: which lines of the function, most first),
+// "c": [children, sorted by label]}.
+#include <algorithm>
+#include <memory>
+#include <ostream>
+#include <unordered_map>
+
+#include "sampler/report.h"
+
+namespace sampler {
+
+namespace {
+
+struct Node {
+  std::string function;
+  uint32_t line = 0;
+  uint64_t total = 0, self = 0;
+  uint64_t kinds[5] = {};
+  std::map<uint32_t, uint64_t> lines;
+  std::map<std::string, std::unique_ptr<Node>> children;  // by label: sorted output
+};
+
+Node build_tree(const Profile& p, const std::string& sampler, bool with_lines) {
+  Node root;
+  for (const auto& [id, count] : count_stacks(p, sampler)) {  // each distinct stack once
+    const StackTrace& st = stack_of_id(p, id);
+    const uint64_t c = count;
+    Node* n = &root;
+    n->total += c;
+    auto step = [&](const std::string& label, const std::string& fn, uint32_t line,
+                    FrameKind kind) {
+      auto& slot = n->children[label];
+      if (!slot) {
+        slot = std::make_unique<Node>();
+        slot->function = fn;
+        slot->line = with_lines ? line : 0;
+      }
+      n = slot.get();
+      n->total += c;
+      n->kinds[static_cast<size_t>(kind)] += c;
+      if (!with_lines) n->lines[line] += c;
+    };
+    if (st.empty()) step(kNoFramesLabel, kNoFramesLabel, 0, FrameKind::stub);
+    for (size_t i = st.size(); i-- > 0;) {
+      const FrameRef& f = st[i];
+      step(frame_label(f, with_lines), f.function.empty() ? "[unknown]" : f.function, f.line,
+           f.kind);
+    }
+    n->self += c;
+  }
+  return root;
+}
+
+class TreeWriter {
+ public:
+  TreeWriter(std::string& out, bool lines) : out_(out), lines_(lines) {}
+
+  void node(const Node& n, bool is_root) {
+    out_ += "{\"f\":";
+    out_ += is_root ? "-1" : std::to_string(name_id(n.function));
+    out_ += ",\"v\":" + std::to_string(n.total) + ",\"s\":" + std::to_string(n.self);
+    if (!is_root) {
+      out_ += ",\"k\":[";
+      for (size_t i = 0; i < 5; ++i) out_ += (i ? "," : "") + std::to_string(n.kinds[i]);
+      out_ += ']';
+      if (lines_) {
+        out_ += ",\"l\":" + std::to_string(n.line);
+      } else {
+        std::vector<std::pair<uint32_t, uint64_t>> ls(n.lines.begin(), n.lines.end());
+        std::stable_sort(ls.begin(), ls.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        out_ += ",\"L\":[";
+        for (size_t i = 0; i < ls.size(); ++i)
+          out_ += fmt_pair(i, ls[i].first, ls[i].second);
+        out_ += ']';
+      }
+    }
+    if (!n.children.empty()) {
+      out_ += ",\"c\":[";
+      bool first = true;
+      for (const auto& [label, child] : n.children) {
+        if (!first) out_ += ',';
+        first = false;
+        node(*child, false);
+      }
+      out_ += ']';
+    }
+    out_ += '}';
+  }
+
+  std::string names_json() const {
+    std::string s = "[";
+    for (size_t i = 0; i < names_.size(); ++i) {
+      if (i) s += ',';
+      append_json_string(s, names_[i]);
+    }
+    return s + "]";
+  }
+
+ private:
+  static std::string fmt_pair(size_t i, uint32_t a, uint64_t b) {
+    return (i ? ",[" : "[") + std::to_string(a) + "," + std::to_string(b) + "]";
+  }
+  size_t name_id(const std::string& name) {
+    auto [it, inserted] = ids_.emplace(name, names_.size());
+    if (inserted) names_.push_back(name);
+    return it->second;
+  }
+  std::string& out_;
+  bool lines_;
+  std::unordered_map<std::string, size_t> ids_;
+  std::vector<std::string> names_;
+};
+
+uint64_t sum(const std::map<std::string, uint64_t>& m) {
+  uint64_t s = 0;
+  for (const auto& [k, v] : m) s += v;
+  return s;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+const char* kHead = R"HTML(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>)HTML";
+
+const char* kStyleAndBody = R"HTML(</title>
+<style>
+*{box-sizing:border-box}
+body{margin:0;font:13px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;background:#fbfbfb}
+header{padding:10px 14px 8px;background:#fff;border-bottom:1px solid #ddd}
+h1{font-size:16px;margin:0 0 6px;font-weight:600}
+.bar{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center}
+input,select,button{font:inherit;padding:2px 6px}
+#search{width:17em}
+#stats{color:#444}
+#info{color:#a11aa1;font-weight:600}
+#help{color:#666;font-size:12px;margin-top:5px}
+#graph{position:relative;margin:10px 14px;min-height:30px}
+.f{position:absolute;height:17px;line-height:17px;padding:0 4px;overflow:hidden;white-space:nowrap;
+ text-overflow:ellipsis;font:11.5px ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;color:#111;
+ border-radius:2px;cursor:pointer}
+.f:hover{outline:1px solid #222;z-index:1}
+.f.dim{opacity:.45}
+.f.match{background:#d726d7!important;color:#fff}
+.empty{color:#666;font-style:italic;margin:0}
+#legend{margin:0 14px 14px;color:#555;font-size:12px}
+.sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin:0 4px 0 12px;vertical-align:-1px}
+#tip{position:fixed;display:none;pointer-events:none;z-index:10;max-width:70vw;white-space:pre;
+ background:rgba(25,25,25,.93);color:#f3f3f3;padding:6px 9px;border-radius:4px;font:12px/1.45 ui-monospace,"DejaVu Sans Mono",monospace}
+</style>
+</head>
+<body>
+<header>
+<h1 id="title"></h1>
+<div class="bar">
+<label id="pick">sampler <select id="sampler"></select></label>
+<input id="search" type="search" placeholder="search: text or /regex/" autocomplete="off">
+<button id="reset" type="button">reset</button>
+<span id="info"></span>
+</div>
+<div class="bar"><span id="stats"></span></div>
+<div id="help">Icicle graph: each bar is a function, its callers above it, its callees below; width = samples.
+Click a bar to zoom in, click the top bar or <b>reset</b> (Esc) to zoom out. Hover for counts.</div>
+</header>
+<div id="graph"></div>
+<div id="legend"></div>
+<div id="tip"></div>
+<script type="application/json" id="profile-data">)HTML";
+
+const char* kScript = R"HTML(</script>
+<script>
+(function () {
+'use strict';
+const D = JSON.parse(document.getElementById('profile-data').textContent);
+const KINDS = ['interp', 'jit', 'inlined', 'stub', 'native'];
+const HUE = [48, 105, 185, 0, 8];
+const ROW = 18;
+const $ = (id) => document.getElementById(id);
+const graph = $('graph'), tip = $('tip'), sel = $('sampler'), search = $('search');
+const info = $('info'), stats = $('stats');
+let cur = null, zoom = null, boxes = [], lastW = 0;
+
+// Parent links, without recursion (stacks can be deep).
+for (const s of D.samplers) {
+  s.root.p = null;
+  const todo = [s.root];
+  while (todo.length) {
+    const n = todo.pop();
+    for (const c of n.c || []) { c.p = n; todo.push(c); }
+  }
+}
+
+const fname = (n) => (n.f < 0 ? 'all' : D.names[n.f]);
+const label = (n) => (n.f < 0 ? 'all ' + n.v + ' samples (' + cur.name + ')'
+                              : D.lines ? fname(n) + ':' + (n.l || '?') : fname(n));
+const pct = (a, b) => (b ? (100 * a / b).toFixed(1) + '%' : 'n/a');
+function mainKind(n) {
+  let best = -1, bi = 0;
+  (n.k || []).forEach((v, i) => { if (v > best) { best = v; bi = i; } });
+  return bi;
+}
+function hash(s) {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+function color(n) {
+  if (n.f < 0) return '#cfcfcf';
+  const k = mainKind(n), h = hash(fname(n));
+  if (k === 3) return 'hsl(0,0%,' + (66 + h % 10) + '%)';
+  return 'hsl(' + (HUE[k] + h % 15 - 7) + ',' + (58 + h % 22) + '%,' + (60 + (h >>> 8) % 13) + '%)';
+}
+
+function add(frag, n, x, w, row, dim) {
+  const d = document.createElement('div');
+  d.className = dim ? 'f dim' : 'f';
+  d.style.cssText = 'left:' + x + 'px;width:' + Math.max(w - 1, 0.5) + 'px;top:' + row * ROW +
+                    'px;background:' + color(n);
+  if (w > 30) d.textContent = label(n);
+  d.node = n;
+  boxes.push(d);
+  frag.appendChild(d);
+}
+
+function render() {
+  hideTip();
+  graph.textContent = '';
+  boxes = [];
+  if (!cur || !cur.root.v) {
+    graph.style.height = '';
+    const p = document.createElement('p');
+    p.className = 'empty';
+    p.textContent = cur ? 'No samples for sampler "' + cur.name + '".' : 'No samples: no sampler ran.';
+    graph.appendChild(p);
+    updateSearch();
+    return;
+  }
+  const W = lastW = graph.clientWidth, z = zoom || cur.root, frag = document.createDocumentFragment();
+  const anc = [];
+  for (let a = z.p; a; a = a.p) anc.unshift(a);
+  anc.forEach((a, i) => add(frag, a, 0, W, i, true));
+  const scale = W / z.v;
+  let maxRow = anc.length;
+  const todo = [[z, 0, anc.length]];
+  while (todo.length) {
+    const [n, x, row] = todo.pop();
+    const w = n.v * scale;
+    if (w < 0.5) continue;  // too thin to see (still counted in its parent's width)
+    add(frag, n, x, w, row, false);
+    maxRow = Math.max(maxRow, row);
+    let cx = x;
+    for (const c of n.c || []) { todo.push([c, cx, row + 1]); cx += c.v * scale; }
+  }
+  graph.style.height = (maxRow + 1) * ROW + 'px';
+  graph.appendChild(frag);
+  updateSearch();
+}
+
+function matcher() {
+  const t = search.value.trim();
+  if (!t) return null;
+  if (t.length > 2 && t[0] === '/' && t.endsWith('/')) {
+    try { const re = new RegExp(t.slice(1, -1)); return (s) => re.test(s); }
+    catch (e) { return 'bad'; }
+  }
+  const lt = t.toLowerCase();
+  return (s) => s.toLowerCase().includes(lt);
+}
+
+function updateSearch() {
+  const m = matcher();
+  if (m === 'bad') { info.textContent = 'invalid regular expression'; return; }
+  for (const d of boxes) d.classList.toggle('match', !!m && d.node.f >= 0 && m(label(d.node)));
+  if (!m || !cur) { info.textContent = ''; return; }
+  // Samples with a matching frame: matching nodes without a matching caller, summed.
+  let hit = 0;
+  const todo = [cur.root];
+  while (todo.length) {
+    const n = todo.pop();
+    if (n.f >= 0 && m(label(n))) { hit += n.v; continue; }
+    for (const c of n.c || []) todo.push(c);
+  }
+  info.textContent = 'matched: ' + hit + ' of ' + cur.root.v + ' samples (' + pct(hit, cur.root.v) + ')';
+}
+
+function hideTip() { tip.style.display = 'none'; }
+function showTip(n, ev) {
+  const all = cur.root.v, z = zoom || cur.root, out = [];
+  if (n.f < 0) {
+    out.push('all samples of ' + cur.name, 'samples: ' + n.v + ' (100%)');
+  } else {
+    out.push(fname(n));
+    if (D.lines) out.push('line: ' + (n.l || 'unknown'));
+    else if (n.L && n.L.length && !(n.L.length === 1 && !n.L[0][0])) {
+      const ls = n.L.slice(0, 6).map((p) => (p[0] || '?') + ' (' + p[1] + ')');
+      out.push('lines: ' + ls.join(', ') + (n.L.length > 6 ? ', ...' : ''));
+    }
+    let s = 'samples: ' + n.v + ' (' + pct(n.v, all) + ' of all';
+    if (z !== cur.root) s += ', ' + pct(n.v, z.v) + ' of the zoomed frame';
+    out.push(s + ')');
+    out.push('self: ' + n.s + ' (' + pct(n.s, all) + ')');
+    const ks = [];
+    (n.k || []).forEach((v, i) => { if (v) ks.push(KINDS[i] + ' ' + v); });
+    if (ks.length) out.push('frames: ' + ks.join(', '));
+  }
+  out.push(n === z ? (z === cur.root ? '' : 'click to zoom out one level') : 'click to zoom');
+  tip.textContent = out.join('\n').trim();
+  tip.style.display = 'block';
+  const tw = tip.offsetWidth, th = tip.offsetHeight;
+  let x = ev.clientX + 14, y = ev.clientY + 16;
+  if (x + tw > innerWidth - 4) x = Math.max(4, ev.clientX - tw - 10);
+  if (y + th > innerHeight - 4) y = Math.max(4, ev.clientY - th - 12);
+  tip.style.left = x + 'px';
+  tip.style.top = y + 'px';
+}
+
+graph.addEventListener('mousemove', (ev) => {
+  const n = ev.target.node;
+  if (n) showTip(n, ev); else hideTip();
+});
+graph.addEventListener('mouseleave', hideTip);
+graph.addEventListener('click', (ev) => {
+  const n = ev.target.node;
+  if (!n) return;
+  const z = zoom || cur.root;
+  zoom = n === z ? (n.p && n.p.p ? n.p : null) : (n.p ? n : null);
+  render();
+});
+function reset() { zoom = null; search.value = ''; render(); }
+$('reset').addEventListener('click', reset);
+document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') reset(); });
+search.addEventListener('input', updateSearch);
+addEventListener('resize', () => { if (graph.clientWidth !== lastW) render(); });
+
+function choose(i) {
+  cur = D.samplers[i] || null;
+  zoom = null;
+  if (cur) {
+    stats.textContent = cur.name + ': ' + cur.samples + ' samples of ' + cur.interruptions +
+      ' interruptions \u00b7 ' + cur.biased + ' biased \u00b7 ' + cur.failed + ' failed \u00b7 ' +
+      cur.dropped + ' dropped' + (D.lines ? ' \u00b7 frames are function:line' : '');
+  } else {
+    stats.textContent = '';
+  }
+  render();
+}
+
+document.title = 'minivm profile: ' + D.program;
+$('title').textContent = 'minivm profile: ' + D.program;
+D.samplers.forEach((s, i) => {
+  const o = document.createElement('option');
+  o.value = i;
+  o.textContent = s.name + ' (' + s.samples + ' samples)';
+  sel.appendChild(o);
+});
+$('pick').style.display = D.samplers.length > 1 ? '' : 'none';
+sel.addEventListener('change', () => choose(+sel.value));
+const legend = $('legend');
+legend.appendChild(document.createTextNode('Colour = where most samples of the frame ran:'));
+KINDS.forEach((k, i) => {
+  const sw = document.createElement('span');
+  sw.className = 'sw';
+  sw.style.background = i === 3 ? 'hsl(0,0%,70%)' : 'hsl(' + HUE[i] + ',68%,66%)';
+  legend.appendChild(sw);
+  legend.appendChild(document.createTextNode(k));
+});
+choose(0);
+})();
+</script>
+</body>
+</html>
+)HTML";
+
+}  // namespace
+
+void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
+  std::vector<std::string> samplers = report_samplers(p);
+  std::string program = p.program.empty() ? std::string("(unnamed program)") : p.program;
+
+  std::string samplers_json, names;
+  {
+    std::string body;
+    TreeWriter tw(body, opt.lines);
+    for (size_t i = 0; i < samplers.size(); ++i) {
+      const std::string& s = samplers[i];
+      auto it = p.stats.find(s);
+      SamplerStats st = it == p.stats.end() ? SamplerStats{} : it->second;
+      Node root = build_tree(p, s, opt.lines);
+      if (i) body += ",\n";
+      body += "{\"name\":";
+      append_json_string(body, s);
+      body += ",\"interruptions\":" + std::to_string(st.interruptions);
+      body += ",\"samples\":" + std::to_string(root.total);
+      body += ",\"biased\":" + std::to_string(sum(st.biased));
+      body += ",\"failed\":" + std::to_string(sum(st.failed));
+      body += ",\"dropped\":" + std::to_string(sum(st.dropped));
+      body += ",\"root\":";
+      tw.node(root, true);
+      body += '}';
+    }
+    samplers_json = std::move(body);
+    names = tw.names_json();
+  }
+
+  std::string doc;
+  doc += kHead;
+  doc += html_escape("minivm profile: " + program);
+  doc += kStyleAndBody;
+  doc += "{\"program\":";
+  append_json_string(doc, program);  // json_string escapes '<', so no "</script>" inside
+  doc += ",\"lines\":";
+  doc += opt.lines ? "true" : "false";
+  doc += ",\"interval_ns\":" + std::to_string(p.interval_ns);
+  doc += ",\"duration_ns\":" + std::to_string(p.duration_ns);
+  doc += ",\n\"names\":" + names;
+  doc += ",\n\"samplers\":[\n" + samplers_json + "]}";
+  doc += kScript;
+  out << doc;
+}
+
+}  // namespace sampler

@@ -1,0 +1,385 @@
+// The text report (`--profile`, on stderr at exit; `--profile-out FILE.txt`), percentiles,
+// and write_profile_file, which picks a writer by the file's extension.
+//
+// Per sampler, in Profile::samplers order: the accounting of interruptions (samples, of
+// which biased, failed and dropped, by reason, with a line showing that they add up),
+// suspension time and safepoint latency as nearest-rank p50/p99/max, then the top
+// functions and lines by self and by total. Shares are of that sampler's samples and
+// always come with their counts. With several samplers a comparison table comes first.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sampler/report.h"
+
+namespace sampler {
+
+Percentiles percentiles(std::vector<uint64_t> values) {
+  Percentiles r;
+  r.n = values.size();
+  if (values.empty()) return r;
+  std::sort(values.begin(), values.end());
+  auto rank = [&](size_t p) {  // nearest rank: ceil(p/100 * n), at least 1
+    size_t k = (p * values.size() + 99) / 100;
+    return values[std::max<size_t>(k, 1) - 1];
+  };
+  r.p50 = rank(50);
+  r.p99 = rank(99);
+  r.max = values.back();
+  return r;
+}
+
+std::string format_us(uint64_t ns) {
+  double us = static_cast<double>(ns) / 1000.0;
+  if (us < 10) return fmt::format("{:.2f} µs", us);
+  if (us < 100) return fmt::format("{:.1f} µs", us);
+  return fmt::format("{:.0f} µs", us);
+}
+
+namespace {
+
+std::string format_duration(uint64_t ns) {
+  double v = static_cast<double>(ns);
+  const char* unit = "ns";
+  if (ns >= 1000000000ull) v /= 1e9, unit = "s";
+  else if (ns >= 1000000ull) v /= 1e6, unit = "ms";
+  else if (ns >= 1000ull) v /= 1e3, unit = "µs";
+  if (v >= 100) return fmt::format("{:.0f} {}", v, unit);
+  return fmt::format("{:.3g} {}", v, unit);
+}
+
+std::string pct(uint64_t part, uint64_t whole) {
+  if (whole == 0) return "n/a";
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+std::string function_name(const FrameRef& f) {
+  return f.function.empty() ? std::string("[unknown]") : f.function;
+}
+
+struct Row {
+  std::string function;
+  uint32_t line = 0;
+  bool with_line = false;
+  uint64_t self = 0, total = 0;
+  std::string name() const {
+    if (!with_line) return function;
+    return function + ":" + (line ? std::to_string(line) : std::string("?"));
+  }
+};
+
+struct Aggregate {
+  uint64_t samples = 0, execution = 0, native = 0, biased = 0;
+  std::map<std::string, Row> functions;
+  std::map<std::pair<std::string, uint32_t>, Row> lines;
+  std::set<int> threads;
+};
+
+Aggregate aggregate(const Profile& p, const std::string& sampler) {
+  Aggregate a;
+  for (const Event& e : p.events) {
+    if (!is_stack_sample(e) || e.sampler != sampler) continue;
+    ++a.samples;
+    ++(e.type == EventType::NativeMethodSample ? a.native : a.execution);
+    if (e.biased) ++a.biased;
+    a.threads.insert(e.thread);
+  }
+  std::vector<std::string> seen_f;
+  std::vector<std::pair<std::string, uint32_t>> seen_l;
+  for (const auto& [id, n] : count_stacks(p, sampler)) {  // each distinct stack once
+    const StackTrace& st = stack_of_id(p, id);
+    if (st.empty()) {
+      Row& r = a.functions[kNoFramesLabel];
+      r.function = kNoFramesLabel;
+      r.self += n, r.total += n;
+      Row& l = a.lines[{kNoFramesLabel, 0}];
+      l.function = kNoFramesLabel;
+      l.self += n, l.total += n;
+      continue;
+    }
+    seen_f.clear();
+    seen_l.clear();
+    for (size_t i = 0; i < st.size(); ++i) {
+      std::string fn = function_name(st[i]);
+      std::pair<std::string, uint32_t> lk{fn, st[i].line};
+      Row& r = a.functions[fn];
+      Row& l = a.lines[lk];
+      r.function = fn;
+      l.function = fn, l.line = st[i].line, l.with_line = true;
+      if (i == 0) r.self += n, l.self += n;
+      // Total: once per sample, however often the function recurses in this stack.
+      if (std::find(seen_f.begin(), seen_f.end(), fn) == seen_f.end()) {
+        seen_f.push_back(fn);
+        r.total += n;
+      }
+      if (std::find(seen_l.begin(), seen_l.end(), lk) == seen_l.end()) {
+        seen_l.push_back(lk);
+        l.total += n;
+      }
+    }
+  }
+  return a;
+}
+
+bool row_less_name(const Row& a, const Row& b) {
+  if (a.function != b.function) return a.function < b.function;
+  return a.line < b.line;
+}
+
+std::vector<Row> sorted_rows(std::vector<Row> rows, bool by_self) {
+  if (by_self) {
+    std::erase_if(rows, [](const Row& r) { return r.self == 0; });
+  }
+  std::sort(rows.begin(), rows.end(), [by_self](const Row& a, const Row& b) {
+    uint64_t ka = by_self ? a.self : a.total, kb = by_self ? b.self : b.total;
+    uint64_t sa = by_self ? a.total : a.self, sb = by_self ? b.total : b.self;
+    if (ka != kb) return ka > kb;
+    if (sa != sb) return sa > sb;
+    return row_less_name(a, b);
+  });
+  return rows;
+}
+
+void table(std::string& out, const std::vector<Row>& all, bool by_self, const char* what,
+           uint64_t samples, size_t top) {
+  std::vector<Row> rows = sorted_rows(all, by_self);
+  size_t w = std::max<size_t>(5, std::to_string(samples).size());
+  bool lines = std::string_view(what) == "lines";
+  out += fmt::format("\n  {} by {} (samples with it {} the stack), {}:\n",
+                     lines ? "Lines" : "Functions", by_self ? "self" : "total",
+                     by_self ? "on top of" : "anywhere in",
+                     rows.size() <= top ? fmt::format("all {}", rows.size())
+                                        : fmt::format("top {} of {}", top, rows.size()));
+  const char* a = by_self ? "self" : "total";
+  const char* b = by_self ? "total" : "self";
+  out += fmt::format("    {:>{}} {:>6}   {:>{}} {:>6}   {}\n", a, w, std::string(a) + "%", b, w,
+                     std::string(b) + "%", lines ? "function:line" : "function");
+  for (size_t i = 0; i < rows.size() && i < top; ++i) {
+    const Row& r = rows[i];
+    uint64_t first = by_self ? r.self : r.total, second = by_self ? r.total : r.self;
+    out += fmt::format("    {:>{}} {:>6}   {:>{}} {:>6}   {}\n", first, w, pct(first, samples),
+                       second, w, pct(second, samples), r.name());
+  }
+  if (rows.size() > top) {
+    uint64_t rest = 0;
+    for (size_t i = top; i < rows.size(); ++i) rest += rows[i].self;
+    if (by_self)
+      out += fmt::format("    ... {} more {} with {} self samples ({})\n", rows.size() - top,
+                         what, rest, pct(rest, samples));
+    else
+      out += fmt::format("    ... {} more {}\n", rows.size() - top, what);
+  }
+}
+
+uint64_t sum(const std::map<std::string, uint64_t>& m) {
+  uint64_t s = 0;
+  for (const auto& [k, v] : m) s += v;
+  return s;
+}
+
+void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
+  struct Line {
+    std::string label;
+    uint64_t count;
+    std::string note;
+  };
+  std::vector<Line> lines;
+  uint64_t failed = sum(st.failed), biased = sum(st.biased), dropped = sum(st.dropped);
+  lines.push_back({"samples", st.samples,
+                   fmt::format("({} execution, {} native)", a.execution, a.native)});
+  lines.push_back({"  of which biased", biased, "(stack taken at the poll, not where sampled)"});
+  for (const auto& [reason, n] : st.biased) lines.push_back({"    " + reason, n, ""});
+  lines.push_back({"failed", failed, ""});
+  for (const auto& [reason, n] : st.failed) lines.push_back({"  " + reason, n, ""});
+  lines.push_back({"dropped", dropped, ""});
+  for (const auto& [reason, n] : st.dropped) lines.push_back({"  " + reason, n, ""});
+
+  size_t lw = std::string("interruptions").size();
+  for (const auto& l : lines) lw = std::max(lw, l.label.size());
+  size_t cw = std::to_string(st.interruptions).size();
+  for (const auto& l : lines) cw = std::max(cw, std::to_string(l.count).size());
+
+  out += "\n  Interruptions (each ends as a sample, a failure or a drop; % of interruptions):\n";
+  out += fmt::format("    {:<{}}  {:>{}}\n", "interruptions", lw, st.interruptions, cw);
+  for (const auto& l : lines) {
+    std::string row = fmt::format("    {:<{}}  {:>{}}  {:>6}", l.label, lw, l.count, cw,
+                                  pct(l.count, st.interruptions));
+    if (!l.note.empty()) row += "  " + l.note;
+    out += row + "\n";
+  }
+  uint64_t accounted = st.samples + failed + dropped;
+  std::string eq = fmt::format("{} samples + {} failed + {} dropped = {}", st.samples, failed,
+                               dropped, accounted);
+  if (accounted == st.interruptions)
+    out += fmt::format("    {} = interruptions: all accounted for\n", eq);
+  else if (accounted < st.interruptions)
+    out += fmt::format("    {}, but {} interruptions: {} NOT accounted for\n", eq,
+                       st.interruptions, st.interruptions - accounted);
+  else
+    out += fmt::format("    {}, more than the {} interruptions counted (by {})\n", eq,
+                       st.interruptions, accounted - st.interruptions);
+  if (biased > st.samples)
+    out += fmt::format("    note: {} biased exceed the {} samples they are part of\n", biased,
+                       st.samples);
+  if (a.samples != st.samples)
+    out += fmt::format("    note: {} sample events recorded, but the counters say {} samples; "
+                       "the tables below use the {} events\n",
+                       a.samples, st.samples, a.samples);
+}
+
+void timing(std::string& out, const SamplerStats& st) {
+  auto line = [&](const char* label, const std::vector<uint64_t>& v) {
+    Percentiles q = percentiles(v);
+    if (q.n == 0) return fmt::format("    {:<44}  n/a (none recorded)\n", label);
+    return fmt::format("    {:<44}  p50 {}  p99 {}  max {}  (n={})\n", label, format_us(q.p50),
+                       format_us(q.p99), format_us(q.max), q.n);
+  };
+  out += "\n  Timing (nearest-rank percentiles):\n";
+  out += line("suspension (thread held, per interruption)", st.suspension_ns);
+  out += line("safepoint latency (request -> served)", st.latency_ns);
+}
+
+void section(std::string& out, const Profile& p, const std::string& name,
+             const ReportOptions& opt) {
+  static const SamplerStats no_stats;
+  auto it = p.stats.find(name);
+  const SamplerStats& st = it == p.stats.end() ? no_stats : it->second;
+  Aggregate a = aggregate(p, name);
+
+  out += fmt::format("\n== sampler: {} ==\n", name);
+  if (a.threads.size() > 1) {
+    std::string ts;
+    for (int t : a.threads) ts += (ts.empty() ? "" : ", ") + std::to_string(t);
+    out += fmt::format("  threads sampled: {}\n", ts);
+  }
+  accounting(out, st, a);
+  timing(out, st);
+
+  if (a.samples == 0) {
+    out += "\n  No samples: ";
+    if (st.interruptions == 0) {
+      out += "the program was never interrupted";
+      if (p.interval_ns && p.duration_ns && p.duration_ns < p.interval_ns)
+        out += fmt::format(" (it ran for {}, less than one sampling interval of {})",
+                           format_duration(p.duration_ns), format_duration(p.interval_ns));
+      out += ".\n";
+    } else {
+      out += fmt::format("none of the {} interruptions produced a stack (see above).\n",
+                         st.interruptions);
+    }
+    return;
+  }
+
+  std::vector<Row> fns, lns;
+  for (const auto& [k, r] : a.functions) fns.push_back(r);
+  for (const auto& [k, r] : a.lines) lns.push_back(r);
+  out += fmt::format("\n  Shares are of this sampler's {} samples.\n", a.samples);
+  table(out, fns, true, "functions", a.samples, opt.top);
+  table(out, fns, false, "functions", a.samples, opt.top);
+  table(out, lns, true, "lines", a.samples, opt.top);
+  table(out, lns, false, "lines", a.samples, opt.top);
+}
+
+void comparison(std::string& out, const Profile& p, const std::vector<std::string>& samplers) {
+  size_t nw = 7;
+  for (const auto& s : samplers) nw = std::max(nw, s.size());
+  out += "\nComparison (one row per sampler; the same interruptions):\n";
+  out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", "sampler", nw,
+                     "interruptions", "samples", "biased", "failed", "dropped",
+                     "top function by self");
+  for (const auto& s : samplers) {
+    auto it = p.stats.find(s);
+    SamplerStats st = it == p.stats.end() ? SamplerStats{} : it->second;
+    Aggregate a = aggregate(p, s);
+    std::vector<Row> fns;
+    for (const auto& [k, r] : a.functions) fns.push_back(r);
+    fns = sorted_rows(fns, true);
+    std::string top = fns.empty() ? std::string("-")
+                                  : fmt::format("{} {} ({} samples)", fns[0].function,
+                                                pct(fns[0].self, a.samples), fns[0].self);
+    out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", s, nw,
+                       st.interruptions, st.samples, sum(st.biased), sum(st.failed),
+                       sum(st.dropped), top);
+  }
+}
+
+}  // namespace
+
+void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
+  std::string out;
+  std::vector<std::string> samplers = report_samplers(p);
+  out += fmt::format("minivm profile: {}\n", p.program.empty() ? "(unnamed program)" : p.program);
+  std::vector<std::string> facts;
+  if (p.interval_ns) facts.push_back("interval " + format_duration(p.interval_ns));
+  if (p.duration_ns) facts.push_back("run time " + format_duration(p.duration_ns));
+  if (samplers.size() == 1) facts.push_back("sampler " + samplers[0]);
+  if (samplers.size() > 1) {
+    std::string list;
+    for (const auto& s : samplers) list += (list.empty() ? "" : ", ") + s;
+    facts.push_back(fmt::format("samplers {} (each on the same interruptions, one section "
+                                "each)", list));
+  }
+  if (!facts.empty()) {
+    std::string joined;
+    for (const auto& f : facts) joined += (joined.empty() ? "" : ", ") + f;
+    out += "  " + joined + "\n";
+  }
+  if (samplers.empty()) {
+    out += "\nNo samples: no sampler ran, so nothing was recorded.\n";
+    os << out;
+    return;
+  }
+  if (samplers.size() > 1) comparison(out, p, samplers);
+  for (const auto& s : samplers) section(out, p, s, opt);
+  os << out;
+}
+
+bool write_profile_file(const Profile& p, const std::string& path, const ReportOptions& opt,
+                        std::string& error) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  std::string ext;
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
+    ext = path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  enum { txt, collapsed, json, html, jsonl, unknown } kind = unknown;
+  if (ext == "txt") kind = txt;
+  else if (ext == "collapsed") kind = collapsed;
+  else if (ext == "json") kind = json;
+  else if (ext == "html") kind = html;
+  else if (ext == "jsonl") kind = jsonl;
+  if (kind == unknown) {
+    error = fmt::format(
+        "--profile-out {}: {}; use .txt (text report), .collapsed (folded stacks), .json "
+        "(speedscope), .html (flame graph) or .jsonl (one event per line)",
+        path, ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'");
+    return false;
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) {
+    error = fmt::format("--profile-out {}: cannot write: {}", path, std::strerror(errno));
+    return false;
+  }
+  switch (kind) {
+    case txt: write_text(p, f, opt); break;
+    case collapsed: write_collapsed(p, f, opt); break;
+    case json: write_speedscope(p, f, opt); break;
+    case html: write_html(p, f, opt); break;
+    case jsonl: write_jsonl(p, f); break;
+    case unknown: break;
+  }
+  f.flush();
+  if (!f) {
+    error = fmt::format("--profile-out {}: error while writing: {}", path, std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sampler

@@ -1,0 +1,883 @@
+// Unit tests of the profile model and report writers (sampler/profile.h, sampler/report.h),
+// on Profiles built by hand: two samplers on the same interruptions, recursion, a native
+// frame, failed, biased and dropped interruptions, latencies. The text report's numbers,
+// the folded stacks and the .jsonl lines are checked exactly; the speedscope and HTML JSON
+// are parsed (by a small strict parser below, and by python3 when present) and must agree
+// with the folded counts.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sampler/profile.h"
+#include "sampler/report.h"
+
+using namespace sampler;
+
+namespace {
+
+// ---- A strict little JSON parser (RFC 8259), enough to check the writers' output ----
+
+struct Json {
+  enum Type { Null, Bool, Number, String, Array, Object } type = Null;
+  bool boolean = false;
+  double number = 0;
+  std::string str;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> members;
+
+  bool has(const std::string& key) const {
+    for (const auto& m : members)
+      if (m.first == key) return true;
+    return false;
+  }
+  const Json& operator[](const std::string& key) const {
+    for (const auto& m : members)
+      if (m.first == key) return m.second;
+    throw std::runtime_error("no key " + key);
+  }
+  const Json& operator[](size_t i) const { return items.at(i); }
+  uint64_t u64() const { return static_cast<uint64_t>(number); }
+};
+
+class JsonParser {
+ public:
+  explicit JsonParser(std::string_view s) : s_(s) {}
+  Json parse() {
+    Json v = value();
+    ws();
+    if (i_ != s_.size()) fail("trailing characters");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) {
+    throw std::runtime_error("JSON error at offset " + std::to_string(i_) + ": " + what);
+  }
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t'))
+      ++i_;
+  }
+  bool eat(char c) {
+    ws();
+    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail(std::string("expected '") + c + "'");
+  }
+  void literal(std::string_view w) {
+    if (s_.substr(i_, w.size()) != w) fail("bad literal");
+    i_ += w.size();
+  }
+  Json value() {
+    ws();
+    if (i_ >= s_.size()) fail("unexpected end");
+    Json v;
+    char c = s_[i_];
+    if (c == '{') {
+      v.type = Json::Object;
+      ++i_;
+      if (eat('}')) return v;
+      do {
+        ws();
+        std::string k = string();
+        expect(':');
+        v.members.emplace_back(k, value());
+      } while (eat(','));
+      expect('}');
+    } else if (c == '[') {
+      v.type = Json::Array;
+      ++i_;
+      if (eat(']')) return v;
+      do v.items.push_back(value());
+      while (eat(','));
+      expect(']');
+    } else if (c == '"') {
+      v.type = Json::String;
+      v.str = string();
+    } else if (c == 't') {
+      literal("true"), v.type = Json::Bool, v.boolean = true;
+    } else if (c == 'f') {
+      literal("false"), v.type = Json::Bool;
+    } else if (c == 'n') {
+      literal("null");
+    } else {
+      v.type = Json::Number;
+      v.number = number();
+    }
+    return v;
+  }
+  double number() {
+    size_t start = i_;
+    auto digits = [&] {
+      size_t d = i_;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+      if (i_ == d) fail("digit expected");
+    };
+    if (s_[i_] == '-') ++i_;
+    if (i_ < s_.size() && s_[i_] == '0') ++i_;
+    else digits();
+    if (i_ < s_.size() && s_[i_] == '.') ++i_, digits();
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      digits();
+    }
+    return std::stod(std::string(s_.substr(start, i_ - start)));
+  }
+  unsigned hex4() {
+    if (i_ + 4 > s_.size()) fail("short \\u escape");
+    unsigned v = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = s_[i_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= c - '0';
+      else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
+      else fail("bad hex digit");
+    }
+    return v;
+  }
+  static void utf8(std::string& o, unsigned cp) {
+    if (cp < 0x80) o += char(cp);
+    else if (cp < 0x800) o += char(0xC0 | cp >> 6), o += char(0x80 | (cp & 0x3F));
+    else if (cp < 0x10000)
+      o += char(0xE0 | cp >> 12), o += char(0x80 | ((cp >> 6) & 0x3F)), o += char(0x80 | (cp & 0x3F));
+    else
+      o += char(0xF0 | cp >> 18), o += char(0x80 | ((cp >> 12) & 0x3F)),
+          o += char(0x80 | ((cp >> 6) & 0x3F)), o += char(0x80 | (cp & 0x3F));
+  }
+  std::string string() {
+    if (i_ >= s_.size() || s_[i_] != '"') fail("string expected");
+    ++i_;
+    std::string o;
+    for (;;) {
+      if (i_ >= s_.size()) fail("unterminated string");
+      unsigned char c = static_cast<unsigned char>(s_[i_++]);
+      if (c == '"') return o;
+      if (c < 0x20) fail("raw control character in string");
+      if (c != '\\') {
+        o += char(c);
+        continue;
+      }
+      if (i_ >= s_.size()) fail("bad escape");
+      char e = s_[i_++];
+      switch (e) {
+        case '"': o += '"'; break;
+        case '\\': o += '\\'; break;
+        case '/': o += '/'; break;
+        case 'b': o += '\b'; break;
+        case 'f': o += '\f'; break;
+        case 'n': o += '\n'; break;
+        case 'r': o += '\r'; break;
+        case 't': o += '\t'; break;
+        case 'u': {
+          unsigned cp = hex4();
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (s_.substr(i_, 2) != "\\u") fail("lone high surrogate");
+            i_ += 2;
+            unsigned lo = hex4();
+            if (lo < 0xDC00 || lo > 0xDFFF) fail("bad low surrogate");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            fail("lone low surrogate");
+          }
+          utf8(o, cp);
+          break;
+        }
+        default: fail("bad escape");
+      }
+    }
+  }
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+Json parse_json(std::string_view s) { return JsonParser(s).parse(); }
+
+// ---- Helpers ----
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/minivm_reports_XXXXXX";
+    char* d = mkdtemp(tmpl);
+    REQUIRE(d != nullptr);
+    path = d;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// python3's json module as a second, independent validator; true if python3 is absent.
+bool python_accepts(const std::string& text, bool per_line) {
+  if (std::system("python3 -c 'pass' >/dev/null 2>&1") != 0) {
+    WARN("python3 not found: skipping its JSON check");
+    return true;
+  }
+  TempDir dir;
+  auto file = dir.path / "doc.json";
+  std::ofstream(file, std::ios::binary) << text;
+  std::string code = per_line ? "import json,sys\nfor l in open(sys.argv[1],encoding='utf-8'): json.loads(l)"
+                              : "import json,sys; json.load(open(sys.argv[1],encoding='utf-8'))";
+  std::string cmd = "python3 -c \"" + code + "\" " + file.string() + " 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// `node --check` on the HTML's script, when node is installed (it is not a dependency).
+bool node_accepts_script(const std::string& html) {
+  if (std::system("node --version >/dev/null 2>&1") != 0) {
+    WARN("node not found: skipping the syntax check of the HTML's JavaScript");
+    return true;
+  }
+  size_t b = html.rfind("<script>");
+  size_t e = html.find("</script>", b);
+  REQUIRE((b != std::string::npos && e != std::string::npos));
+  TempDir dir;
+  auto file = dir.path / "flame.js";
+  std::ofstream(file, std::ios::binary) << html.substr(b + 8, e - b - 8);
+  return std::system(("node --check " + file.string() + " 2>&1").c_str()) == 0;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string line;
+  while (std::getline(ss, line)) out.push_back(line);
+  return out;
+}
+
+// A line with runs of spaces squeezed to one and the ends trimmed: the text report's
+// numbers are compared exactly, its column alignment is not.
+std::string squeeze(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == ' ' && (o.empty() || o.back() == ' ')) continue;
+    o += c;
+  }
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
+
+bool has_line(const std::string& text, const std::string& want) {
+  for (const auto& l : split_lines(text))
+    if (squeeze(l) == want) return true;
+  return false;
+}
+
+// The part of a text report from "== sampler: NAME ==" to the next section.
+std::string section_of(const std::string& text, const std::string& name) {
+  size_t b = text.find("== sampler: " + name + " ==");
+  REQUIRE(b != std::string::npos);
+  size_t e = text.find("\n== sampler: ", b + 1);
+  return text.substr(b, e == std::string::npos ? std::string::npos : e - b);
+}
+
+// The lines of a table, from its heading (prefix match) to the next blank line.
+std::vector<std::string> table_rows(const std::string& text, const std::string& heading) {
+  std::vector<std::string> rows;
+  auto lines = split_lines(text);
+  size_t i = 0;
+  while (i < lines.size() && squeeze(lines[i]).rfind(heading, 0) != 0) ++i;
+  REQUIRE(i < lines.size());
+  for (i += 2; i < lines.size() && !squeeze(lines[i]).empty(); ++i) rows.push_back(squeeze(lines[i]));
+  return rows;
+}
+
+FrameRef F(const char* fn, uint32_t line, int32_t bci, FrameKind k) { return FrameRef{fn, line, bci, k}; }
+
+// Stacks, top frame first.
+const StackTrace kA = {F("compute", 19, 12, FrameKind::jit), F("main", 30, 40, FrameKind::interp)};
+const StackTrace kB = {F("fib", 3, 5, FrameKind::jit), F("fib", 4, 9, FrameKind::jit),
+                       F("fib", 4, 9, FrameKind::jit), F("main", 31, 44, FrameKind::interp)};
+const StackTrace kC = {F("sqrt", 0, -1, FrameKind::native), F("compute", 21, 20, FrameKind::jit),
+                       F("main", 30, 40, FrameKind::interp)};
+const StackTrace kD = {F("main", 28, 2, FrameKind::interp)};
+
+Event sample_event(const std::string& sampler, uint64_t id, uint32_t stack, bool native = false) {
+  Event e;
+  e.type = native ? EventType::NativeMethodSample : EventType::ExecutionSample;
+  e.sampler = sampler;
+  e.sample = id;
+  e.thread = 1;
+  e.time_ns = id * 1000000;
+  e.stack = stack;
+  return e;
+}
+
+Event failed_event(const std::string& sampler, uint64_t id, const std::string& reason) {
+  Event e;
+  e.type = EventType::FailedSample;
+  e.sampler = sampler;
+  e.sample = id;
+  e.thread = 1;
+  e.reason = reason;
+  return e;
+}
+
+Event latency_event(const std::string& sampler, uint64_t id, uint32_t stack, uint64_t ns) {
+  Event e;
+  e.type = EventType::SafepointLatency;
+  e.sampler = sampler;
+  e.sample = id;
+  e.thread = 1;
+  e.latency_ns = ns;
+  e.stack = stack;
+  return e;
+}
+
+// Ten interruptions seen by two samplers (--sampler=all).
+//   cooperative: A A A B B C(native) D(biased pc_in_stub) A(biased frame_not_found),
+//                two dropped (ring_full): 8 samples + 0 failed + 2 dropped = 10.
+//   classical:   A A failed(pc_in_stub) B B C(native) failed(unknown_pc) A A
+//                failed(pc_in_stub): 7 samples + 3 failed + 0 dropped = 10.
+Profile two_sampler_profile() {
+  Profile p;
+  p.program = "prog.mini";
+  p.samplers = {"cooperative", "classical"};
+  p.interval_ns = 1000000;
+  p.duration_ns = 10500000;
+  uint32_t a = p.stacks.intern(kA), b = p.stacks.intern(kB), c = p.stacks.intern(kC),
+           d = p.stacks.intern(kD);
+  auto coop = [&](Event e) { p.events.push_back(e); };
+  const std::string co = "cooperative", cl = "classical";
+  // sample 1
+  coop(sample_event(co, 1, a));
+  p.events.push_back(latency_event(co, 1, a, 4200));
+  p.events.push_back(sample_event(cl, 1, a));
+  // 2
+  coop(sample_event(co, 2, a));
+  p.events.push_back(sample_event(cl, 2, a));
+  // 3
+  coop(sample_event(co, 3, a));
+  p.events.push_back(failed_event(cl, 3, "pc_in_stub"));
+  // 4, 5
+  for (uint64_t id : {4, 5}) {
+    coop(sample_event(co, id, b));
+    p.events.push_back(sample_event(cl, id, b));
+  }
+  // 6: in native
+  coop(sample_event(co, 6, c, true));
+  p.events.push_back(sample_event(cl, 6, c, true));
+  // 7: biased at the poll site
+  Event biased7 = sample_event(co, 7, d);
+  biased7.biased = true;
+  biased7.reason = "pc_in_stub";
+  coop(biased7);
+  p.events.push_back(failed_event(cl, 7, "unknown_pc"));
+  // 8
+  Event biased8 = sample_event(co, 8, a);
+  biased8.biased = true;
+  biased8.reason = "frame_not_found";
+  coop(biased8);
+  p.events.push_back(sample_event(cl, 8, a));
+  // 9: cooperative dropped (no event)
+  p.events.push_back(sample_event(cl, 9, a));
+  // 10: cooperative dropped, classical failed
+  p.events.push_back(failed_event(cl, 10, "pc_in_stub"));
+
+  SamplerStats& s1 = p.stats[co];
+  s1.interruptions = 10;
+  s1.samples = 8;
+  s1.biased = {{"pc_in_stub", 1}, {"frame_not_found", 1}};
+  s1.dropped = {{"ring_full", 2}};
+  s1.suspension_ns = {3000, 1000, 2000, 4000, 5000, 6000, 7000, 8000, 9000, 150000};
+  s1.latency_ns = {4200, 1000, 3000, 2000, 5000, 800, 1200};
+  SamplerStats& s2 = p.stats[cl];
+  s2.interruptions = 10;
+  s2.samples = 7;
+  s2.failed = {{"pc_in_stub", 2}, {"unknown_pc", 1}};
+  s2.suspension_ns = {1500, 500};
+  return p;
+}
+
+Profile one_sampler_profile() {
+  Profile p = two_sampler_profile();
+  p.samplers = {"cooperative"};
+  std::erase_if(p.events, [](const Event& e) { return e.sampler != "cooperative"; });
+  p.stats.erase("classical");
+  return p;
+}
+
+template <class W>
+std::string render(W writer, const Profile& p, ReportOptions o = {}) {
+  std::ostringstream os;
+  writer(p, os, o);
+  return os.str();
+}
+std::string text_of(const Profile& p, ReportOptions o = {}) { return render(write_text, p, o); }
+std::string collapsed_of(const Profile& p, ReportOptions o = {}) { return render(write_collapsed, p, o); }
+std::string speedscope_of(const Profile& p, ReportOptions o = {}) { return render(write_speedscope, p, o); }
+std::string html_of(const Profile& p, ReportOptions o = {}) { return render(write_html, p, o); }
+std::string jsonl_of(const Profile& p) {
+  std::ostringstream os;
+  write_jsonl(p, os);
+  return os.str();
+}
+
+// The JSON embedded in the HTML report.
+std::string html_data(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"profile-data\">";
+  size_t b = html.find(open);
+  REQUIRE(b != std::string::npos);
+  b += open.size();
+  size_t e = html.find("</script>", b);
+  REQUIRE(e != std::string::npos);
+  return html.substr(b, e - b);
+}
+
+// Folded stacks rebuilt from an HTML tree: every node with self samples is a stack end.
+std::map<std::string, uint64_t> fold_html_tree(const Json& data, const Json& root) {
+  std::map<std::string, uint64_t> out;
+  bool lines = data["lines"].boolean;
+  std::function<void(const Json&, const std::string&)> walk = [&](const Json& n, const std::string& path) {
+    uint64_t children = 0;
+    if (n.has("c"))
+      for (const Json& c : n["c"].items) {
+        std::string name = data["names"][c["f"].u64()].str;
+        if (lines) {
+          uint64_t l = c["l"].u64();
+          name += ":" + (l ? std::to_string(l) : std::string("?"));
+        }
+        walk(c, path.empty() ? name : path + ";" + name);
+        children += c["v"].u64();
+      }
+    CHECK(n["v"].u64() == children + n["s"].u64());  // width = callees + self
+    if (n["s"].u64()) out[path] += n["s"].u64();
+  };
+  walk(root, "");
+  return out;
+}
+
+// Folded stacks rebuilt from a speedscope profile.
+std::map<std::string, uint64_t> fold_speedscope(const Json& doc, const Json& profile) {
+  std::map<std::string, uint64_t> out;
+  const Json& frames = doc["shared"]["frames"];
+  REQUIRE(profile["samples"].items.size() == profile["weights"].items.size());
+  for (size_t i = 0; i < profile["samples"].items.size(); ++i) {
+    std::string key;
+    for (const Json& f : profile["samples"][i].items) {
+      if (!key.empty()) key += ';';
+      key += frames[f.u64()]["name"].str;
+    }
+    out[key] += profile["weights"][i].u64();
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("reports: frame kind and event type names follow the .jsonl schema", "[reports]") {
+  CHECK(std::string(frame_kind_name(FrameKind::interp)) == "interp");
+  CHECK(std::string(frame_kind_name(FrameKind::jit)) == "jit");
+  CHECK(std::string(frame_kind_name(FrameKind::inlined)) == "inlined");
+  CHECK(std::string(frame_kind_name(FrameKind::stub)) == "stub");
+  CHECK(std::string(frame_kind_name(FrameKind::native)) == "native");
+  CHECK(std::string(event_type_name(EventType::ExecutionSample)) == "ExecutionSample");
+  CHECK(std::string(event_type_name(EventType::NativeMethodSample)) == "NativeMethodSample");
+  CHECK(std::string(event_type_name(EventType::SafepointLatency)) == "SafepointLatency");
+  CHECK(std::string(event_type_name(EventType::FailedSample)) == "FailedSample");
+}
+
+TEST_CASE("reports: the stack-trace repository interns each distinct trace once", "[reports]") {
+  StackTraceRepository repo;
+  uint32_t a = repo.intern(kA), b = repo.intern(kB);
+  CHECK(a != b);
+  CHECK(repo.intern(kA) == a);
+  CHECK(repo.intern(StackTrace(kA)) == a);
+  StackTrace other_kind = kA;
+  other_kind[0].kind = FrameKind::interp;  // same function and line, other kind: distinct
+  uint32_t c = repo.intern(other_kind);
+  CHECK(c != a);
+  StackTrace other_bci = kA;
+  other_bci[0].bci = 13;
+  CHECK(repo.intern(other_bci) != a);
+  CHECK(repo.intern(StackTrace{}) == repo.intern(StackTrace{}));
+  CHECK(repo.size() == 5);
+  CHECK(repo.get(a) == kA);
+  CHECK(repo.get(c) == other_kind);
+}
+
+TEST_CASE("reports: nearest-rank percentiles and microsecond formatting", "[reports]") {
+  CHECK(percentiles({}).n == 0);
+  Percentiles one = percentiles({7});
+  CHECK((one.n == 1 && one.p50 == 7 && one.p99 == 7 && one.max == 7));
+  std::vector<uint64_t> v;
+  for (uint64_t i = 100; i >= 1; --i) v.push_back(i);  // unsorted on purpose
+  Percentiles h = percentiles(v);
+  CHECK((h.p50 == 50 && h.p99 == 99 && h.max == 100 && h.n == 100));
+  v.clear();
+  for (uint64_t i = 1; i <= 200; ++i) v.push_back(i);
+  Percentiles t = percentiles(v);
+  CHECK((t.p50 == 100 && t.p99 == 198 && t.max == 200));
+  Percentiles two = percentiles({500, 1500});  // ranks ceil(1) = 1 and ceil(1.98) = 2
+  CHECK((two.p50 == 500 && two.p99 == 1500));
+
+  CHECK(format_us(0) == "0.00 µs");
+  CHECK(format_us(123) == "0.12 µs");
+  CHECK(format_us(4200) == "4.20 µs");
+  CHECK(format_us(42000) == "42.0 µs");
+  CHECK(format_us(420000) == "420 µs");
+  CHECK(format_us(12345678) == "12346 µs");
+}
+
+TEST_CASE("reports: JSON strings are escaped", "[reports]") {
+  CHECK(json_string("compute") == "\"compute\"");
+  CHECK(json_string("a\"b\\c") == "\"a\\\"b\\\\c\"");
+  CHECK(json_string("x\ny\tz\x01") == "\"x\\ny\\tz\\u0001\"");
+  CHECK(json_string("</script>&") == "\"\\u003c/script\\u003e\\u0026\"");
+  CHECK(json_string("caf\xC3\xA9") == "\"caf\xC3\xA9\"");  // valid UTF-8 passes through
+  CHECK(json_string("bad\xFF") == "\"bad\\ufffd\"");        // invalid bytes do not
+  CHECK(json_string("\xE2\x80\xA8") == "\"\\u2028\"");
+  CHECK(parse_json(json_string("q\"\\\n\x7f<\xF0\x9F\x98\x80")).str == "q\"\\\n\x7f<\xF0\x9F\x98\x80");
+}
+
+TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[reports]") {
+  std::string text = text_of(two_sampler_profile());
+  INFO(text);
+  CHECK(text.rfind("minivm profile: prog.mini\n", 0) == 0);
+  CHECK(has_line(text, "interval 1 ms, run time 10.5 ms, samplers cooperative, classical (each on the "
+                       "same interruptions, one section each)"));
+  // Sections in Profile::samplers order.
+  CHECK(text.find("== sampler: cooperative ==") < text.find("== sampler: classical =="));
+
+  std::string co = section_of(text, "cooperative");
+  CHECK(has_line(co, "interruptions 10"));
+  CHECK(has_line(co, "samples 8 80.0% (7 execution, 1 native)"));
+  CHECK(has_line(co, "of which biased 2 20.0% (stack taken at the poll, not where sampled)"));
+  CHECK(has_line(co, "frame_not_found 1 10.0%"));
+  CHECK(has_line(co, "pc_in_stub 1 10.0%"));
+  CHECK(has_line(co, "failed 0 0.0%"));
+  CHECK(has_line(co, "dropped 2 20.0%"));
+  CHECK(has_line(co, "ring_full 2 20.0%"));
+  CHECK(has_line(co, "8 samples + 0 failed + 2 dropped = 10 = interruptions: all accounted for"));
+
+  std::string cl = section_of(text, "classical");
+  CHECK(has_line(cl, "samples 7 70.0% (6 execution, 1 native)"));
+  CHECK(has_line(cl, "of which biased 0 0.0% (stack taken at the poll, not where sampled)"));
+  CHECK(has_line(cl, "failed 3 30.0%"));
+  CHECK(has_line(cl, "pc_in_stub 2 20.0%"));
+  CHECK(has_line(cl, "unknown_pc 1 10.0%"));
+  CHECK(has_line(cl, "dropped 0 0.0%"));
+  CHECK(has_line(cl, "7 samples + 3 failed + 0 dropped = 10 = interruptions: all accounted for"));
+}
+
+TEST_CASE("reports: text report percentiles of suspension and safepoint latency", "[reports]") {
+  std::string text = text_of(two_sampler_profile());
+  INFO(text);
+  std::string co = section_of(text, "cooperative"), cl = section_of(text, "classical");
+  // cooperative suspension: 1..9 µs and 150 µs: p50 = rank 5, p99 = rank 10.
+  CHECK(has_line(co, "suspension (thread held, per interruption) p50 5.00 µs p99 150 µs max 150 µs (n=10)"));
+  // latency sorted: 0.8 1.0 1.2 2.0 3.0 4.2 5.0 µs: p50 = rank 4, p99 = rank 7.
+  CHECK(has_line(co, "safepoint latency (request -> served) p50 2.00 µs p99 5.00 µs max 5.00 µs (n=7)"));
+  CHECK(has_line(cl, "suspension (thread held, per interruption) p50 0.50 µs p99 1.50 µs max 1.50 µs (n=2)"));
+  CHECK(has_line(cl, "safepoint latency (request -> served) n/a (none recorded)"));
+}
+
+TEST_CASE("reports: text report shares by function and line, self and total", "[reports]") {
+  std::string text = text_of(two_sampler_profile());
+  INFO(text);
+  std::string co = section_of(text, "cooperative");
+  CHECK(has_line(co, "Shares are of this sampler's 8 samples."));
+  // Self: compute 4 (A x3 + biased A); fib 2; main 1 (biased D) before sqrt 1 (more total).
+  CHECK(table_rows(co, "Functions by self") ==
+        std::vector<std::string>{"4 50.0% 5 62.5% compute", "2 25.0% 2 25.0% fib",
+                                 "1 12.5% 8 100.0% main", "1 12.5% 1 12.5% sqrt"});
+  // Total: fib recurses three deep but counts once per sample.
+  CHECK(table_rows(co, "Functions by total") ==
+        std::vector<std::string>{"8 100.0% 1 12.5% main", "5 62.5% 4 50.0% compute",
+                                 "2 25.0% 2 25.0% fib", "1 12.5% 1 12.5% sqrt"});
+  CHECK(table_rows(co, "Lines by self") ==
+        std::vector<std::string>{"4 50.0% 4 50.0% compute:19", "2 25.0% 2 25.0% fib:3",
+                                 "1 12.5% 1 12.5% main:28", "1 12.5% 1 12.5% sqrt:?"});
+  CHECK(table_rows(co, "Lines by total") ==
+        std::vector<std::string>{"5 62.5% 0 0.0% main:30", "4 50.0% 4 50.0% compute:19",
+                                 "2 25.0% 2 25.0% fib:3", "2 25.0% 0 0.0% fib:4",
+                                 "2 25.0% 0 0.0% main:31", "1 12.5% 1 12.5% main:28",
+                                 "1 12.5% 1 12.5% sqrt:?", "1 12.5% 0 0.0% compute:21"});
+  std::string cl = section_of(text, "classical");
+  CHECK(table_rows(cl, "Functions by self") ==
+        std::vector<std::string>{"4 57.1% 5 71.4% compute", "2 28.6% 2 28.6% fib",
+                                 "1 14.3% 1 14.3% sqrt"});
+  // The comparison table comes first with several samplers.
+  CHECK(text.find("Comparison") < text.find("== sampler: cooperative =="));
+  CHECK(has_line(text, "cooperative 10 8 2 0 2 compute 50.0% (4 samples)"));
+  CHECK(has_line(text, "classical 10 7 0 3 0 compute 57.1% (4 samples)"));
+}
+
+TEST_CASE("reports: text report truncates tables at `top` and says what it left out", "[reports]") {
+  ReportOptions o;
+  o.top = 2;
+  std::string co = section_of(text_of(two_sampler_profile(), o), "cooperative");
+  INFO(co);
+  CHECK(has_line(co, "Functions by self (samples with it on top of the stack), top 2 of 4:"));
+  CHECK(has_line(co, "... 2 more functions with 2 self samples (25.0%)"));
+  CHECK(has_line(co, "... 6 more lines"));
+  CHECK(table_rows(co, "Functions by self").size() == 3);
+}
+
+TEST_CASE("reports: text report is honest about missing samples and bad accounting", "[reports]") {
+  SECTION("no sampler at all") {
+    Profile p;
+    p.program = "empty.mini";
+    std::string t = text_of(p);
+    CHECK(has_line(t, "No samples: no sampler ran, so nothing was recorded."));
+  }
+  SECTION("a run shorter than one interval") {
+    Profile p;
+    p.program = "short.mini";
+    p.samplers = {"cooperative"};
+    p.interval_ns = 1000000;
+    p.duration_ns = 300000;
+    p.stats["cooperative"];
+    std::string t = text_of(p);
+    INFO(t);
+    CHECK(has_line(t, "No samples: the program was never interrupted (it ran for 300 µs, less than one "
+                      "sampling interval of 1 ms)."));
+    CHECK(has_line(t, "suspension (thread held, per interruption) n/a (none recorded)"));
+    CHECK(t.find("Functions by") == std::string::npos);
+  }
+  SECTION("every interruption failed") {
+    Profile p;
+    p.samplers = {"classical"};
+    p.stats["classical"].interruptions = 3;
+    p.stats["classical"].failed["unknown_pc"] = 3;
+    for (uint64_t i = 1; i <= 3; ++i) p.events.push_back(failed_event("classical", i, "unknown_pc"));
+    std::string t = text_of(p);
+    INFO(t);
+    CHECK(has_line(t, "0 samples + 3 failed + 0 dropped = 3 = interruptions: all accounted for"));
+    CHECK(has_line(t, "No samples: none of the 3 interruptions produced a stack (see above)."));
+  }
+  SECTION("counters that do not add up are flagged") {
+    Profile p = one_sampler_profile();
+    p.stats["cooperative"].interruptions = 12;
+    std::string t = text_of(p);
+    CHECK(has_line(t, "8 samples + 0 failed + 2 dropped = 10, but 12 interruptions: 2 NOT accounted for"));
+    p.stats["cooperative"].interruptions = 9;
+    t = text_of(p);
+    CHECK(has_line(t, "8 samples + 0 failed + 2 dropped = 10, more than the 9 interruptions counted (by 1)"));
+    p.stats["cooperative"].samples = 9;
+    t = text_of(p);
+    CHECK(has_line(t, "note: 8 sample events recorded, but the counters say 9 samples; the tables below "
+                      "use the 8 events"));
+  }
+  SECTION("one sampler: no comparison table") {
+    std::string t = text_of(one_sampler_profile());
+    CHECK(t.find("Comparison") == std::string::npos);
+    CHECK(has_line(t, "interval 1 ms, run time 10.5 ms, sampler cooperative"));
+  }
+}
+
+TEST_CASE("reports: collapsed stacks, root first, one line per distinct stack", "[reports]") {
+  SECTION("two samplers: the sampler is the root frame") {
+    CHECK(collapsed_of(two_sampler_profile()) ==
+          "cooperative;main 1\n"
+          "cooperative;main;compute 4\n"
+          "cooperative;main;compute;sqrt 1\n"
+          "cooperative;main;fib;fib;fib 2\n"
+          "classical;main;compute 4\n"
+          "classical;main;compute;sqrt 1\n"
+          "classical;main;fib;fib;fib 2\n");
+  }
+  SECTION("one sampler: no prefix") {
+    CHECK(collapsed_of(one_sampler_profile()) ==
+          "main 1\n"
+          "main;compute 4\n"
+          "main;compute;sqrt 1\n"
+          "main;fib;fib;fib 2\n");
+  }
+  SECTION("--profile-lines") {
+    ReportOptions o;
+    o.lines = true;
+    CHECK(collapsed_of(one_sampler_profile(), o) ==
+          "main:28 1\n"
+          "main:30;compute:19 4\n"
+          "main:30;compute:21;sqrt:? 1\n"
+          "main:31;fib:4;fib:4;fib:3 2\n");
+  }
+  SECTION("frame names never contain ';' or spaces; empty stacks are named") {
+    Profile p;
+    p.samplers = {"cooperative"};
+    uint32_t odd = p.stacks.intern({F("a b;c", 1, 0, FrameKind::jit), F("", 2, 0, FrameKind::interp)});
+    uint32_t none = p.stacks.intern({});
+    p.events.push_back(sample_event("cooperative", 1, odd));
+    p.events.push_back(sample_event("cooperative", 2, none));
+    CHECK(collapsed_of(p) == "[no_frames] 1\n[unknown];a_b_c 1\n");
+  }
+}
+
+TEST_CASE("reports: jsonl is one event per line, byte for byte the DESIGN.md schema", "[reports]") {
+  Profile p = two_sampler_profile();
+  std::string out = jsonl_of(p);
+  auto lines = split_lines(out);
+  REQUIRE(lines.size() == p.events.size());
+  CHECK(out.back() == '\n');
+  const std::string stackA =
+      "[{\"function\":\"compute\",\"line\":19,\"bci\":12,\"kind\":\"jit\"},"
+      "{\"function\":\"main\",\"line\":30,\"bci\":40,\"kind\":\"interp\"}]";
+  CHECK(lines[0] ==
+        "{\"event\":\"ExecutionSample\",\"sampler\":\"cooperative\",\"sample\":1,\"thread\":1,"
+        "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
+  CHECK(lines[1] ==
+        "{\"event\":\"SafepointLatency\",\"sampler\":\"cooperative\",\"sample\":1,\"thread\":1,"
+        "\"latency_ns\":4200,\"stack\":" + stackA + "}");
+  CHECK(lines[2] ==
+        "{\"event\":\"ExecutionSample\",\"sampler\":\"classical\",\"sample\":1,\"thread\":1,"
+        "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
+  CHECK(lines[6] ==
+        "{\"event\":\"FailedSample\",\"sampler\":\"classical\",\"sample\":3,\"thread\":1,\"reason\":\"pc_in_stub\"}");
+  CHECK(lines[11] ==
+        "{\"event\":\"NativeMethodSample\",\"sampler\":\"cooperative\",\"sample\":6,\"thread\":1,"
+        "\"time_ns\":6000000,\"biased\":false,\"stack\":["
+        "{\"function\":\"sqrt\",\"line\":0,\"bci\":-1,\"kind\":\"native\"},"
+        "{\"function\":\"compute\",\"line\":21,\"bci\":20,\"kind\":\"jit\"},"
+        "{\"function\":\"main\",\"line\":30,\"bci\":40,\"kind\":\"interp\"}]}");
+  CHECK(lines[13] ==
+        "{\"event\":\"ExecutionSample\",\"sampler\":\"cooperative\",\"sample\":7,\"thread\":1,"
+        "\"time_ns\":7000000,\"biased\":true,\"reason\":\"pc_in_stub\",\"stack\":["
+        "{\"function\":\"main\",\"line\":28,\"bci\":2,\"kind\":\"interp\"}]}");
+  // Every line parses, in emission order, with the event's type and sampler.
+  for (size_t i = 0; i < lines.size(); ++i) {
+    Json j = parse_json(lines[i]);
+    CHECK(j["event"].str == event_type_name(p.events[i].type));
+    CHECK(j["sampler"].str == p.events[i].sampler);
+    CHECK(j["sample"].u64() == p.events[i].sample);
+  }
+  CHECK(python_accepts(out, true));
+  CHECK(jsonl_of(Profile{}).empty());
+}
+
+TEST_CASE("reports: speedscope has one sampled profile per sampler and agrees with collapsed", "[reports]") {
+  for (bool lines : {false, true}) {
+    ReportOptions o;
+    o.lines = lines;
+    Profile p = two_sampler_profile();
+    std::string out = speedscope_of(p, o);
+    INFO(out);
+    Json doc = parse_json(out);
+    CHECK(doc["$schema"].str == "https://www.speedscope.app/file-format-schema.json");
+    CHECK(doc["exporter"].str == "minivm");
+    CHECK(doc["name"].str == "prog.mini");
+    CHECK(doc["activeProfileIndex"].u64() == 0);
+    REQUIRE(doc["profiles"].items.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      const Json& prof = doc["profiles"][i];
+      CHECK(prof["type"].str == "sampled");
+      CHECK(prof["name"].str == p.samplers[i]);
+      CHECK(prof["unit"].str == "none");
+      CHECK(prof["endValue"].u64() == prof["samples"].items.size());
+      CHECK(fold_speedscope(doc, prof) == fold_stacks(p, p.samplers[i], lines));
+    }
+    // The frames table is shared and has no duplicates.
+    std::set<std::string> names;
+    for (const Json& f : doc["shared"]["frames"].items) CHECK(names.insert(f["name"].str).second);
+    if (lines) CHECK(names.count("compute:19") == 1);
+    CHECK(python_accepts(out, false));
+  }
+  Json empty = parse_json(speedscope_of(Profile{}));
+  CHECK(empty["profiles"].items.empty());
+}
+
+TEST_CASE("reports: the HTML flame graph is self-contained and its data agrees with collapsed", "[reports]") {
+  for (bool lines : {false, true}) {
+    ReportOptions o;
+    o.lines = lines;
+    Profile p = two_sampler_profile();
+    std::string html = html_of(p, o);
+    CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+    CHECK(html.find("http://") == std::string::npos);
+    CHECK(html.find("https://") == std::string::npos);
+    CHECK(html.find("<link") == std::string::npos);
+    CHECK(html.find("<script src") == std::string::npos);
+    CHECK(html.find("id=\"sampler\"") != std::string::npos);  // the sampler selector
+    CHECK(html.find("id=\"search\"") != std::string::npos);
+    CHECK(html.find("id=\"reset\"") != std::string::npos);
+    CHECK(node_accepts_script(html));
+    std::string data = html_data(html);
+    CHECK(python_accepts(data, false));
+    Json d = parse_json(data);
+    CHECK(d["program"].str == "prog.mini");
+    CHECK(d["lines"].boolean == lines);
+    REQUIRE(d["samplers"].items.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      const Json& s = d["samplers"][i];
+      CHECK(s["name"].str == p.samplers[i]);
+      CHECK(s["interruptions"].u64() == 10);
+      CHECK(s["root"]["f"].number == -1);
+      CHECK(s["samples"].u64() == s["root"]["v"].u64());
+      CHECK(fold_html_tree(d, s["root"]) == fold_stacks(p, p.samplers[i], lines));
+    }
+    CHECK(d["samplers"][0]["biased"].u64() == 2);
+    CHECK(d["samplers"][1]["failed"].u64() == 3);
+    CHECK(d["samplers"][0]["dropped"].u64() == 2);
+  }
+}
+
+TEST_CASE("reports: HTML survives hostile names", "[reports]") {
+  Profile p = one_sampler_profile();
+  p.program = "</script><b>x&y\".mini";
+  std::string html = html_of(p);
+  // The embedded JSON ends at the real closing tag and round-trips the name.
+  Json d = parse_json(html_data(html));
+  CHECK(d["program"].str == p.program);
+  CHECK(html.find("<title>minivm profile: &lt;/script&gt;&lt;b&gt;x&amp;y&quot;.mini</title>") !=
+        std::string::npos);
+}
+
+TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports]") {
+  Profile p = two_sampler_profile();
+  ReportOptions o;
+  TempDir dir;
+  std::string err;
+  struct Case {
+    const char* name;
+    std::string expected;
+  } cases[] = {
+      {"p.txt", text_of(p, o)},       {"p.collapsed", collapsed_of(p, o)},
+      {"p.json", speedscope_of(p, o)}, {"p.html", html_of(p, o)},
+      {"p.jsonl", jsonl_of(p)},        {"P.HTML", html_of(p, o)},
+  };
+  for (const auto& c : cases) {
+    auto path = (dir.path / c.name).string();
+    INFO(path);
+    REQUIRE(write_profile_file(p, path, o, err));
+    CHECK(slurp(path) == c.expected);
+  }
+
+  auto bad = (dir.path / "p.xyz").string();
+  CHECK_FALSE(write_profile_file(p, bad, o, err));
+  CHECK(err == "--profile-out " + bad +
+                   ": unknown extension '.xyz'; use .txt (text report), .collapsed (folded stacks), "
+                   ".json (speedscope), .html (flame graph) or .jsonl (one event per line)");
+  CHECK_FALSE(std::filesystem::exists(bad));  // nothing written for an unknown format
+
+  auto bare = (dir.path / "profile").string();
+  CHECK_FALSE(write_profile_file(p, bare, o, err));
+  CHECK(err.find("the file has no extension") != std::string::npos);
+  auto dotted_dir = (dir.path / "d.json" / "profile").string();
+  CHECK_FALSE(write_profile_file(p, dotted_dir, o, err));
+  CHECK(err.find("no extension") != std::string::npos);
+
+  CHECK_FALSE(write_profile_file(p, (dir.path / "missing" / "p.txt").string(), o, err));
+  CHECK(err.find("cannot write") != std::string::npos);
+}
