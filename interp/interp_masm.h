@@ -60,6 +60,11 @@ class InterpMasm {
     asmjit::Label test, resume;
   };
   std::vector<PollLabels> polls;
+  struct RangeLabels {
+    asmjit::Label begin, end;
+    const char* what;
+  };
+  std::vector<RangeLabels> special;  // see runtime::PcRange
 };
 
 }  // namespace interp

@@ -112,6 +112,7 @@ void TemplateInterpreter::generate(bool listing) {
   blob_.begin = reinterpret_cast<uintptr_t>(base);
   blob_.end = blob_.begin + code_size;
   for (auto& p : g.polls) blob_.polls.push_back({addr(p.test), addr(p.resume)});
+  for (auto& r : g.special) blob_.special.push_back({addr(r.begin), addr(r.end), r.what});
   std::sort(blob_.polls.begin(), blob_.polls.end(),
             [](const runtime::PollSite& x, const runtime::PollSite& y) { return x.pc < y.pc; });
   runtime::register_blob(&blob_);

@@ -434,20 +434,26 @@ void gen_print(InterpMasm& g) {
   NEXT(print);
 }
 
-void gen_ret(InterpMasm& g) {
+// After the return poll the frame is being torn down: a sample there cannot be matched
+// to this frame at a later poll, so samplers are told (runtime::PcRange).
+void returning(InterpMasm& g, bool value) {
   g.poll();  // while the frame is intact
-  return_from_frame(g, false);
+  Label begin = g.a.newLabel(), end = g.a.newLabel();
+  g.a.bind(begin);
+  return_from_frame(g, value);  // for vret the result is the cached top, in rax
+  g.a.bind(end);
+  g.special.push_back({begin, end, "interp_epilogue"});
 }
 
-void gen_vret(InterpMasm& g) {
-  g.poll();
-  return_from_frame(g, true);  // the result is the cached top, in rax
-}
+void gen_ret(InterpMasm& g) { returning(g, false); }
+void gen_vret(InterpMasm& g) { returning(g, true); }
 
 // Method entry: rbx = Method*, [rsp] = return pc, arguments above it.
 void gen_method_entry(InterpMasm& g) {
   Assembler& a = g.a;
   Label overflow = a.newLabel(), zero_loop = a.newLabel(), zeroed = a.newLabel();
+  Label begin = a.newLabel(), complete = a.newLabel();
+  a.bind(begin);
   a.mov(rax, rsp);
   a.mov(ecx, dword_ptr(rbx, kMethodFrameBytesOffset));
   a.sub(rax, rcx);
@@ -471,6 +477,8 @@ void gen_method_entry(InterpMasm& g) {
   a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
   a.push(kBcp);                                     // bcp
   a.push(kLocals);                                  // locals
+  a.bind(complete);
+  g.special.push_back({begin, complete, "interp_entry"});
   // Count the invocation; past the threshold, tell the tier policy (which compiles it
   // for the next calls; this one goes on interpreting).
   Label hot = a.newLabel(), after = a.newLabel();

@@ -1,5 +1,6 @@
 #include "jit/baseline_compiler.h"
 #include "jit/intrinsic_stubs.h"
+#include "jit/unwind_info.h"  // [tools] register_code_with_tools
 
 #include <asmjit/x86.h>
 
@@ -106,6 +107,11 @@ class Compiler {
   std::vector<DescAt> descs;
   Label frame_complete;
   std::vector<std::pair<uint32_t, Label>> osr_labels;  // loop header bci -> OSR entry
+  struct Range {
+    Label begin, end;
+    const char* what;
+  };
+  std::vector<Range> special;  // see runtime::PcRange
 
  private:
   using Types = std::vector<vm::Type>;
@@ -350,7 +356,9 @@ void Compiler::choose_register_locals() {
 }
 
 void Compiler::prologue() {
-  Label overflow = a.newLabel(), body = a.newLabel();
+  Label overflow = a.newLabel(), body = a.newLabel(), begin = a.newLabel();
+  a.bind(begin);
+  special.push_back({begin, frame_complete, "prologue"});
   mark(0, false);
   a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
   a.cmp(rax, qword_ptr(r15, runtime::kThreadStackLimitOffset));
@@ -385,13 +393,15 @@ void Compiler::prologue() {
 // turned back into "just called" (rsp at the return pc, arguments above); builds the
 // frame, takes the other locals from the thread's OSR buffer, and joins the loop.
 void Compiler::osr_entry(uint32_t header_bci) {
-  Label entry = a.newLabel();
+  Label entry = a.newLabel(), complete = a.newLabel();
   a.bind(entry);
   osr_labels.push_back({header_bci, entry});
   mark(int32_t(header_bci), false);
   a.push(rbp);
   a.mov(rbp, rsp);
   a.sub(rsp, frame_bytes_);
+  a.bind(complete);
+  special.push_back({entry, complete, "prologue"});
   a.mov(rcx, qword_ptr(r15, runtime::kThreadOsrBufferOffset));
   for (int j = 0; j < extra(); j++) {
     int i = m_->param_count + j;
@@ -403,6 +413,15 @@ void Compiler::osr_entry(uint32_t header_bci) {
 }
 
 void Compiler::emit_return(int d, bool value, vm::Type type) {
+  // From here (after the return poll) to the `ret` the frame goes away.
+  Label begin = a.newLabel(), end = a.newLabel();
+  a.bind(begin);
+  struct Close {
+    Assembler& a;
+    Label end;
+    ~Close() { a.bind(end); }
+  } close{a, end};
+  special.push_back({begin, end, "epilogue"});
   int n = m_->param_count;
   if (value) load(rax, expr(d - 1, type));
   a.leave();
@@ -940,6 +959,8 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
     out->polls.push_back({out->begin + code.labelOffsetFromBase(p.first), out->begin + code.labelOffsetFromBase(p.second)});
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
   for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
+  for (auto& r : c.special)
+    out->special.push_back({out->begin + code.labelOffsetFromBase(r.begin), out->begin + code.labelOffsetFromBase(r.end), r.what});
   // Debug info: every pc is covered; with safepoint_debug_info only poll and call sites
   // keep their own entries and every other pc maps to the nearest one before it.
   for (auto& dsc : c.descs) {
@@ -964,6 +985,8 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
     g_cache.push_back(std::move(out));
   }
   runtime::register_blob(result);
+  // [tools] DWARF unwind info for libunwind always; perf map + jitdump with --perf-map.
+  register_code_with_tools(*result);  // jit/unwind_info.h
   return result;
 }
 

@@ -22,14 +22,30 @@ struct PollSite {
   uintptr_t resume_pc;  // the instruction after it
 };
 
+// A range of pcs where the top frame is not in its normal shape: a prologue before the
+// frame is complete, an epilogue after the return poll. Samplers must not read the frame
+// there the normal way (`what` names the case: "prologue", "epilogue", "interp_entry",
+// "interp_epilogue").
+struct PcRange {
+  uintptr_t begin, end;
+  const char* what;
+};
+
 struct CodeBlob {
   std::string name;
   BlobKind kind;
   uintptr_t begin = 0, end = 0;   // [begin, end)
   std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
+  std::vector<PcRange> special;   // fixed once the blob is registered
 
   bool contains(uintptr_t pc) const { return pc >= begin && pc < end; }
   const PollSite* find_poll(uintptr_t pc) const;
+  // The special range holding pc, or nullptr. Async-signal-safe.
+  const PcRange* special_at(uintptr_t pc) const {
+    for (const PcRange& r : special)
+      if (pc >= r.begin && pc < r.end) return &r;
+    return nullptr;
+  }
 };
 
 // Registers a blob (after its polls are filled in); the blob must live for the rest of
