@@ -188,6 +188,35 @@ inline void add_outer(vm::Module& m) {
   fn.max_stack = 2;
 }
 
+// fn ping(n: int): int { if (n == 0) { return 0; } return pong(n - 1) + 1; }
+// fn pong(n: int): int { if (n == 0) { return 0; } return ping(n - 1) + 1; }
+// Mutual recursion (@noinline): compile one and interpret the other for alternating frames
+// (tests/unit/test_unwind.cpp finds them by name).
+inline void add_ping_pong(vm::Module& m) {
+  using vm::Op;
+  uint16_t ping_index = uint16_t(m.functions.size());
+  for (int k = 0; k < 2; k++) {
+    vm::Function& fn = add_function(m, k == 0 ? "ping" : "pong", {vm::Type::Int}, vm::Type::Int, {});
+    fn.inline_hint = vm::InlineHint::NoInline;  // one physical frame per call
+    uint16_t zero = int_constant(fn, 0), one = int_constant(fn, 1);
+    vm::CodeBuilder b(fn.code);
+    b.emit_u16(Op::load, 0);
+    b.emit_u16(Op::ldc, zero);
+    size_t to_rec = b.emit_branch(Op::if_icmpne);
+    b.emit_u16(Op::ldc, zero);
+    b.emit(Op::vret);
+    b.patch_branch(to_rec, b.here());
+    b.emit_u16(Op::load, 0);
+    b.emit_u16(Op::ldc, one);
+    b.emit(Op::isub);
+    b.emit_u16(Op::call, uint16_t(k == 0 ? ping_index + 1 : ping_index));
+    b.emit_u16(Op::ldc, one);
+    b.emit(Op::iadd);
+    b.emit(Op::vret);
+    fn.max_stack = 3;
+  }
+}
+
 // A module with every fixture above; functions by index: 0 sum_to,
 // 1 fib, 2 depth, 3 busy, 4 count_sum; `main` is sum_to, which no test runs as a program.
 inline std::unique_ptr<vm::Module> make_module() {
@@ -200,6 +229,7 @@ inline std::unique_ptr<vm::Module> make_module() {
   add_busy(*m, 0);
   add_count_sum(*m);
   add_outer(*m);  // 5 sum_to_inl, 6 outer
+  add_ping_pong(*m);  // ping, pong (by name)
   m->main_index = 0;
   return m;
 }

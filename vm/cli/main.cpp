@@ -15,6 +15,8 @@
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
 #include "jit/tiered.h"
+#include "jit/perf_map.h"
+#include "jit/unwind_info.h"
 #include "runtime/errors.h"
 #include "runtime/vm.h"
 #include "vm/disasm.h"
@@ -55,6 +57,9 @@ Options for run:
                   compiled-code debug info for every pc (default) or only at polls and calls
   --heap=SIZE     largest heap, e.g. 512m, 4g (default 4g)
   --stack=SIZE    stack of each Mini thread, e.g. 16m (default 16m)
+  --perf-map      write /tmp/perf-PID.map and ./jit-PID.dump (or in $MINIVM_JITDUMP_DIR)
+                  naming the interpreter, stubs and compiled code for `perf`
+                  (jit/README.md, "Profiling JIT code with perf")
 
 Exit status: the program's, 1 on a Mini runtime error, 2 on a compile error or bad usage.
 )";
@@ -127,9 +132,12 @@ int cmd_run(const std::vector<std::string>& args) {
   jit::JitOptions jit_options;
   jit::TieredOptions tiered;
   Mode mode = Mode::tiered;
+  bool perf_map = false;
   std::string program;
   for (const std::string& arg : args) {
-    if (arg == "--xint") {
+    if (arg == "--perf-map") {
+      perf_map = true;
+    } else if (arg == "--xint") {
       mode = Mode::xint;
     } else if (arg == "--xcomp") {
       mode = Mode::xcomp;
@@ -174,7 +182,13 @@ int cmd_run(const std::vector<std::string>& args) {
     tiered.jit = jit_options;
     jit::enable_tiering(tiered);  // before the interpreter is generated: it bakes in the thresholds
   }
+  if (perf_map) jit::perf_support_enable();
   vm.set_engine(interp::TemplateInterpreter::get().engine());
+  {  // unwind info for the interpreter and stubs (perf records too with --perf-map)
+    std::vector<jit::CodeRange> templates;
+    for (auto& t : interp::TemplateInterpreter::get().templates()) templates.push_back({t.name, t.offset, t.size});
+    jit::register_runtime_blobs_with_tools(templates);
+  }
   if (mode == Mode::xcomp) {
     for (size_t i = 0; i < vm.method_count(); i++) jit::compile_and_install(vm.method(i), jit_options);
   }

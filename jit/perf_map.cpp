@@ -1,0 +1,219 @@
+#include "jit/perf_map.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+
+#include "runtime/errors.h"
+
+namespace jit {
+
+namespace {
+
+// jitdump-specification.txt
+constexpr uint32_t kJitdumpMagic = 0x4A695444;  // "JiTD"
+constexpr uint32_t kJitdumpVersion = 1;
+constexpr uint32_t kElfMachX86_64 = 62;         // EM_X86_64
+enum : uint32_t { kJitCodeLoad = 0, kJitCodeMove = 1, kJitCodeDebugInfo = 2, kJitCodeClose = 3 };
+
+struct State {
+  std::mutex mutex;
+  bool enabled = false;  // enable() ran and close() has not
+  FILE* map = nullptr;
+  int dump_fd = -1;
+  void* marker = nullptr;
+  size_t marker_size = 0;
+  uint64_t code_index = 0;
+  std::string map_path, dump_path;
+};
+State& state() {
+  static State* s = new State();  // never destroyed: compiler threads may record during exit
+  return *s;
+}
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// A record under construction: little-endian fields appended in order.
+struct Buf {
+  std::vector<uint8_t> b;
+  template <typename T>
+  void put(T v) {
+    uint8_t raw[sizeof(T)];
+    std::memcpy(raw, &v, sizeof(T));
+    b.insert(b.end(), raw, raw + sizeof(T));
+  }
+  void put_str(const std::string& s) {
+    b.insert(b.end(), s.begin(), s.end());
+    b.push_back(0);
+  }
+  void put_bytes(const void* p, size_t n) {
+    auto* c = static_cast<const uint8_t*>(p);
+    b.insert(b.end(), c, c + n);
+  }
+  // Record header: id, total size (patched by finish), timestamp.
+  void header(uint32_t id) {
+    put(id);
+    put(uint32_t(0));
+    put(monotonic_ns());
+  }
+  void finish() {
+    uint32_t size = uint32_t(b.size());
+    std::memcpy(b.data() + 4, &size, 4);
+  }
+};
+
+bool write_all(int fd, const std::vector<uint8_t>& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += size_t(n);
+  }
+  return true;
+}
+
+void warn(const char* what, const std::string& path) {
+  std::fprintf(stderr, "minivm: --perf-map: cannot %s '%s': %s\n", what, path.c_str(), std::strerror(errno));
+}
+
+}  // namespace
+
+void perf_support_enable() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.enabled) return;
+  pid_t pid = getpid();
+
+  s.map_path = "/tmp/perf-" + std::to_string(pid) + ".map";
+  s.map = std::fopen(s.map_path.c_str(), "w");
+  if (s.map == nullptr) {
+    warn("create", s.map_path);
+    s.map_path.clear();
+  }
+
+  const char* dir = std::getenv("MINIVM_JITDUMP_DIR");
+  s.dump_path = std::string(dir && *dir ? dir : ".") + "/jit-" + std::to_string(pid) + ".dump";
+  s.dump_fd = ::open(s.dump_path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+  if (s.dump_fd < 0) {
+    warn("create", s.dump_path);
+    s.dump_path.clear();
+  } else {
+    Buf h;
+    h.put(kJitdumpMagic);
+    h.put(kJitdumpVersion);
+    h.put(uint32_t(40));  // total_size of this header
+    h.put(kElfMachX86_64);
+    h.put(uint32_t(0));   // pad1
+    h.put(uint32_t(pid));
+    h.put(monotonic_ns());
+    h.put(uint64_t(0));   // flags: CLOCK_MONOTONIC timestamps, not TSC
+    if (!write_all(s.dump_fd, h.b)) warn("write", s.dump_path);
+    // The marker: perf records executable mappings of files, and `perf inject --jit`
+    // recognises this one by its name, jit-PID.dump.
+    s.marker_size = size_t(sysconf(_SC_PAGESIZE));
+    s.marker = mmap(nullptr, s.marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, s.dump_fd, 0);
+    if (s.marker == MAP_FAILED) {
+      warn("map", s.dump_path);
+      s.marker = nullptr;
+    }
+  }
+  s.enabled = true;
+  runtime::add_exit_hook(&perf_support_close);
+}
+
+bool perf_support_enabled() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.enabled;
+}
+
+void perf_record_code(const std::string& name, uintptr_t begin, size_t size, const std::string& source_file,
+                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.enabled) return;
+  if (s.map != nullptr) {
+    std::fprintf(s.map, "%lx %zx %s\n", static_cast<unsigned long>(begin), size, name.c_str());
+    std::fflush(s.map);  // complete even if the process dies
+  }
+  if (s.dump_fd < 0) return;
+  Buf out;
+  // JIT_CODE_DEBUG_INFO first: perf attaches it to the next JIT_CODE_LOAD.
+  if (!pc_offset_to_line.empty()) {
+    // perf's line table ends its sequence at the last entry's address, so that entry
+    // would cover no code: close the table with the last line again at the end.
+    std::vector<std::pair<uint32_t, uint32_t>> entries = pc_offset_to_line;
+    if (entries.back().first < size) entries.push_back({uint32_t(size), entries.back().second});
+    out.header(kJitCodeDebugInfo);
+    out.put(uint64_t(begin));
+    out.put(uint64_t(entries.size()));
+    for (auto& [off, line] : entries) {
+      out.put(uint64_t(begin + off));  // absolute address
+      out.put(uint32_t(line));
+      out.put(uint32_t(0));            // discriminator
+      out.put_str(source_file);
+    }
+    while (out.b.size() % 8 != 0) out.b.push_back(0);  // padding, counted in total_size
+    out.finish();
+    if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
+    out.b.clear();
+  }
+  out.header(kJitCodeLoad);
+  out.put(uint32_t(getpid()));
+  out.put(uint32_t(gettid()));
+  out.put(uint64_t(begin));  // vma
+  out.put(uint64_t(begin));  // code_addr
+  out.put(uint64_t(size));
+  out.put(uint64_t(s.code_index++));
+  out.put_str(name);
+  out.put_bytes(reinterpret_cast<const void*>(begin), size);
+  out.finish();
+  if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
+}
+
+void perf_support_close() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.enabled) return;
+  s.enabled = false;
+  if (s.map != nullptr) {
+    std::fclose(s.map);
+    s.map = nullptr;
+  }
+  if (s.dump_fd >= 0) {
+    Buf out;
+    out.header(kJitCodeClose);
+    out.finish();
+    write_all(s.dump_fd, out.b);
+    if (s.marker != nullptr) munmap(s.marker, s.marker_size);
+    s.marker = nullptr;
+    ::close(s.dump_fd);
+    s.dump_fd = -1;
+  }
+}
+
+std::string perf_map_path() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.map_path;
+}
+
+std::string perf_jitdump_path() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.dump_path;
+}
+
+}  // namespace jit

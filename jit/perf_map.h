@@ -1,0 +1,39 @@
+// `--perf-map`: makes generated code visible to Linux perf.
+//
+// Two files, both described in the Linux sources (tools/perf/Documentation):
+//   - /tmp/perf-PID.map (jit-interface.txt): one text line per code range,
+//     "START SIZE name" in hex without 0x; `perf report` reads it directly.
+//   - jit-PID.dump (jitdump-specification.txt), in the current directory or in
+//     $MINIVM_JITDUMP_DIR: a binary file header, then per code range a JIT_CODE_DEBUG_INFO
+//     record (pc -> source line) followed by its JIT_CODE_LOAD record (with a copy of the
+//     code bytes), timestamps from CLOCK_MONOTONIC. The file is also mapped with PROT_EXEC
+//     once: that mmap is the marker `perf inject --jit` looks for in perf.data, and the
+//     monotonic timestamps are why `perf record` must run with `-k 1`.
+// Every write is under one mutex: the background compiler and the main thread may record
+// at once. Code ranges are never unloaded (compiled code lives forever).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace jit {
+
+// Opens both files (idempotent) and closes them at VM exit. A file that cannot be opened
+// gets a one-line warning on stderr and is skipped.
+void perf_support_enable();
+bool perf_support_enabled();
+// One code range: its name (mini::fib, minivm::interpreter::iadd, ...), address, size,
+// and for jitdump optional line info: (pc offset from `begin`, source line) pairs sorted
+// by offset, each holding until the next, all in `source_file`.
+void perf_record_code(const std::string& name, uintptr_t begin, size_t size, const std::string& source_file,
+                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line);
+// Writes JIT_CODE_CLOSE, unmaps the marker and closes both files; later records are dropped.
+void perf_support_close();
+
+// The files in use (empty when not enabled or not open).
+std::string perf_map_path();
+std::string perf_jitdump_path();
+
+}  // namespace jit
