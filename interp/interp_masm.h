@@ -65,6 +65,7 @@ class InterpMasm {
     const char* what;
   };
   std::vector<RangeLabels> special;  // see runtime::PcRange
+  asmjit::Label left_frame;          // scratch for the return templates' ranges
 };
 
 }  // namespace interp

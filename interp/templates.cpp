@@ -177,6 +177,7 @@ void return_from_frame(InterpMasm& g, bool value) {
   // that may overwrite memory below rsp.
   a.mov(rcx, qword_ptr(rbp, kFrameReturnPcOffset));
   a.mov(rbp, qword_ptr(rbp, kFrameSavedFpOffset));
+  a.bind(g.left_frame);  // from here rbp is the caller's
   if (value) {
     a.mov(qword_ptr(kLocals), rax);
     a.lea(rsp, ptr(kLocals, -8));
@@ -439,10 +440,12 @@ void gen_print(InterpMasm& g) {
 void returning(InterpMasm& g, bool value) {
   g.poll();  // while the frame is intact
   Label begin = g.a.newLabel(), end = g.a.newLabel();
+  g.left_frame = g.a.newLabel();
   g.a.bind(begin);
   return_from_frame(g, value);  // for vret the result is the cached top, in rax
   g.a.bind(end);
-  g.special.push_back({begin, end, "interp_epilogue"});
+  g.special.push_back({begin, g.left_frame, "interp_epilogue"});
+  g.special.push_back({g.left_frame, end, "interp_epilogue_left"});
 }
 
 void gen_ret(InterpMasm& g) { returning(g, false); }
@@ -473,12 +476,15 @@ void gen_method_entry(InterpMasm& g) {
   a.push(rax);
   a.push(rbp);
   a.mov(rbp, rsp);
+  Label framed = a.newLabel();
+  a.bind(framed);                                   // from here rbp is this frame's
   a.push(rbx);                                      // Method*
   a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
   a.push(kBcp);                                     // bcp
   a.push(kLocals);                                  // locals
   a.bind(complete);
-  g.special.push_back({begin, complete, "interp_entry"});
+  g.special.push_back({begin, framed, "interp_entry"});
+  g.special.push_back({framed, complete, "interp_entry_framed"});
   // Count the invocation; past the threshold, tell the tier policy (which compiles it
   // for the next calls; this one goes on interpreting).
   Label hot = a.newLabel(), after = a.newLabel();

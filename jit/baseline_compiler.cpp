@@ -414,17 +414,19 @@ void Compiler::osr_entry(uint32_t header_bci) {
 
 void Compiler::emit_return(int d, bool value, vm::Type type) {
   // From here (after the return poll) to the `ret` the frame goes away.
-  Label begin = a.newLabel(), end = a.newLabel();
+  Label begin = a.newLabel(), left = a.newLabel(), end = a.newLabel();
   a.bind(begin);
   struct Close {
     Assembler& a;
     Label end;
     ~Close() { a.bind(end); }
   } close{a, end};
-  special.push_back({begin, end, "epilogue"});
+  special.push_back({begin, left, "epilogue"});       // rbp still this frame's
+  special.push_back({left, end, "epilogue_left"});    // rbp the caller's
   int n = m_->param_count;
   if (value) load(rax, expr(d - 1, type));
   a.leave();
+  a.bind(left);
   if (!value) {
     if (n == 0)
       a.ret();

@@ -62,6 +62,10 @@ class Thread {
   ThreadCore core;  // must stay first: generated code addresses it through r15
 
   int id = 0;                 // 0 = main, spawned threads count up from 1 (their handle)
+  std::atomic<int> tid{0};    // the kernel's thread id once running (for tgkill), else 0
+  // Owned by the sampler (sampler/): its per-thread ring and counters. Set before the
+  // thread runs Mini code, read from signal handlers.
+  std::atomic<void*> sampler_state{nullptr};
   std::atomic<ThreadState> state{ThreadState::new_thread};
   // Set while another thread walks this thread's stack from its anchor; a thread
   // returning to Java waits until it is clear (DESIGN.md, "Thread states").

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <algorithm>
@@ -75,6 +76,8 @@ void VM::set_engine(const ExecutionEngine& engine) {
 
 void VM::attach_current(Thread* t) {
   Thread::set_current(t);
+  if (thread_hook_ != nullptr) thread_hook_(t, true);
+  t->tid.store(int(gettid()), std::memory_order_release);
   install_alt_signal_stack();
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -99,7 +102,8 @@ void VM::attach_current(Thread* t) {
 }
 
 void VM::detach_current(Thread* t) {
-  (void)t;
+  t->tid.store(0, std::memory_order_release);
+  if (thread_hook_ != nullptr) thread_hook_(t, false);
   stack_t ss, old;
   memset(&ss, 0, sizeof ss);
   ss.ss_flags = SS_DISABLE;

@@ -57,6 +57,11 @@ class VM {
   void attach_current(Thread* t);
   void detach_current(Thread* t);
 
+  // Called on each Mini thread as it starts (true) and ends (false), on that thread;
+  // the sampler uses it to set up and retire per-thread state. Set before run_main.
+  using ThreadHook = void (*)(Thread* t, bool starting);
+  void set_thread_hook(ThreadHook hook) { thread_hook_ = hook; }
+
  private:
   VMOptions options_;
   std::unique_ptr<vm::Module> module_;
@@ -65,6 +70,7 @@ class VM {
   std::vector<std::vector<int64_t>> constant_slots_;  // each Method's constants as raw slots
   std::vector<int64_t> globals_;
   ExecutionEngine engine_;
+  ThreadHook thread_hook_ = nullptr;
   std::mutex threads_mutex_;
   std::vector<std::unique_ptr<Thread>> threads_;
 };

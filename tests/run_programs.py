@@ -30,6 +30,8 @@ MODES = {
     "tiered": [],
     "osr-every-loop": ["--jit-sync", "--compile-threshold=1000000", "--backedge-threshold=1"],
     "xcomp-counted-polls": ["--xcomp", "--counted-loop-polls"],
+    "xint-profiled": ["--xint", "--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
+    "tiered-profiled": ["--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
 }
 
 DEFAULT_TIMEOUT = 60.0

@@ -18,6 +18,7 @@
 #include "jit/perf_map.h"
 #include "jit/unwind_info.h"
 #include "runtime/errors.h"
+#include "sampler/profiler.h"
 #include "runtime/vm.h"
 #include "vm/disasm.h"
 #include "vm/frontend.h"
@@ -60,6 +61,14 @@ Options for run:
   --perf-map      write /tmp/perf-PID.map and ./jit-PID.dump (or in $MINIVM_JITDUMP_DIR)
                   naming the interpreter, stubs and compiled code for `perf`
                   (jit/README.md, "Profiling JIT code with perf")
+
+Profiling (issue 4, in progress):
+  --profile       sample the program and print a profile on stderr at exit
+  --profile-out=FILE     also write it to FILE: .txt, .collapsed, .json (speedscope),
+                  .html (flame graph) or .jsonl (one event per line)
+  --profile-lines        folded stacks name frames function:line
+  --interval=T    time between samples: 250us, 1ms (default), 2s
+  --sampler=LIST  cooperative (default; JEP 518) and/or safepoint (biased), comma-separated
 
 Exit status: the program's, 1 on a Mini runtime error, 2 on a compile error or bad usage.
 )";
@@ -129,6 +138,8 @@ std::optional<uint32_t> parse_count(const std::string& text) {
 
 int cmd_run(const std::vector<std::string>& args) {
   runtime::VMOptions options;
+  sampler::ProfilerOptions profiler;
+  bool profile = false;
   jit::JitOptions jit_options;
   jit::TieredOptions tiered;
   Mode mode = Mode::tiered;
@@ -145,6 +156,30 @@ int cmd_run(const std::vector<std::string>& args) {
       auto v = parse_count(arg.substr(arg.find('=') + 1));
       if (!v) usage_error("bad count in '" + arg + "' (a whole number from 1)");
       (arg[2] == 'c' ? tiered.invocation_threshold : tiered.backedge_threshold) = *v;
+    } else if (arg == "--profile") {
+      profile = true;
+    } else if (arg.rfind("--profile-out=", 0) == 0) {
+      profile = true;
+      profiler.out_path = arg.substr(14);
+      if (profiler.out_path.empty()) usage_error("--profile-out needs a file name");
+    } else if (arg == "--profile-lines") {
+      profiler.lines = true;
+    } else if (arg.rfind("--interval=", 0) == 0) {
+      if (!sampler::parse_interval(arg.substr(11), profiler.interval_ns))
+        usage_error("bad interval in '" + arg + "' (e.g. 250us, 1ms, 2s; from 10us to 10s)");
+    } else if (arg.rfind("--sampler=", 0) == 0) {
+      profiler.samplers.clear();
+      std::string list = arg.substr(10);
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (name != "cooperative" && name != "safepoint")
+          usage_error("unknown sampler '" + name + "' (this build has: cooperative, safepoint)");
+        profiler.samplers.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
     } else if (arg == "--debug-no-polls") {
       jit_options.emit_polls = false;
     } else if (arg == "--print-compilation") {
@@ -192,6 +227,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (mode == Mode::xcomp) {
     for (size_t i = 0; i < vm.method_count(); i++) jit::compile_and_install(vm.method(i), jit_options);
   }
+  if (profile) sampler::start_profiler(profiler);
   int status = vm.run_main();
   runtime::exit_vm(status);
 }

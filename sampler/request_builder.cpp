@@ -1,0 +1,69 @@
+#include <cstring>
+
+#include "runtime/code_blob.h"
+#include "runtime/frame.h"
+#include "runtime/method.h"
+#include "sampler/sample_request.h"
+
+namespace sampler {
+
+namespace {
+uintptr_t slot(uintptr_t fp, int32_t offset) { return *reinterpret_cast<const uintptr_t*>(fp + offset); }
+}  // namespace
+
+SampleRequest build_request(const Registers& regs) {
+  SampleRequest r;
+  r.pc = regs.pc;
+  r.sp = regs.sp;
+  r.fp = regs.fp;
+  const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
+  if (blob == nullptr) {
+    r.reason = "unknown_pc";  // C++ code on a thread marked in_java (a transition)
+    return r;
+  }
+  const runtime::PcRange* special = blob->special_at(regs.pc);
+  const char* what = special != nullptr ? special->what : "";
+  switch (blob->kind) {
+    case runtime::BlobKind::compiled:
+      // Prologue pcs need nothing special: at the next poll the frame is complete and
+      // its real fp lies above this sp (JEP 518, "Benefits" 1).
+      if (std::strcmp(what, "epilogue") == 0) {
+        r.kind = RequestKind::compiled_over_caller;
+        r.caller_fp = slot(regs.fp, runtime::kFrameSavedFpOffset);
+      } else if (std::strcmp(what, "epilogue_left") == 0) {
+        r.kind = RequestKind::compiled_over_caller;
+        r.caller_fp = regs.fp;
+      } else {
+        r.kind = RequestKind::compiled;
+      }
+      return r;
+    case runtime::BlobKind::interpreter:
+      if (std::strcmp(what, "interp_entry") == 0 || std::strcmp(what, "interp_entry_framed") == 0) {
+        // The callee's Method* is in rbx throughout the method entry.
+        r.kind = RequestKind::interpreted_over_caller;
+        r.method = reinterpret_cast<const runtime::Method*>(regs.rbx);
+        r.caller_fp = what[12] == '\0' ? regs.fp : slot(regs.fp, runtime::kFrameSavedFpOffset);
+      } else if (std::strcmp(what, "interp_epilogue") == 0 || std::strcmp(what, "interp_epilogue_left") == 0) {
+        // r13 still holds the returning instruction; the method is found from it later.
+        r.kind = RequestKind::interpreted_over_caller;
+        r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);
+        r.caller_fp = what[15] == '\0' ? slot(regs.fp, runtime::kFrameSavedFpOffset) : regs.fp;
+      } else {
+        r.kind = RequestKind::interpreted;
+        r.method = reinterpret_cast<const runtime::Method*>(slot(regs.fp, runtime::kInterpFrameMethodOffset));
+        r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);  // the live bcp: exact, unlike the frame's copy
+      }
+      return r;
+    case runtime::BlobKind::stub:
+      r.reason = "pc_in_stub";
+      return r;
+    case runtime::BlobKind::call_stub:
+    case runtime::BlobKind::safepoint_blob:
+      r.reason = "pc_in_runtime_stub";
+      return r;
+  }
+  r.reason = "unknown_pc";
+  return r;
+}
+
+}  // namespace sampler

@@ -1,0 +1,51 @@
+// SampleRequest: what an interruption records about a thread in Java (JEP 518's
+// (pc, sp, bcp, ticks)), built from the interrupted registers in a few instructions and
+// nothing else: no stack walk, no allocation, no locks.
+#pragma once
+#include <cstdint>
+
+namespace runtime {
+struct Method;
+}
+
+namespace sampler {
+
+enum class RequestKind : uint8_t {
+  // pc in a compiled method with its frame in place (or being built): at the poll, the
+  // sampled frame is the first whose real fp (fp + 16) lies above `sp`; its pc becomes
+  // `pc` (the bias correction).
+  compiled,
+  // pc in an interpreted method: at the poll, the frame whose fp is `fp`; its position
+  // becomes `bcp`.
+  interpreted,
+  // The sampled frame is going away (after its return poll) or not built yet (method
+  // entry): at the poll it no longer or not yet exists, so the sample is that method on
+  // top of its caller, the frame whose fp is `caller_fp`. The top is `pc` in compiled
+  // code, or `method` at `bcp` (bci 0 when bcp is null) in the interpreter.
+  compiled_over_caller,
+  interpreted_over_caller,
+  // Nothing usable: `reason` says why (a biased sample from the poll site).
+  unparsable,
+};
+
+struct SampleRequest {
+  uint64_t id = 0;        // the interruption's number (the `sample` field of events)
+  uint64_t ticks = 0;     // CLOCK_MONOTONIC ns at the interruption
+  uint64_t held_ns = 0;   // how long the thread was held for it
+  RequestKind kind = RequestKind::unparsable;
+  const char* reason = nullptr;  // static string
+  uintptr_t pc = 0, sp = 0, fp = 0, caller_fp = 0;
+  const uint8_t* bcp = nullptr;
+  const runtime::Method* method = nullptr;
+};
+
+// The interrupted registers the request needs.
+struct Registers {
+  uintptr_t pc, sp, fp, rbx, r13;
+};
+
+// Classifies an interrupted context. Async-signal-safe: reads the registers, the code
+// blob registry and a frame's own slots above rsp.
+SampleRequest build_request(const Registers& regs);
+
+}  // namespace sampler
