@@ -35,6 +35,10 @@ void InterpMasm::branch(int offset_at) {
   a.bind(backward);
   poll();  // preserves every register
   a.add(kBcp, rdx);
+  if (runtime::tier_thresholds().backedges == UINT32_MAX) {  // --xint: nothing to count for
+    dispatch_next(0);
+    return;
+  }
   a.mov(rcx, qword_ptr(rbp, kInterpFrameMethodOffset));
   a.add(dword_ptr(rcx, kMethodBackedgesOffset), 1);
   a.cmp(dword_ptr(rcx, kMethodBackedgesOffset), imm(int32_t(runtime::tier_thresholds().backedges)));

@@ -35,10 +35,15 @@ void int_binop(InterpMasm& g, Inst::Id id, vm::Op op) {
 
 void float_binop(InterpMasm& g, Inst::Id id, vm::Op op) {
   Assembler& a = g.a;
-  a.movq(xmm1, rax);
-  a.movsd(xmm0, qword_ptr(rsp));
+  if (op == vm::Op::fadd || op == vm::Op::fmul) {
+    a.movq(xmm0, rax);  // commutative: b op a, with a straight from memory
+    a.emit(id, xmm0, qword_ptr(rsp));
+  } else {
+    a.movq(xmm1, rax);
+    a.movsd(xmm0, qword_ptr(rsp));
+    a.emit(id, xmm0, xmm1);
+  }
   a.add(rsp, 8);
-  a.emit(id, xmm0, xmm1);
   a.movq(rax, xmm0);
   g.dispatch_next(len(op));
 }
@@ -487,22 +492,26 @@ void gen_method_entry(InterpMasm& g) {
   g.special.push_back({framed, complete, "interp_entry_framed"});
   // Count the invocation; past the threshold, tell the tier policy (which compiles it
   // for the next calls; this one goes on interpreting).
-  Label hot = a.newLabel(), after = a.newLabel();
-  a.add(dword_ptr(rbx, kMethodInvocationsOffset), 1);
-  a.cmp(dword_ptr(rbx, kMethodInvocationsOffset), imm(int32_t(tier_thresholds().invocations)));
-  a.jae(hot);
-  g.dispatch_next(0);                               // rax (the empty stack's top) is junk
-  a.bind(hot);
-  g.set_anchor(after);
-  a.mov(rdi, kThread);
-  a.mov(rsi, rbx);
-  a.and_(rsp, -16);
-  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_hot_method)));
-  a.call(rax);
-  a.bind(after);
-  g.clear_anchor();
-  a.lea(rsp, ptr(rbp, -8 * kInterpFrameFixedSlots));
-  g.dispatch_next(0);
+  if (tier_thresholds().invocations == UINT32_MAX) {  // --xint: nothing to count for
+    g.dispatch_next(0);                             // rax (the empty stack's top) is junk
+  } else {
+    Label hot = a.newLabel(), after = a.newLabel();
+    a.add(dword_ptr(rbx, kMethodInvocationsOffset), 1);
+    a.cmp(dword_ptr(rbx, kMethodInvocationsOffset), imm(int32_t(tier_thresholds().invocations)));
+    a.jae(hot);
+    g.dispatch_next(0);
+    a.bind(hot);
+    g.set_anchor(after);
+    a.mov(rdi, kThread);
+    a.mov(rsi, rbx);
+    a.and_(rsp, -16);
+    a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_hot_method)));
+    a.call(rax);
+    a.bind(after);
+    g.clear_anchor();
+    a.lea(rsp, ptr(rbp, -8 * kInterpFrameFixedSlots));
+    g.dispatch_next(0);
+  }
 
   // Not enough stack for this frame: report it from the caller's frame, which is intact
   // (its bcp was saved at the call).
