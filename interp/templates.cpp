@@ -528,6 +528,27 @@ void gen_method_entry(InterpMasm& g) {
   a.ud2();
 }
 
+// `a op local L` superinstructions: the local is read straight from its slot.
+void local_int_op(InterpMasm& g, Inst::Id id, vm::Op op) {
+  g.load_local_index(rcx);
+  g.a.emit(id, rax, g.local_slot(rcx));
+  g.dispatch_next(len(op));
+}
+void local_float_op(InterpMasm& g, Inst::Id id, vm::Op op) {
+  g.load_local_index(rcx);
+  g.a.movq(xmm0, rax);
+  g.a.emit(id, xmm0, g.local_slot(rcx));
+  g.a.movq(rax, xmm0);
+  g.dispatch_next(len(op));
+}
+void gen_iaddl(InterpMasm& g) { local_int_op(g, Inst::kIdAdd, vm::Op::iaddl); }
+void gen_isubl(InterpMasm& g) { local_int_op(g, Inst::kIdSub, vm::Op::isubl); }
+void gen_imull(InterpMasm& g) { local_int_op(g, Inst::kIdImul, vm::Op::imull); }
+void gen_faddl(InterpMasm& g) { local_float_op(g, Inst::kIdAddsd, vm::Op::faddl); }
+void gen_fsubl(InterpMasm& g) { local_float_op(g, Inst::kIdSubsd, vm::Op::fsubl); }
+void gen_fmull(InterpMasm& g) { local_float_op(g, Inst::kIdMulsd, vm::Op::fmull); }
+void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl); }
+
 // Reached only through a corrupt bcp: the verifier admits no unknown opcode.
 void gen_bad_opcode(InterpMasm& g) {
   g.a.movzx(esi, byte_ptr(kBcp));

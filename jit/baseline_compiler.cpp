@@ -331,6 +331,8 @@ void Compiler::choose_register_locals() {
     const uint8_t* p = fn_.code.data() + bci;
     switch (op) {
       case Op::load: case Op::store: case Op::iinc:
+      case Op::iaddl: case Op::isubl: case Op::imull:
+      case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl:
         weight[vm::read_u16(p, vm::kOperandA)] += w;
         break;
       case Op::forloop:
@@ -627,6 +629,31 @@ void Compiler::emit(size_t bci, int d) {
         a.set(op == Op::fcmplt || op == Op::fcmpgt ? CondCode::kA : CondCode::kAE, dl);
       }
       a.emit(Inst::kIdMov, expr(d - 2), rdx);
+      break;
+    }
+    case Op::iaddl: case Op::isubl: case Op::imull: {
+      Operand x = expr(d - 1), y = local(u16a());
+      Inst::Id id = op == Op::iaddl ? Inst::kIdAdd : op == Op::isubl ? Inst::kIdSub : Inst::kIdImul;
+      if (x.isReg()) {
+        a.emit(id, x, y);
+      } else {
+        a.mov(rax, x.as<Mem>());
+        a.emit(id, rax, y);
+        a.mov(x.as<Mem>(), rax);
+      }
+      break;
+    }
+    case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl: {
+      Inst::Id id = op == Op::faddl ? Inst::kIdAddsd : op == Op::fsubl ? Inst::kIdSubsd
+                  : op == Op::fmull ? Inst::kIdMulsd : Inst::kIdDivsd;
+      Operand x = fexpr(d - 1), y = local(u16a());
+      if (x.isReg()) {
+        a.emit(id, x, y);
+      } else {
+        a.movsd(xmm0, x.as<Mem>());
+        a.emit(id, xmm0, y);
+        a.movsd(x.as<Mem>(), xmm0);
+      }
       break;
     }
     case Op::jump: a.jmp(target()); break;

@@ -248,9 +248,12 @@ class FnGen {
     }
     if (s.compound) {
       name_load(t);
-      value(*s.value);
       at(s.op_pos);
-      simple(binary_opcode(s.binop, t.type));
+      if (!local_operand(s.binop, t.type, *s.value)) {
+        value(*s.value);
+        at(s.op_pos);
+        simple(binary_opcode(s.binop, t.type));
+      }
     } else {
       value(*s.value);
     }
@@ -320,6 +323,23 @@ class FnGen {
 
   // ---- expressions ----
 
+  // `a op x` with x a local of the operation's type, a on the stack: one superinstruction
+  // (opcodes.def, iaddl..fdivl) instead of `load x; op`. Returns false if it does not apply.
+  bool local_operand(BinOp op, Type t, const Expr& rhs) {
+    if (rhs.kind != ExprKind::Name || rhs.ref != NameRef::Local || rhs.type != t) return false;
+    Op o;
+    if (t == Type::Int && op == BinOp::Add) o = Op::iaddl;
+    else if (t == Type::Int && op == BinOp::Sub) o = Op::isubl;
+    else if (t == Type::Int && op == BinOp::Mul) o = Op::imull;
+    else if (t == Type::Float && op == BinOp::Add) o = Op::faddl;
+    else if (t == Type::Float && op == BinOp::Sub) o = Op::fsubl;
+    else if (t == Type::Float && op == BinOp::Mul) o = Op::fmull;
+    else if (t == Type::Float && op == BinOp::Div) o = Op::fdivl;
+    else return false;
+    with_u16(o, uint16_t(rhs.index), 1, 1);
+    return true;
+  }
+
   void name_load(const Expr& e) {
     if (e.ref == NameRef::Local) load(e.index);
     else with_u16(Op::gload, uint16_t(e.index), 0, 1);
@@ -356,6 +376,8 @@ class FnGen {
           return;
         }
         value(*e.args[0]);
+        at(e.op_pos);
+        if (local_operand(e.binop, e.args[0]->type, *e.args[1])) return;
         value(*e.args[1]);
         at(e.op_pos);
         simple(binary_opcode(e.binop, e.args[0]->type));

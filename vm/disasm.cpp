@@ -61,7 +61,9 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
                     : "<bad constant>";
       return;
     }
-    case Op::load: case Op::store: {
+    case Op::load: case Op::store:
+    case Op::iaddl: case Op::isubl: case Op::imull:
+    case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl: {
       uint16_t l = read_u16(p, kOperandA);
       ops = std::to_string(l);
       comment = local(l);

@@ -63,6 +63,20 @@ inline constexpr size_t kOperandA = 1;
 inline constexpr size_t kOperandB = 3;
 inline constexpr size_t kOperandC = 5;
 
+// The `op local` superinstructions: the operation they stand for and its local's type.
+inline bool is_local_operand_op(Op op) { return op >= Op::iaddl && op <= Op::fdivl; }
+inline Op local_operand_base(Op op) {
+  switch (op) {
+    case Op::iaddl: return Op::iadd;
+    case Op::isubl: return Op::isub;
+    case Op::imull: return Op::imul;
+    case Op::faddl: return Op::fadd;
+    case Op::fsubl: return Op::fsub;
+    case Op::fmull: return Op::fmul;
+    default: return Op::fdiv;
+  }
+}
+
 // The branch offset of a branching instruction (jump, if*, forloop), or 0 if none.
 inline bool is_branch(Op op) {
   switch (op) {

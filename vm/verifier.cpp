@@ -115,6 +115,16 @@ class Verifier {
           break;
         case Op::load: case Op::store: check_local(bci, read_u16(p, kOperandA), false); break;
         case Op::iinc: check_local(bci, read_u16(p, kOperandA), true); break;
+        case Op::iaddl: case Op::isubl: case Op::imull:
+          check_local(bci, read_u16(p, kOperandA), true);
+          break;
+        case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl: {
+          uint16_t l = read_u16(p, kOperandA);
+          check_local(bci, l, false);
+          if (fn_.local_types[l] != Type::Float)
+            reject(bci, fmt::format("'{}' needs a float local, local {} is {}", info.name, l, type_name(fn_.local_types[l])));
+          break;
+        }
         case Op::forloop:
           check_local(bci, read_u16(p, kOperandA), true);
           check_local(bci, read_u16(p, kOperandB), true);
