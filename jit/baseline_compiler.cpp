@@ -166,16 +166,29 @@ class Compiler {
     }
   }
   void load(const Gp& r, const Operand& src) { move(r, src); }
-  // Two-operand integer instruction on depths d-2 (destination) and d-1.
-  void binop(Inst::Id id, int d) {
-    Operand x = expr(d - 2), y = expr(d - 1);
-    if (x.isMem() && y.isMem()) {
-      a.mov(rax, y.as<Mem>());
-      a.emit(id, x, rax);
-    } else {
+  // x = x OP y for an integer instruction (add, sub, imul, and, or, xor), whatever x and
+  // y are: a memory destination goes through rax (imul cannot write memory anyway).
+  void int_op(Inst::Id id, const Operand& x, const Operand& y) {
+    if (x.isReg()) {
       a.emit(id, x, y);
+    } else {
+      a.mov(rax, x.as<Mem>());
+      a.emit(id, rax, y);
+      a.mov(x.as<Mem>(), rax);
     }
   }
+  // x = x OP y for a scalar double instruction (addsd, ...), x an xmm register or memory.
+  void float_op(Inst::Id id, const Operand& x, const Operand& y) {
+    if (x.isReg()) {
+      a.emit(id, x, y);
+    } else {
+      a.movsd(xmm0, x.as<Mem>());
+      a.emit(id, xmm0, y);
+      a.movsd(x.as<Mem>(), xmm0);
+    }
+  }
+  // Two-operand integer instruction on depths d-2 (destination) and d-1.
+  void binop(Inst::Id id, int d) { int_op(id, expr(d - 2), expr(d - 1)); }
   void cmp(const Operand& x, const Operand& y) {
     if (x.isMem() && y.isMem()) {
       a.mov(rax, y.as<Mem>());
@@ -502,17 +515,7 @@ void Compiler::emit(size_t bci, int d) {
     case Op::iand: case Op::zand: binop(Inst::kIdAnd, d); break;
     case Op::ior: case Op::zor: binop(Inst::kIdOr, d); break;
     case Op::ixor: case Op::zxor: binop(Inst::kIdXor, d); break;
-    case Op::imul: {
-      Operand x = expr(d - 2);
-      if (x.isReg()) {
-        a.emit(Inst::kIdImul, x, expr(d - 1));
-      } else {
-        a.mov(rax, x.as<Mem>());
-        a.emit(Inst::kIdImul, rax, expr(d - 1));
-        a.mov(x.as<Mem>(), rax);
-      }
-      break;
-    }
+    case Op::imul: binop(Inst::kIdImul, d); break;
     case Op::idiv:
     case Op::irem: {
       Label minus_one = a.newLabel(), done = a.newLabel(), nonzero = a.newLabel();
@@ -550,14 +553,7 @@ void Compiler::emit(size_t bci, int d) {
     case Op::fadd: case Op::fsub: case Op::fmul: case Op::fdiv: {
       Inst::Id id = op == Op::fadd ? Inst::kIdAddsd : op == Op::fsub ? Inst::kIdSubsd
                   : op == Op::fmul ? Inst::kIdMulsd : Inst::kIdDivsd;
-      Operand x = fexpr(d - 2), y = fexpr(d - 1);
-      if (x.isReg()) {
-        a.emit(id, x, y);
-      } else {
-        a.movsd(xmm0, x.as<Mem>());
-        a.emit(id, xmm0, y);
-        a.movsd(x.as<Mem>(), xmm0);
-      }
+      float_op(id, fexpr(d - 2), fexpr(d - 1));
       break;
     }
     case Op::fneg: {
@@ -632,28 +628,13 @@ void Compiler::emit(size_t bci, int d) {
       break;
     }
     case Op::iaddl: case Op::isubl: case Op::imull: {
-      Operand x = expr(d - 1), y = local(u16a());
-      Inst::Id id = op == Op::iaddl ? Inst::kIdAdd : op == Op::isubl ? Inst::kIdSub : Inst::kIdImul;
-      if (x.isReg()) {
-        a.emit(id, x, y);
-      } else {
-        a.mov(rax, x.as<Mem>());
-        a.emit(id, rax, y);
-        a.mov(x.as<Mem>(), rax);
-      }
+      int_op(op == Op::iaddl ? Inst::kIdAdd : op == Op::isubl ? Inst::kIdSub : Inst::kIdImul, expr(d - 1), local(u16a()));
       break;
     }
     case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl: {
       Inst::Id id = op == Op::faddl ? Inst::kIdAddsd : op == Op::fsubl ? Inst::kIdSubsd
                   : op == Op::fmull ? Inst::kIdMulsd : Inst::kIdDivsd;
-      Operand x = fexpr(d - 1), y = local(u16a());
-      if (x.isReg()) {
-        a.emit(id, x, y);
-      } else {
-        a.movsd(xmm0, x.as<Mem>());
-        a.emit(id, xmm0, y);
-        a.movsd(x.as<Mem>(), xmm0);
-      }
+      float_op(id, fexpr(d - 1), local(u16a()));
       break;
     }
     case Op::jump: a.jmp(target()); break;

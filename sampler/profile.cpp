@@ -6,17 +6,6 @@
 
 namespace sampler {
 
-const char* frame_kind_name(FrameKind k) {
-  switch (k) {
-    case FrameKind::interp: return "interp";
-    case FrameKind::jit: return "jit";
-    case FrameKind::inlined: return "inlined";
-    case FrameKind::stub: return "stub";
-    case FrameKind::native: return "native";
-  }
-  return "unknown";
-}
-
 const char* event_type_name(EventType t) {
   switch (t) {
     case EventType::ExecutionSample: return "ExecutionSample";

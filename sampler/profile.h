@@ -8,11 +8,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/stack_walker.h"
+
 namespace sampler {
 
-// Frame kinds as in the .jsonl schema.
-enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
-const char* frame_kind_name(FrameKind k);
+// Frame kinds as in the .jsonl schema: the runtime's own (runtime/stack_walker.h).
+using FrameKind = runtime::FrameKind;
+using runtime::frame_kind_name;
 
 struct FrameRef {
   std::string function;

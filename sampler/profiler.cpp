@@ -53,8 +53,6 @@ std::vector<ThreadState*> g_states;
 std::thread g_sampler_thread;
 bool g_want_cooperative = false, g_want_safepoint = false;
 
-FrameKind frame_kind(runtime::FrameKind k) { return FrameKind(uint8_t(k)); }
-
 FrameRef frame_ref(const runtime::Method* m, int32_t bci, FrameKind kind) {
   FrameRef f;
   f.function = m->function->name;
@@ -136,7 +134,7 @@ struct Walked {
 StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from) {
   StackTrace out;
   for (size_t i = from; i < frames.size(); i++)
-    out.push_back(frame_ref(frames[i].method, frames[i].bci, frame_kind(frames[i].kind)));
+    out.push_back(frame_ref(frames[i].method, frames[i].bci, frames[i].kind));
   return out;
 }
 
