@@ -4,6 +4,7 @@
 #include "runtime/frame.h"
 #include "runtime/heap.h"
 #include "runtime/method.h"
+#include "runtime/mini_semantics_asm.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
 #include "runtime/tiering.h"
@@ -311,26 +312,10 @@ void gen_i2f(InterpMasm& g) {
   NEXT(i2f);
 }
 
-// int(f): toward zero; cvttsd2si answers MIN for NaN and out-of-range values, which we
-// turn into 0 (NaN) and MAX (too large) as LANGUAGE.md says.
+// int(f): the sequence shared with the JIT (runtime/mini_semantics_asm.h).
 void gen_f2i(InterpMasm& g) {
-  Assembler& a = g.a;
-  Label done = a.newLabel(), nan = a.newLabel();
-  a.movq(xmm0, rax);
-  a.cvttsd2si(rax, xmm0);
-  a.mov(rcx, imm(INT64_MIN));
-  a.cmp(rax, rcx);
-  a.jne(done);
-  a.ucomisd(xmm0, xmm0);
-  a.jp(nan);
-  a.xorps(xmm1, xmm1);
-  a.ucomisd(xmm0, xmm1);
-  a.jbe(done);  // negative: MIN is right
-  a.not_(rax);  // ~MIN = MAX
-  a.jmp(done);
-  a.bind(nan);
-  a.xor_(eax, eax);
-  a.bind(done);
+  g.a.movq(xmm0, rax);
+  emit_float_to_int(g.a, xmm0);
   NEXT(f2i);
 }
 

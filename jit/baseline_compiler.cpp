@@ -14,6 +14,7 @@
 
 #include "runtime/frame.h"
 #include "runtime/heap.h"
+#include "runtime/mini_semantics_asm.h"
 #include "runtime/poll.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
@@ -575,26 +576,10 @@ void Compiler::emit(size_t bci, int d) {
       if (dst.isMem()) a.movsd(dst.as<Mem>(), r);
       break;
     }
-    case Op::f2i: {
-      Label store = a.newLabel(), nan = a.newLabel();
-      Xmm x = in_xmm(fexpr(d - 1), xmm0);
-      a.cvttsd2si(rax, x);
-      a.mov(rcx, imm(INT64_MIN));
-      a.cmp(rax, rcx);
-      a.jne(store);
-      a.ucomisd(x, x);
-      a.jp(nan);
-      a.xorps(xmm1, xmm1);
-      a.ucomisd(x, xmm1);
-      a.jbe(store);
-      a.not_(rax);
-      a.jmp(store);
-      a.bind(nan);
-      a.xor_(eax, eax);
-      a.bind(store);
+    case Op::f2i:
+      runtime::emit_float_to_int(a, in_xmm(fexpr(d - 1), xmm0));  // shared with the interpreter
       a.emit(Inst::kIdMov, expr(d - 1), rax);
       break;
-    }
     case Op::icmpeq: case Op::icmpne: case Op::icmplt: case Op::icmple: case Op::icmpgt: case Op::icmpge:
     case Op::zcmpeq: case Op::zcmpne: {
       static const CondCode kCc[] = {CondCode::kE, CondCode::kNE, CondCode::kL, CondCode::kLE, CondCode::kG, CondCode::kGE};
