@@ -22,6 +22,8 @@
 #include "sampler/report.h"
 #include "sampler/sample_request.h"
 #include "sampler/spsc_ring.h"
+#include "vm/builtins.h"
+#include "vm/opcodes.h"
 
 namespace sampler {
 
@@ -95,6 +97,65 @@ void on_sigprof(int, siginfo_t*, void* context) {
   errno = saved_errno;
 }
 
+StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
+
+// --- threads in native code ----------------------------------------------------------
+
+// The builtin a native-state thread is in: the instruction at its anchor frame's bcp.
+std::string native_name(const runtime::Frame& top) {
+  const uint8_t* p = top.method->code + top.bci;
+  switch (vm::Op(*p)) {
+    case vm::Op::native: return std::string(vm::native_info(vm::NativeId(vm::read_u16(p, vm::kOperandA))).name);
+    case vm::Op::print: return "print";
+    default: return std::string(vm::op_info(vm::Op(*p)).name);
+  }
+}
+
+// A thread in native code is not signalled (JDK-8245772): the sampler walks its stack
+// from the anchor while the thread is kept from returning to Java (its transition back
+// waits while walk_in_progress is set), and records a NativeMethodSample.
+void sample_native(runtime::Thread* t) {
+  uint64_t start = now_ns();
+  t->walk_in_progress.store(true, std::memory_order_seq_cst);
+  if (t->get_state() != runtime::ThreadState::in_native) {  // it got back first
+    t->walk_in_progress.store(false, std::memory_order_release);
+    return;
+  }
+  std::vector<runtime::Frame> frames;
+  runtime::StackWalker w(t);
+  runtime::Frame f;
+  while (w.next(f)) frames.push_back(f);
+  t->walk_in_progress.store(false, std::memory_order_release);
+  uint64_t held = now_ns() - start;
+  auto* st = static_cast<ThreadState*>(t->sampler_state.load(std::memory_order_acquire));
+  StackTrace trace;
+  if (!frames.empty()) {
+    FrameRef top;
+    top.function = native_name(frames[0]);
+    top.kind = FrameKind::native;
+    trace.push_back(top);
+  }
+  StackTrace rest = to_trace(frames, 0);
+  trace.insert(trace.end(), rest.begin(), rest.end());
+  uint64_t id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_profile_mutex);
+  uint32_t stack = g_profile.stacks.intern(trace);
+  for (const std::string& name : g_options.samplers) {
+    SamplerStats& s = g_profile.stats[name];
+    s.interruptions++;
+    s.samples++;
+    s.suspension_ns.push_back(held);
+    Event e;
+    e.type = EventType::NativeMethodSample;
+    e.sampler = name;
+    e.sample = id;
+    e.thread = st != nullptr ? st->thread_id : t->id;
+    e.time_ns = start;
+    e.stack = stack;
+    g_profile.events.push_back(e);
+  }
+}
+
 // --- the sampler thread -------------------------------------------------------------
 
 void sampler_loop() {
@@ -116,10 +177,13 @@ void sampler_loop() {
     for (size_t i = 0; i < visits; i++) {
       runtime::Thread* t = threads[(next + i) % threads.size()];
       int tid = t->tid.load(std::memory_order_acquire);
-      // Threads in native or blocked states are not interrupted (their sampling from
-      // the anchor comes with the native sampler).
-      if (tid == 0 || t->get_state() != runtime::ThreadState::in_java) continue;
-      syscall(SYS_tgkill, pid, tid, SIGPROF);
+      if (tid == 0) continue;
+      runtime::ThreadState state = t->get_state();
+      if (state == runtime::ThreadState::in_java)
+        syscall(SYS_tgkill, pid, tid, SIGPROF);
+      else if (state == runtime::ThreadState::in_native)
+        sample_native(t);
+      // in_vm and blocked threads are not sampled: not running Mini code, not in a native.
     }
     next = (next + visits) % threads.size();
   }

@@ -86,6 +86,22 @@ with tempfile.TemporaryDirectory() as tmp:
         html = f.read()
     check("html flame graph is self-contained", "<script" in html and "http://" not in html and "https://" not in html)
 
+    # A thread in native code is sampled from its anchor: NativeMethodSample events whose
+    # top frame is the native, over the Mini frame that called it.
+    native = os.path.join(ROOT, "tests", "profiler", "native_beside_java.mini")
+    out = os.path.join(tmp, "native.jsonl")
+    rc, so, se = run("--profile", f"--profile-out={out}", "--sampler=cooperative,safepoint", native)
+    check("native program runs", rc == 0 and so == "true\n", se)
+    ev = events(out)
+    nat = [e for e in ev if e["event"] == "NativeMethodSample"]
+    check("native thread yields NativeMethodSample events", len(nat) >= 20, f"{len(nat)} native samples")
+    check("their top frame is the native, kind native, over spin",
+          all(e["stack"][0]["function"] == "native_spin_ns" and e["stack"][0]["kind"] == "native"
+              and e["stack"][1]["function"] == "spin" for e in nat))
+    ids = collections.Counter(e["sample"] for e in nat)
+    check("one native sample per sampler for each visit, same id", set(ids.values()) == {2}, str(ids.most_common(3)))
+    check("native run accounting adds up", accounted(se), se)
+
     # Bad flags.
     rc, so, se = run("--profile", "--interval=5parsecs", example)
     check("a bad interval is a usage error", rc == 2 and "bad interval" in se, se)
