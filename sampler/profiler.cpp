@@ -19,6 +19,7 @@
 #include "runtime/stack_walker.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
+#include "sampler/reconstruct.h"
 #include "sampler/report.h"
 #include "sampler/sample_request.h"
 #include "sampler/spsc_ring.h"
@@ -40,7 +41,6 @@ uint64_t now_ns() {
 struct ThreadState {
   SpscRing<SampleRequest, 256> ring;
   std::atomic<uint64_t> interruptions{0};
-  std::atomic<uint64_t> not_in_java{0};   // the thread left Java before the signal landed
   std::atomic<uint64_t> ring_full{0};
   int thread_id = 0;
 };
@@ -55,14 +55,6 @@ std::vector<ThreadState*> g_states;
 std::thread g_sampler_thread;
 bool g_want_cooperative = false, g_want_safepoint = false;
 
-FrameRef frame_ref(const runtime::Method* m, int32_t bci, FrameKind kind) {
-  FrameRef f;
-  f.function = m->function->name;
-  f.bci = bci;
-  f.line = m->function->line_at(uint32_t(bci < 0 ? 0 : bci));
-  f.kind = kind;
-  return f;
-}
 
 // --- the interruption ---------------------------------------------------------------
 
@@ -77,16 +69,19 @@ void on_sigprof(int, siginfo_t*, void* context) {
     return;
   }
   st->interruptions.fetch_add(1, std::memory_order_relaxed);
+  SampleRequest r;
   if (t->get_state() != runtime::ThreadState::in_java) {
-    st->not_in_java.fetch_add(1, std::memory_order_relaxed);
-    errno = saved_errno;
-    return;
+    // It left Java between the sampler's look and the signal: nothing to sample, but the
+    // interruption is reported (a FailedSample at its next poll).
+    r.kind = RequestKind::failed;
+    r.reason = "not_in_java";
+  } else {
+    auto* uc = static_cast<ucontext_t*>(context);
+    Registers regs{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
+                   uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
+                   uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
+    r = build_request(regs);
   }
-  auto* uc = static_cast<ucontext_t*>(context);
-  Registers regs{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
-                 uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
-                 uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
-  SampleRequest r = build_request(regs);
   r.id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
   r.ticks = start;
   r.held_ns = now_ns() - start;
@@ -96,8 +91,6 @@ void on_sigprof(int, siginfo_t*, void* context) {
     st->ring_full.fetch_add(1, std::memory_order_relaxed);
   errno = saved_errno;
 }
-
-StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
 
 // --- threads in native code ----------------------------------------------------------
 
@@ -191,93 +184,6 @@ void sampler_loop() {
 
 // --- the poll: cooperative reconstruction (JEP 518) ---------------------------------
 
-struct Walked {
-  std::vector<runtime::Frame> frames;  // top first, inlined scopes included
-};
-
-StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from) {
-  StackTrace out;
-  for (size_t i = from; i < frames.size(); i++)
-    out.push_back(frame_ref(frames[i].method, frames[i].bci, frames[i].kind));
-  return out;
-}
-
-// Index of the first frame (scope) of the physical frame whose fp is `fp`, or npos.
-size_t find_by_fp(const std::vector<runtime::Frame>& frames, uintptr_t fp) {
-  for (size_t i = 0; i < frames.size(); i++)
-    if (frames[i].pos.fp == fp) return i;
-  return SIZE_MAX;
-}
-
-// The scopes of compiled code at an exact pc, innermost first.
-void append_scopes(StackTrace& out, const runtime::CompiledCode* code, uintptr_t pc) {
-  const runtime::PcDesc& d = code->desc_at(pc);
-  for (uint16_t k = 0; k < d.scope_count; k++) {
-    const runtime::Scope& s = code->scopes[d.scope_begin + k];
-    out.push_back(frame_ref(s.method, s.bci, k + 1 == d.scope_count ? FrameKind::jit : FrameKind::inlined));
-  }
-}
-
-const runtime::Method* method_of_bcp(const uint8_t* bcp) {
-  runtime::VM& vm = runtime::VM::get();
-  for (size_t i = 0; i < vm.method_count(); i++) {
-    const runtime::Method* m = vm.method(i);
-    if (bcp >= m->code && bcp < m->code + m->code_size) return m;
-  }
-  return nullptr;
-}
-
-// Rebuilds the sampled stack; returns nullptr on success, else the reason it could not.
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
-  switch (r.kind) {
-    case RequestKind::unparsable:
-      return r.reason;
-    case RequestKind::compiled: {
-      auto* code = static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc));
-      // Step over frames while real_fp <= sp: they were called after the sample.
-      for (size_t i = 0; i < frames.size(); i++) {
-        if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
-        if (frames[i].pos.fp + 16 <= r.sp) continue;
-        if (runtime::find_blob(frames[i].pos.pc) != code) return "frame_escaped";
-        size_t next = i;
-        while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;
-        append_scopes(out, code, r.pc);  // the bias correction: the sampled pc, not the poll's
-        StackTrace rest = to_trace(frames, next);
-        out.insert(out.end(), rest.begin(), rest.end());
-        return nullptr;
-      }
-      return "frame_not_found";
-    }
-    case RequestKind::interpreted: {
-      size_t i = find_by_fp(frames, r.fp);
-      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return "frame_not_found";
-      const runtime::Method* m = frames[i].method;
-      if (r.bcp < m->code || r.bcp >= m->code + m->code_size) return "bad_bcp";
-      out.push_back(frame_ref(m, int32_t(r.bcp - m->code), FrameKind::interp));
-      StackTrace rest = to_trace(frames, i + 1);
-      out.insert(out.end(), rest.begin(), rest.end());
-      return nullptr;
-    }
-    case RequestKind::compiled_over_caller:
-    case RequestKind::interpreted_over_caller: {
-      size_t i = find_by_fp(frames, r.caller_fp);
-      if (i == SIZE_MAX) return "caller_not_found";
-      if (r.kind == RequestKind::compiled_over_caller) {
-        append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc)), r.pc);
-      } else {
-        const runtime::Method* m = r.method != nullptr ? r.method : method_of_bcp(r.bcp);
-        if (m == nullptr) return "bad_bcp";
-        int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
-        out.push_back(frame_ref(m, bci, FrameKind::interp));
-      }
-      StackTrace rest = to_trace(frames, i);
-      out.insert(out.end(), rest.begin(), rest.end());
-      return nullptr;
-    }
-  }
-  return "unknown_request";
-}
-
 void record_sample(const std::string& sampler, const SampleRequest& r, int thread, const StackTrace& trace,
                    bool biased, const char* reason, uint64_t served_ns) {
   SamplerStats& s = g_profile.stats[sampler];
@@ -308,6 +214,28 @@ void record_sample(const std::string& sampler, const SampleRequest& r, int threa
   }
 }
 
+// A failed interruption: counted for every sampler, with a FailedSample event when its
+// request (and so its id) is known.
+void record_failure(const char* reason, const SampleRequest* r, int thread) {
+  for (const std::string& name : g_options.samplers) {
+    SamplerStats& s = g_profile.stats[name];
+    s.interruptions++;
+    s.failed[reason]++;
+    if (r == nullptr) continue;
+    Event e;
+    e.type = EventType::FailedSample;
+    e.sampler = name;
+    e.sample = r->id;
+    e.thread = thread;
+    e.time_ns = r->ticks;
+    e.reason = reason;
+    g_profile.events.push_back(e);
+  }
+}
+void record_failures(const char* reason, uint64_t n) {
+  for (uint64_t i = 0; i < n; i++) record_failure(reason, nullptr, 0);
+}
+
 class CooperativeClient : public runtime::PollClient {
  public:
   void on_poll(runtime::Thread* t) override {
@@ -326,6 +254,10 @@ class CooperativeClient : public runtime::PollClient {
       uint64_t served = now_ns();
       StackTrace poll_site = to_trace(frames, 0);
       std::lock_guard<std::mutex> lock(g_profile_mutex);
+      if (r.kind == RequestKind::failed) {
+        record_failure(r.reason, &r, st->thread_id);
+        continue;
+      }
       if (g_want_cooperative) {
         StackTrace trace;
         const char* failure = reconstruct(r, frames, trace);
@@ -340,14 +272,6 @@ class CooperativeClient : public runtime::PollClient {
 };
 CooperativeClient g_client;
 
-void record_failures(const char* reason, uint64_t n) {
-  if (n == 0) return;
-  for (const std::string& name : g_options.samplers) {
-    SamplerStats& s = g_profile.stats[name];
-    s.interruptions += n;
-    s.failed[reason] += n;
-  }
-}
 
 void on_thread(runtime::Thread* t, bool starting) {
   if (starting) {
@@ -365,10 +289,8 @@ void on_thread(runtime::Thread* t, bool starting) {
   auto* st = static_cast<ThreadState*>(t->sampler_state.load(std::memory_order_acquire));
   if (st == nullptr) return;
   SampleRequest r;
-  uint64_t left = 0;
-  while (st->ring.pop(r)) left++;
   std::lock_guard<std::mutex> lock(g_profile_mutex);
-  record_failures("thread_ended_before_poll", left);
+  while (st->ring.pop(r)) record_failure("thread_ended_before_poll", &r, st->thread_id);
 }
 
 void exit_hook() { finish_profiler(); }
@@ -418,7 +340,6 @@ void finish_profiler() {
   // Whatever the handlers counted, and requests still waiting in rings (a thread that
   // is still running when the program exits, e.g. after a runtime error elsewhere).
   for (ThreadState* st : g_states) {
-    record_failures("not_in_java", st->not_in_java.load());
     for (const std::string& name : g_options.samplers) g_profile.stats[name].dropped["ring_full"] += st->ring_full.load();
     for (const std::string& name : g_options.samplers) g_profile.stats[name].interruptions += st->ring_full.load();
     uint64_t left = st->ring.size();

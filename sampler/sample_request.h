@@ -26,6 +26,9 @@ enum class RequestKind : uint8_t {
   interpreted_over_caller,
   // Nothing usable: `reason` says why (a biased sample from the poll site).
   unparsable,
+  // No sample at all (e.g. the thread had left Java when the signal landed): a
+  // FailedSample with `reason`, recorded at the thread's next poll.
+  failed,
 };
 
 struct SampleRequest {

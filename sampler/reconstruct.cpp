@@ -1,0 +1,109 @@
+#include "sampler/reconstruct.h"
+
+#include <cstdint>
+
+#include "runtime/code_blob.h"
+#include "runtime/compiled_code.h"
+#include "runtime/method.h"
+#include "runtime/vm.h"
+
+namespace sampler {
+
+FrameRef frame_ref(const runtime::Method* m, int32_t bci, FrameKind kind) {
+  FrameRef f;
+  f.function = m->function->name;
+  f.bci = bci;
+  f.line = m->function->line_at(uint32_t(bci < 0 ? 0 : bci));
+  f.kind = kind;
+  return f;
+}
+
+StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from) {
+  StackTrace out;
+  for (size_t i = from; i < frames.size(); i++)
+    out.push_back(frame_ref(frames[i].method, frames[i].bci, frames[i].kind));
+  return out;
+}
+
+namespace {
+
+// Index of the first frame (scope) of the physical frame whose fp is `fp`, or npos.
+size_t find_by_fp(const std::vector<runtime::Frame>& frames, uintptr_t fp) {
+  for (size_t i = 0; i < frames.size(); i++)
+    if (frames[i].pos.fp == fp) return i;
+  return SIZE_MAX;
+}
+
+// The scopes of compiled code at an exact pc, innermost first.
+void append_scopes(StackTrace& out, const runtime::CompiledCode* code, uintptr_t pc) {
+  const runtime::PcDesc& d = code->desc_at(pc);
+  for (uint16_t k = 0; k < d.scope_count; k++) {
+    const runtime::Scope& s = code->scopes[d.scope_begin + k];
+    out.push_back(frame_ref(s.method, s.bci, k + 1 == d.scope_count ? FrameKind::jit : FrameKind::inlined));
+  }
+}
+
+const runtime::Method* method_of_bcp(const uint8_t* bcp) {
+  runtime::VM& vm = runtime::VM::get();
+  for (size_t i = 0; i < vm.method_count(); i++) {
+    const runtime::Method* m = vm.method(i);
+    if (bcp >= m->code && bcp < m->code + m->code_size) return m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
+  switch (r.kind) {
+    case RequestKind::unparsable:
+    case RequestKind::failed:  // never reconstructed: the poll records it as failed
+      return r.reason;
+    case RequestKind::compiled: {
+      auto* code = static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc));
+      // Step over frames while real_fp <= sp: they were called after the sample.
+      for (size_t i = 0; i < frames.size(); i++) {
+        if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
+        if (frames[i].pos.fp + 16 <= r.sp) continue;
+        if (runtime::find_blob(frames[i].pos.pc) != code) return "frame_escaped";
+        size_t next = i;
+        while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;
+        append_scopes(out, code, r.pc);  // the bias correction: the sampled pc, not the poll's
+        StackTrace rest = to_trace(frames, next);
+        out.insert(out.end(), rest.begin(), rest.end());
+        return nullptr;
+      }
+      return "frame_not_found";
+    }
+    case RequestKind::interpreted: {
+      size_t i = find_by_fp(frames, r.fp);
+      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return "frame_not_found";
+      const runtime::Method* m = frames[i].method;
+      if (r.bcp < m->code || r.bcp >= m->code + m->code_size) return "bad_bcp";
+      out.push_back(frame_ref(m, int32_t(r.bcp - m->code), FrameKind::interp));
+      StackTrace rest = to_trace(frames, i + 1);
+      out.insert(out.end(), rest.begin(), rest.end());
+      return nullptr;
+    }
+    case RequestKind::compiled_over_caller:
+    case RequestKind::interpreted_over_caller: {
+      size_t i = find_by_fp(frames, r.caller_fp);
+      if (i == SIZE_MAX) return "caller_not_found";
+      if (r.kind == RequestKind::compiled_over_caller) {
+        append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc)), r.pc);
+      } else {
+        const runtime::Method* m = r.method != nullptr ? r.method : method_of_bcp(r.bcp);
+        if (m == nullptr) return "bad_bcp";
+        int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
+        out.push_back(frame_ref(m, bci, FrameKind::interp));
+      }
+      StackTrace rest = to_trace(frames, i);
+      out.insert(out.end(), rest.begin(), rest.end());
+      return nullptr;
+    }
+  }
+  return "unknown_request";
+}
+
+
+}  // namespace sampler
