@@ -1,5 +1,6 @@
 #include "sampler/profiler.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -40,6 +41,14 @@ uint64_t now_ns() {
 // had to count because it could not make a request.
 struct ThreadState {
   SpscRing<SampleRequest, 256> ring;
+  // --suspend=handshake: the sampler asks (kAsked), the handler publishes its registers
+  // (kPublished) and waits, the sampler builds and pushes the request and lets it go
+  // (kResume); the handler then returns (kIdle).
+  enum : int { kIdle, kAsked, kPublished, kResume };
+  std::atomic<int> handshake{kIdle};
+  Registers regs{};
+  bool regs_in_java = false;
+  uint64_t handler_entry_ns = 0;
   std::atomic<uint64_t> interruptions{0};
   std::atomic<uint64_t> ring_full{0};
   int thread_id = 0;
@@ -68,6 +77,29 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
+  auto* uc = static_cast<ucontext_t*>(context);
+  if (g_options.handshake) {
+    // JEP 518: publish the context and wait while the sampler thread builds the request.
+    int asked = ThreadState::kAsked;
+    if (!st->handshake.compare_exchange_strong(asked, ThreadState::kAsked)) {
+      // Not (or no longer) asked: the sampler gave up waiting for this signal.
+      g_orphan_signals.fetch_add(1, std::memory_order_relaxed);
+      errno = saved_errno;
+      return;
+    }
+    st->regs = Registers{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
+                         uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
+                         uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
+    st->regs_in_java = t->get_state() == runtime::ThreadState::in_java;
+    st->handler_entry_ns = start;
+    st->handshake.store(ThreadState::kPublished, std::memory_order_release);
+    // sched_yield is async-signal-safe; on a machine with fewer cores than threads the
+    // sampler thread needs the core to finish the request.
+    while (st->handshake.load(std::memory_order_acquire) != ThreadState::kResume) sched_yield();
+    st->handshake.store(ThreadState::kIdle, std::memory_order_release);
+    errno = saved_errno;
+    return;
+  }
   st->interruptions.fetch_add(1, std::memory_order_relaxed);
   SampleRequest r;
   if (t->get_state() != runtime::ThreadState::in_java) {
@@ -76,7 +108,6 @@ void on_sigprof(int, siginfo_t*, void* context) {
     r.kind = RequestKind::failed;
     r.reason = "not_in_java";
   } else {
-    auto* uc = static_cast<ucontext_t*>(context);
     Registers regs{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
                    uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
                    uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
@@ -149,6 +180,44 @@ void sample_native(runtime::Thread* t) {
   }
 }
 
+// --suspend=handshake: signal the thread, wait until its handler has published its
+// registers, build and push the request here, arm its poll, and let it go.
+void handshake_sample(runtime::Thread* t, pid_t pid, int tid) {
+  auto* st = static_cast<ThreadState*>(t->sampler_state.load(std::memory_order_acquire));
+  if (st == nullptr) return;
+  st->handshake.store(ThreadState::kAsked, std::memory_order_release);
+  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
+    st->handshake.store(ThreadState::kIdle, std::memory_order_release);
+    return;
+  }
+  uint64_t give_up = now_ns() + 100'000'000;  // a thread that exits never answers
+  while (st->handshake.load(std::memory_order_acquire) != ThreadState::kPublished) {
+    sched_yield();
+    if (now_ns() > give_up) {
+      int asked = ThreadState::kAsked;
+      if (st->handshake.compare_exchange_strong(asked, ThreadState::kIdle)) return;  // withdrawn
+    }
+  }
+  st->interruptions.fetch_add(1, std::memory_order_relaxed);
+  SampleRequest r;
+  if (!st->regs_in_java) {
+    r.kind = RequestKind::failed;
+    r.reason = "not_in_java";
+  } else {
+    r = build_request(st->regs);  // the thread is held in its handler: its frames stay put
+  }
+  r.id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
+  r.ticks = st->handler_entry_ns;
+  r.held_ns = now_ns() - st->handler_entry_ns;
+  if (st->ring.push(r))
+    runtime::arm_poll(t);
+  else
+    st->ring_full.fetch_add(1, std::memory_order_relaxed);
+  st->handshake.store(ThreadState::kResume, std::memory_order_release);
+  // Wait for the handler to leave before the next handshake can reuse the slot.
+  while (st->handshake.load(std::memory_order_acquire) == ThreadState::kResume) sched_yield();
+}
+
 // --- the sampler thread -------------------------------------------------------------
 
 void sampler_loop() {
@@ -172,7 +241,9 @@ void sampler_loop() {
       int tid = t->tid.load(std::memory_order_acquire);
       if (tid == 0) continue;
       runtime::ThreadState state = t->get_state();
-      if (state == runtime::ThreadState::in_java)
+      if (state == runtime::ThreadState::in_java && g_options.handshake)
+        handshake_sample(t, pid, tid);
+      else if (state == runtime::ThreadState::in_java)
         syscall(SYS_tgkill, pid, tid, SIGPROF);
       else if (state == runtime::ThreadState::in_native)
         sample_native(t);

@@ -14,6 +14,7 @@ struct ProfilerOptions {
   uint64_t interval_ns = 1'000'000;     // --interval
   std::vector<std::string> samplers{"cooperative"};  // --sampler: cooperative, safepoint
   size_t threads_per_period = 64;       // visited per wake-up, round-robin
+  bool handshake = false;               // --suspend=handshake (else signal)
   std::string out_path;                 // --profile-out
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit

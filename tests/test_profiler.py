@@ -44,10 +44,11 @@ def accounted(stderr):
 
 with tempfile.TemporaryDirectory() as tmp:
     example = os.path.join(ROOT, "examples", "counted_loop_then_setter.mini")
-    for mode in ("--xcomp", "--xint"):
+    for mode, suspend in (("--xcomp", "signal"), ("--xint", "signal"), ("--xcomp", "handshake")):
         out = os.path.join(tmp, "bias.jsonl")
-        rc, so, se = run(mode, "--profile", f"--profile-out={out}", "--interval=500us",
+        rc, so, se = run(mode, "--profile", f"--profile-out={out}", "--interval=500us", f"--suspend={suspend}",
                          "--sampler=cooperative,safepoint", example)
+        mode = f"{mode} {suspend}"
         check(f"profiled example runs ({mode})", rc == 0 and so.startswith("total "), se)
         ev = events(out)
         by = collections.defaultdict(list)
@@ -61,7 +62,7 @@ with tempfile.TemporaryDirectory() as tmp:
         in_loop = sum(1 for e in coop if e["stack"][0]["function"] == "work" and e["stack"][0]["line"] in (18, 19))
         check(f"cooperative puts the time on the loop, lines 18-19 ({mode})", in_loop >= 0.9 * len(coop),
               f"{in_loop} of {len(coop)}")
-        if mode == "--xcomp":
+        if mode.startswith("--xcomp"):
             # Compiled counted loops have no poll: the next poll is the setter's return.
             at_store = sum(1 for e in safe if e["stack"][0]["function"] == "store")
             check("the safepoint sampler charges the loop to the setter (compiled)", at_store >= 0.9 * len(safe),

@@ -69,6 +69,10 @@ Profiling (issue 4, in progress):
   --profile-lines        folded stacks name frames function:line
   --interval=T    time between samples: 250us, 1ms (default), 2s
   --sampler=LIST  cooperative (default; JEP 518) and/or safepoint (biased), comma-separated
+  --suspend=signal|handshake
+                  signal (default): the interrupted thread's signal handler builds the
+                  request itself; handshake (JEP 518): the handler publishes its context
+                  and waits while the sampler thread builds the request
 
 Exit status: the program's, 1 on a Mini runtime error, 2 on a compile error or bad usage.
 )";
@@ -162,6 +166,8 @@ int cmd_run(const std::vector<std::string>& args) {
       profile = true;
       profiler.out_path = arg.substr(14);
       if (profiler.out_path.empty()) usage_error("--profile-out needs a file name");
+    } else if (arg == "--suspend=signal" || arg == "--suspend=handshake") {
+      profiler.handshake = arg == "--suspend=handshake";
     } else if (arg == "--profile-lines") {
       profiler.lines = true;
     } else if (arg.rfind("--interval=", 0) == 0) {
