@@ -142,6 +142,10 @@ void generate(IntrinsicStub& stub, const char* name, void (*emit)(Assembler&, Fr
   stub.blob.kind = runtime::BlobKind::stub;
   stub.blob.begin = reinterpret_cast<uintptr_t>(fn);
   stub.blob.end = stub.blob.begin + code.codeSize();
+  // The same frame table, for samplers that read code blobs through the runtime.
+  stub.blob.frame_name = std::string(name).substr(0, std::string(name).find("_stub"));
+  for (const StubFrameRange& r : stub.frame)
+    stub.blob.stub_frames.push_back({stub.blob.begin + r.begin_offset, stub.blob.begin + r.end_offset, r.ret_sp_offset});
   runtime::register_blob(&stub.blob);
 }
 

@@ -31,15 +31,30 @@ struct PcRange {
   const char* what;
 };
 
+// For a frameless stub: where its return address is, for the pcs [begin, end): at
+// [rsp + ret_sp_offset]. Lets a sampler step out of the stub (--stub-metadata).
+struct StubFrame {
+  uintptr_t begin, end;
+  int32_t ret_sp_offset;
+};
+
 struct CodeBlob {
   std::string name;
   BlobKind kind;
+  std::string frame_name;           // stubs: the builtin a profile names ("arraycopy")
+  std::vector<StubFrame> stub_frames;  // stubs: the return address for every pc
   uintptr_t begin = 0, end = 0;   // [begin, end)
   std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
   std::vector<PcRange> special;   // fixed once the blob is registered
 
   bool contains(uintptr_t pc) const { return pc >= begin && pc < end; }
   const PollSite* find_poll(uintptr_t pc) const;
+  // The stub frame description holding pc, or nullptr. Async-signal-safe.
+  const StubFrame* stub_frame_at(uintptr_t pc) const {
+    for (const StubFrame& f : stub_frames)
+      if (pc >= f.begin && pc < f.end) return &f;
+    return nullptr;
+  }
   // The special range holding pc, or nullptr. Async-signal-safe.
   const PcRange* special_at(uintptr_t pc) const {
     for (const PcRange& r : special)

@@ -111,7 +111,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
     Registers regs{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
                    uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
                    uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
-    r = build_request(regs);
+    r = build_request(regs, g_options.stub_metadata);
   }
   r.id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
   r.ticks = start;
@@ -204,7 +204,7 @@ void handshake_sample(runtime::Thread* t, pid_t pid, int tid) {
     r.kind = RequestKind::failed;
     r.reason = "not_in_java";
   } else {
-    r = build_request(st->regs);  // the thread is held in its handler: its frames stay put
+    r = build_request(st->regs, g_options.stub_metadata);  // the thread is held: its frames stay put
   }
   r.id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
   r.ticks = st->handler_entry_ns;

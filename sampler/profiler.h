@@ -15,6 +15,7 @@ struct ProfilerOptions {
   std::vector<std::string> samplers{"cooperative"};  // --sampler: cooperative, safepoint
   size_t threads_per_period = 64;       // visited per wake-up, round-robin
   bool handshake = false;               // --suspend=handshake (else signal)
+  bool stub_metadata = false;           // --stub-metadata: step out of intrinsic stubs
   std::string out_path;                 // --profile-out
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit

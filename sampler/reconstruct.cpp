@@ -59,8 +59,19 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
     case RequestKind::unparsable:
     case RequestKind::failed:  // never reconstructed: the poll records it as failed
       return r.reason;
+    case RequestKind::stub:
     case RequestKind::compiled: {
-      auto* code = static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc));
+      const runtime::CodeBlob* blob = runtime::find_blob(r.pc);
+      if (blob == nullptr || blob->kind != runtime::BlobKind::compiled) return "stub_caller_not_compiled";
+      auto* code = static_cast<const runtime::CompiledCode*>(blob);
+      // A stub request's pc is a return address: it belongs to the call before it.
+      uintptr_t pc = r.kind == RequestKind::stub ? r.pc - 1 : r.pc;
+      if (r.kind == RequestKind::stub) {
+        FrameRef top;
+        top.function = r.stub_name;
+        top.kind = FrameKind::stub;
+        out.push_back(top);
+      }
       // Step over frames while real_fp <= sp: they were called after the sample.
       for (size_t i = 0; i < frames.size(); i++) {
         if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
@@ -68,7 +79,7 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
         if (runtime::find_blob(frames[i].pos.pc) != code) return "frame_escaped";
         size_t next = i;
         while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;
-        append_scopes(out, code, r.pc);  // the bias correction: the sampled pc, not the poll's
+        append_scopes(out, code, pc);  // the bias correction: the sampled pc, not the poll's
         StackTrace rest = to_trace(frames, next);
         out.insert(out.end(), rest.begin(), rest.end());
         return nullptr;

@@ -11,7 +11,7 @@ namespace {
 uintptr_t slot(uintptr_t fp, int32_t offset) { return *reinterpret_cast<const uintptr_t*>(fp + offset); }
 }  // namespace
 
-SampleRequest build_request(const Registers& regs) {
+SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   SampleRequest r;
   r.pc = regs.pc;
   r.sp = regs.sp;
@@ -54,9 +54,19 @@ SampleRequest build_request(const Registers& regs) {
         r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);  // the live bcp: exact, unlike the frame's copy
       }
       return r;
-    case runtime::BlobKind::stub:
-      r.reason = "pc_in_stub";
+    case runtime::BlobKind::stub: {
+      const runtime::StubFrame* sf = stub_metadata ? blob->stub_frame_at(regs.pc) : nullptr;
+      if (sf == nullptr) {
+        r.reason = "pc_in_stub";  // frameless and undescribed: nothing says where its caller is
+        return r;
+      }
+      uintptr_t ret_slot = regs.sp + uintptr_t(sf->ret_sp_offset);
+      r.kind = RequestKind::stub;
+      r.pc = *reinterpret_cast<const uintptr_t*>(ret_slot);
+      r.sp = ret_slot + 8;
+      r.stub_name = blob->frame_name.c_str();
       return r;
+    }
     case runtime::BlobKind::call_stub:
     case runtime::BlobKind::safepoint_blob:
       r.reason = "pc_in_runtime_stub";

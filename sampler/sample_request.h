@@ -26,6 +26,10 @@ enum class RequestKind : uint8_t {
   interpreted_over_caller,
   // Nothing usable: `reason` says why (a biased sample from the poll site).
   unparsable,
+  // pc in a frameless stub described by --stub-metadata: `pc` is the stub's return
+  // address in its compiled caller and `sp` the caller's sp; rebuilt as the caller at
+  // that call with a `stub` frame (`stub_name`) on top.
+  stub,
   // No sample at all (e.g. the thread had left Java when the signal landed): a
   // FailedSample with `reason`, recorded at the thread's next poll.
   failed,
@@ -40,6 +44,7 @@ struct SampleRequest {
   uintptr_t pc = 0, sp = 0, fp = 0, caller_fp = 0;
   const uint8_t* bcp = nullptr;
   const runtime::Method* method = nullptr;
+  const char* stub_name = nullptr;  // for stub requests: lives as long as the blob
 };
 
 // The interrupted registers the request needs.
@@ -49,6 +54,6 @@ struct Registers {
 
 // Classifies an interrupted context. Async-signal-safe: reads the registers, the code
 // blob registry and a frame's own slots above rsp.
-SampleRequest build_request(const Registers& regs);
+SampleRequest build_request(const Registers& regs, bool stub_metadata = false);
 
 }  // namespace sampler

@@ -103,6 +103,25 @@ with tempfile.TemporaryDirectory() as tmp:
     check("one native sample per sampler for each visit, same id", set(ids.values()) == {2}, str(ids.most_common(3)))
     check("native run accounting adds up", accounted(se), se)
 
+    # Samples inside the frameless arraycopy stub: biased without metadata, a stub frame
+    # over the compiled caller with --stub-metadata.
+    copy = os.path.join(ROOT, "examples", "arraycopy_heavy.mini")
+    for flags, want_stub in (([], False), (["--stub-metadata"], True)):
+        out = os.path.join(tmp, "copy.jsonl")
+        rc, so, se = run("--xcomp", "--profile", f"--profile-out={out}", *flags, copy)
+        smp = [e for e in events(out) if e["event"] == "ExecutionSample"]
+        in_stub = [e for e in smp if e["stack"][0]["kind"] == "stub"]
+        biased = [e for e in smp if e["biased"] and e.get("reason") == "pc_in_stub"]
+        if want_stub:
+            check("--stub-metadata: stub frame over copy_rows:10, nothing biased by the stub",
+                  len(in_stub) >= 0.5 * len(smp) and not biased
+                  and all(e["stack"][0]["function"] == "arraycopy" and e["stack"][1]["function"] == "copy_rows"
+                          and e["stack"][1]["line"] == 10 for e in in_stub), f"{len(in_stub)} of {len(smp)}")
+        else:
+            check("without stub metadata, samples in the stub are biased (pc_in_stub)",
+                  len(biased) >= 0.5 * len(smp) and not in_stub, f"{len(biased)} of {len(smp)}")
+        check(f"arraycopy accounting adds up {flags}", rc == 0 and accounted(se), se)
+
     # Bad flags.
     rc, so, se = run("--profile", "--interval=5parsecs", example)
     check("a bad interval is a usage error", rc == 2 and "bad interval" in se, se)

@@ -69,6 +69,8 @@ Profiling (issue 4, in progress):
   --profile-lines        folded stacks name frames function:line
   --interval=T    time between samples: 250us, 1ms (default), 2s
   --sampler=LIST  cooperative (default; JEP 518) and/or safepoint (biased), comma-separated
+  --stub-metadata give the intrinsic stubs (arraycopy, crc32) a frame description, so a
+                  sample inside one is its compiled caller with a stub frame on top
   --suspend=signal|handshake
                   signal (default): the interrupted thread's signal handler builds the
                   request itself; handshake (JEP 518): the handler publishes its context
@@ -166,6 +168,8 @@ int cmd_run(const std::vector<std::string>& args) {
       profile = true;
       profiler.out_path = arg.substr(14);
       if (profiler.out_path.empty()) usage_error("--profile-out needs a file name");
+    } else if (arg == "--stub-metadata") {
+      profiler.stub_metadata = true;
     } else if (arg == "--suspend=signal" || arg == "--suspend=handshake") {
       profiler.handshake = arg == "--suspend=handshake";
     } else if (arg == "--profile-lines") {
