@@ -62,7 +62,7 @@ Options for run:
                   naming the interpreter, stubs and compiled code for `perf`
                   (jit/README.md, "Profiling JIT code with perf")
 
-Profiling (issue 4, in progress):
+Profiling:
   --profile       sample the program and print a profile on stderr at exit
   --profile-out=FILE     also write it to FILE: .txt, .collapsed, .json (speedscope),
                   .html (flame graph) or .jsonl (one event per line)
