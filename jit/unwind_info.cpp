@@ -676,7 +676,7 @@ std::vector<UnwindRow> safepoint_blob_unwind_rows(const runtime::CodeBlob& blob,
   // runtime/stubs.cpp emit_safepoint_blob, entered (not called) at a trapped poll with
   // rsp as the polling frame left it and the resume pc in the thread:
   //   push [r15+resume_pc]; push rbp; mov rbp, rsp; pushfq; push rax, rcx, rdx, rbx,
-  //   rsi, rdi, r8..r15 ... popfq; pop rbp; ret
+  //   rsi, rdi, r8..r15 ... popfq; pop rbp; mov byte [r15+state], in_java; ret
   CodeBytes c(blob.begin, blob.end);
   RowSet rs;
   int misses = 0;
@@ -722,8 +722,17 @@ std::vector<UnwindRow> safepoint_blob_unwind_rows(const runtime::CodeBlob& blob,
     misses++;
     rs.set(UnwindRow::rbp_frame(0));
   }
-  if (c.size() >= 3 && c.at(c.size() - 3, {0x9D, 0x5D, 0xC3})) rs.set(UnwindRow::entry(uint32_t(c.size() - 1)));
-  else misses++;
+  // The tail: popfq; pop rbp; mov byte [r15+state], in_java; ret. After pop rbp only
+  // the return address is left, as at a function's entry.
+  constexpr int32_t kState = runtime::kThreadStateOffset;
+  const size_t store_len = kState < 128 ? 5 : 8;
+  const size_t tail = 2 + store_len + 1;
+  bool store_ok = kState < 128 ? c.at(c.size() - 1 - store_len, {0x41, 0xC6, 0x47, kState})
+                               : c.at(c.size() - 1 - store_len, {0x41, 0xC6, 0x87}) && c.rel32(c.size() - store_len + 2) == kState;
+  if (c.size() >= tail && c.at(c.size() - tail, {0x9D, 0x5D}) && store_ok && c.byte(c.size() - 1) == 0xC3)
+    rs.set(UnwindRow::entry(uint32_t(c.size() - tail + 2)));
+  else
+    misses++;
   if (unmatched) *unmatched = misses;
   return rs.done();
 }

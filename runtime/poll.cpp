@@ -75,10 +75,8 @@ extern "C" void minivm_handle_poll(Thread* t, uintptr_t* blob_fp) {
   // Disarm before serving, so a request that arrives while we serve re-arms and is
   // served at the next poll rather than lost.
   disarm_poll(t);
-  {
-    ThreadInVM in_vm(t);
-    for (PollClient* c : *g_clients.load(std::memory_order_acquire)) c->on_poll(t);
-  }
+  // The trap already marked the thread in_vm; the blob marks it in_java on its way out.
+  for (PollClient* c : *g_clients.load(std::memory_order_acquire)) c->on_poll(t);
   t->core.anchor.sp.store(0, std::memory_order_release);
 }
 

@@ -34,6 +34,10 @@ void crash_handler(int sig, siginfo_t* info, void* ctx) {
       // A registered poll: resume in the safepoint blob, which returns to resume_pc.
       auto* t = reinterpret_cast<Thread*>(uc->uc_mcontext.gregs[REG_R15]);
       t->core.poll_resume_pc = poll->resume_pc;
+      // From here to the blob's last instruction the thread runs the VM's code, not
+      // Mini code: a sampler must not take its pc for a Mini one (DESIGN.md, "Thread
+      // states"). The blob stores in_java again just before it returns.
+      t->set_state(ThreadState::in_vm);
       uc->uc_mcontext.gregs[REG_RIP] = greg_t(safepoint_blob_entry());
       return;
     }
@@ -66,6 +70,10 @@ void install_signal_handlers() {
     sa.sa_sigaction = crash_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
+    // A sampling signal must not land inside this handler: its pc would be C++ code on a
+    // thread still marked in_java. Blocked here, it arrives when the handler returns, in
+    // the safepoint blob, where the thread is marked in_vm.
+    sigaddset(&sa.sa_mask, SIGPROF);
     sigaction(SIGSEGV, &sa, nullptr);
     sigaction(SIGBUS, &sa, nullptr);
     sigaction(SIGILL, &sa, nullptr);

@@ -98,6 +98,9 @@ void emit_safepoint_blob(Assembler& a) {
   for (int i = int(std::size(kSaved)) - 1; i >= 0; i--) a.pop(kSaved[i]);
   a.popfq();
   a.pop(rbp);
+  // Back to Java (the trap set in_vm). A plain store: on x86 it is a release, and the
+  // only waiter on this thread's state (a native-state walker) never sees in_vm.
+  a.mov(byte_ptr(r15, kThreadStateOffset), imm(int(ThreadState::in_java)));
   a.ret();  // to the instruction after the poll
 }
 

@@ -29,7 +29,8 @@ Thread::Thread() {
   core.methods = nullptr;
   core.poll_resume_pc = 0;
   core.dispatch_table = nullptr;
-  core.osr_buffer = nullptr;  // sized by VM::attach_current for the loaded module
+  core.osr_buffer = nullptr;
+  core.state.store(ThreadState::new_thread, std::memory_order_relaxed);  // sized by VM::attach_current for the loaded module
 }
 
 Thread* Thread::current() { return tls_current; }

@@ -44,6 +44,9 @@ struct ThreadCore {
   uintptr_t poll_resume_pc;       // where the safepoint blob returns to
   const void* const* dispatch_table;  // the interpreter's, loaded into r12 on entry
   int64_t* osr_buffer;            // locals handed from an interpreter frame to OSR code
+  // Here rather than in Thread so that generated code can store it: the safepoint blob
+  // keeps the thread in_vm from the poll trap until its last restoring instruction.
+  std::atomic<ThreadState> state;
 };
 
 inline constexpr int32_t kThreadPollWordOffset = offsetof(ThreadCore, poll_word);
@@ -56,6 +59,8 @@ inline constexpr int32_t kThreadAnchorPcOffset = offsetof(ThreadCore, anchor) + 
 inline constexpr int32_t kThreadResumePcOffset = offsetof(ThreadCore, poll_resume_pc);
 inline constexpr int32_t kThreadDispatchTableOffset = offsetof(ThreadCore, dispatch_table);
 inline constexpr int32_t kThreadOsrBufferOffset = offsetof(ThreadCore, osr_buffer);
+inline constexpr int32_t kThreadStateOffset = offsetof(ThreadCore, state);
+static_assert(sizeof(std::atomic<ThreadState>) == 1);
 
 class Thread {
  public:
@@ -66,7 +71,6 @@ class Thread {
   // Owned by the sampler (sampler/): its per-thread ring and counters. Set before the
   // thread runs Mini code, read from signal handlers.
   std::atomic<void*> sampler_state{nullptr};
-  std::atomic<ThreadState> state{ThreadState::new_thread};
   // Set while another thread walks this thread's stack from its anchor; a thread
   // returning to Java waits until it is clear (DESIGN.md, "Thread states").
   std::atomic<bool> walk_in_progress{false};
@@ -89,8 +93,8 @@ class Thread {
   Thread(const Thread&) = delete;
   Thread& operator=(const Thread&) = delete;
 
-  ThreadState get_state() const { return state.load(std::memory_order_acquire); }
-  void set_state(ThreadState s) { state.store(s, std::memory_order_seq_cst); }
+  ThreadState get_state() const { return core.state.load(std::memory_order_acquire); }
+  void set_state(ThreadState s) { core.state.store(s, std::memory_order_seq_cst); }
   bool has_anchor() const { return core.anchor.sp.load(std::memory_order_acquire) != 0; }
 
   // The current thread, or nullptr on a thread that is not a Mini thread.

@@ -67,6 +67,10 @@ with tempfile.TemporaryDirectory() as tmp:
             at_store = sum(1 for e in safe if e["stack"][0]["function"] == "store")
             check("the safepoint sampler charges the loop to the setter (compiled)", at_store >= 0.9 * len(safe),
                   f"{at_store} of {len(safe)}")
+        # Regression: a signal landing in the poll's own SIGSEGV handler (C++ on a thread
+        # still marked in_java) used to become a biased unknown_pc sample under load.
+        unknown = [e for e in coop if e.get("reason") == "unknown_pc"]
+        check(f"no interruption lands in the VM's own code as unknown_pc ({mode})", not unknown, unknown[:3])
         check(f"every cooperative sample has its latency event ({mode})",
               sum(1 for e in ev if e["event"] == "SafepointLatency") == len(coop))
         check(f"text report accounting adds up ({mode})", accounted(se), se)
