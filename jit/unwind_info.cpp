@@ -562,6 +562,14 @@ std::vector<UnwindRow> compiled_code_unwind_rows(const runtime::CompiledCode& co
   return rs.done();
 }
 
+namespace {
+// CFA = r14 + 8 - 8 * param_count(rbx): method entry while it pushes the extra locals.
+std::vector<uint8_t> method_entry_cfa_expr() {
+  return op_breg(kDwR14, 8) + op_breg(kDwRbx, runtime::kMethodParamCountOffset) +
+         std::vector<uint8_t>{DW_OP_deref_size, 2, DW_OP_lit0 + 3, DW_OP_shl, DW_OP_minus};
+}
+}  // namespace
+
 std::vector<UnwindRow> interpreter_unwind_rows(const runtime::CodeBlob& blob, size_t me_offset, size_t me_size,
                                                int* unmatched) {
   CodeBytes c(blob.begin, blob.end);
@@ -581,8 +589,7 @@ std::vector<UnwindRow> interpreter_unwind_rows(const runtime::CodeBlob& blob, si
       rs.set(UnwindRow::entry(uint32_t(me_offset)));
       // While the extra locals are pushed, rsp moves by a per-method amount: the CFA is
       // computed from the locals pointer, r14 = CFA - 8 + 8 * param_count.
-      std::vector<uint8_t> cfa = op_breg(kDwR14, 8) + op_breg(kDwRbx, runtime::kMethodParamCountOffset) +
-                                 std::vector<uint8_t>{DW_OP_deref_size, 2, DW_OP_lit0 + 3, DW_OP_shl, DW_OP_minus};
+      std::vector<uint8_t> cfa = method_entry_cfa_expr();
       UnwindRow popped = UnwindRow::entry(uint32_t(*pop + 5));
       popped.cfa_expr = cfa;
       popped.held_in(kDwRa, kDwRax);
@@ -758,9 +765,58 @@ std::string source_file_name() {
 
 }  // namespace
 
+std::vector<runtime::FrameRow> frame_rows_from(const std::vector<UnwindRow>& rows) {
+  using runtime::FrameRow;
+  std::vector<FrameRow> out;
+  for (const UnwindRow& u : rows) {
+    FrameRow f;
+    f.offset = u.offset;
+    f.cfa_offset = u.cfa_offset;
+    if (!u.cfa_expr.empty()) {
+      f.cfa = u.cfa_expr == method_entry_cfa_expr() ? FrameRow::Cfa::r14_less_params : FrameRow::Cfa::undescribed;
+      f.cfa_offset = 8;
+    } else {
+      f.cfa = u.cfa_reg == kDwRsp ? FrameRow::Cfa::rsp
+              : u.cfa_reg == kDwRbp ? FrameRow::Cfa::rbp
+              : u.cfa_reg == kDwR14 ? FrameRow::Cfa::r14
+                                    : FrameRow::Cfa::undescribed;
+    }
+    for (const RegRule& r : u.regs) {
+      if (r.reg == kDwRa) {
+        if (r.kind == RegRule::at_cfa) f.ra_offset = r.offset;
+        else if (r.kind == RegRule::in_reg && r.other == kDwRax) f.ra = FrameRow::Ra::in_rax;
+        else if (r.kind == RegRule::in_reg && r.other == kDwRcx) f.ra = FrameRow::Ra::in_rcx;
+        else if (r.kind == RegRule::at_expr && r.expr == op_breg(kDwRsp, 0)) f.ra = FrameRow::Ra::at_rsp;
+        else f.ra = FrameRow::Ra::undescribed;
+      } else if (r.reg == kDwRbp) {
+        if (r.kind == RegRule::at_cfa) {
+          f.rbp = FrameRow::Rbp::saved;
+          f.rbp_offset = r.offset;
+        } else if (r.kind == RegRule::in_reg && r.other == kDwRdx) {
+          f.rbp = FrameRow::Rbp::in_rdx;
+        } else if (r.kind != RegRule::same) {
+          f.cfa = FrameRow::Cfa::undescribed;  // no shape of ours does this
+        }
+      }
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+namespace {
+// Publishes the rows on the blob once (never freed: a handler may be reading them).
+void publish_frame_rows(const runtime::CodeBlob& blob, const std::vector<UnwindRow>& rows) {
+  if (blob.frame_rows.load(std::memory_order_acquire) != nullptr) return;
+  blob.frame_rows.store(new std::vector<runtime::FrameRow>(frame_rows_from(rows)), std::memory_order_release);
+}
+}  // namespace
+
 void register_code_with_tools(const runtime::CompiledCode& code) {
   const std::string name = "mini::" + code.name;
-  register_unwind_rows(name.c_str(), code.begin, code.end, compiled_code_unwind_rows(code));
+  std::vector<UnwindRow> rows = compiled_code_unwind_rows(code);
+  publish_frame_rows(code, rows);
+  register_unwind_rows(name.c_str(), code.begin, code.end, rows);
   if (!perf_support_enabled()) return;
   // pc -> line of the innermost scope (an inlined callee's own line), merged when equal.
   std::vector<std::pair<uint32_t, uint32_t>> lines;
@@ -789,7 +845,9 @@ void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter
         size_t me_offset = 0, me_size = 0;
         for (auto& t : interpreter_templates)
           if (t.name == "method_entry") me_offset = t.offset, me_size = t.size;
-        register_unwind_rows(name.c_str(), blob->begin, blob->end, interpreter_unwind_rows(*blob, me_offset, me_size));
+        std::vector<UnwindRow> rows = interpreter_unwind_rows(*blob, me_offset, me_size);
+        publish_frame_rows(*blob, rows);
+        register_unwind_rows(name.c_str(), blob->begin, blob->end, rows);
         if (perf && !interpreter_templates.empty()) {
           for (auto& t : interpreter_templates) perf_record_code(name + "::" + t.name, blob->begin + t.offset, t.size, "", {});
         } else if (perf) {
@@ -802,7 +860,11 @@ void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter
         if (perf) perf_record_code(name, blob->begin, size, "", {});
         break;
       case runtime::BlobKind::safepoint_blob:
-        register_unwind_rows(name.c_str(), blob->begin, blob->end, safepoint_blob_unwind_rows(*blob), /*signal_frame=*/true);
+      {
+        std::vector<UnwindRow> rows = safepoint_blob_unwind_rows(*blob);
+        publish_frame_rows(*blob, rows);
+        register_unwind_rows(name.c_str(), blob->begin, blob->end, rows, /*signal_frame=*/true);
+      }
         if (perf) perf_record_code(name, blob->begin, size, "", {});
         break;
       case runtime::BlobKind::stub:  // frameless, no metadata by default (DESIGN.md): perf names only

@@ -113,6 +113,10 @@ std::vector<UnwindRow> interpreter_unwind_rows(const runtime::CodeBlob& blob, si
 std::vector<UnwindRow> call_stub_unwind_rows(const runtime::CodeBlob& blob, int* unmatched = nullptr);
 std::vector<UnwindRow> safepoint_blob_unwind_rows(const runtime::CodeBlob& blob, int* unmatched = nullptr);
 
+// The rows in the form the runtime's blobs carry for the oracle sampler
+// (runtime::FrameRow); rules no shape of ours uses become `undescribed`.
+std::vector<runtime::FrameRow> frame_rows_from(const std::vector<UnwindRow>& rows);
+
 // --- Registration with external tools (unwinders always, perf with --perf-map) ---
 
 // A named sub-range of a blob (the interpreter's templates).
@@ -121,7 +125,7 @@ struct CodeRange {
   size_t offset = 0, size = 0;
 };
 
-// A new compiled method: unwind info always; a perf map line and jitdump records (with
+// A new compiled method: its frame rows on the blob and unwind info always; a perf map line and jitdump records (with
 // pc -> line info) when perf support is enabled. Called by compile_method.
 void register_code_with_tools(const runtime::CompiledCode& code);
 // The runtime's generated blobs present now (interpreter, call stub, safepoint blob;

@@ -33,6 +33,14 @@ const char* blob_kind_name(BlobKind k) {
   return "?";
 }
 
+const FrameRow* CodeBlob::frame_row_at(uintptr_t pc) const {
+  const std::vector<FrameRow>* rows = frame_rows.load(std::memory_order_acquire);
+  if (rows == nullptr || rows->empty() || !contains(pc)) return nullptr;
+  uint32_t off = uint32_t(pc - begin);
+  auto it = std::upper_bound(rows->begin(), rows->end(), off, [](uint32_t v, const FrameRow& r) { return v < r.offset; });
+  return it == rows->begin() ? nullptr : &*(it - 1);
+}
+
 const PollSite* CodeBlob::find_poll(uintptr_t pc) const {
   auto it = std::lower_bound(polls.begin(), polls.end(), pc,
                              [](const PollSite& p, uintptr_t v) { return p.pc < v; });

@@ -2,6 +2,7 @@
 // safepoint polls are. The registry answers "which blob holds this pc" without locks,
 // so a signal handler may ask.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,6 +39,26 @@ struct StubFrame {
   int32_t ret_sp_offset;
 };
 
+// Where the caller of the frame at a pc is, exactly, for every pc of a blob (the blob's
+// unwind description in a form a signal handler can read): from `offset` on, the
+// canonical frame address (the caller's sp) is CFA = reg + cfa_offset, where reg is rsp,
+// rbp or r14 (the interpreter's locals pointer; in method entry less 8 bytes per
+// parameter of the callee in rbx); the return address is at [CFA + ra_offset], at
+// [rsp], or in rax or rcx; the caller's rbp is at [CFA + rbp_offset], in rdx, or still
+// in rbp. The oracle sampler steps out of the interrupted frame with it.
+struct FrameRow {
+  enum class Cfa : uint8_t { rsp, rbp, r14, r14_less_params, undescribed };
+  enum class Ra : uint8_t { at_cfa, at_rsp, in_rax, in_rcx, undescribed };
+  enum class Rbp : uint8_t { same, saved, in_rdx };
+  uint32_t offset = 0;
+  Cfa cfa = Cfa::rsp;
+  Ra ra = Ra::at_cfa;
+  Rbp rbp = Rbp::same;
+  int32_t cfa_offset = 8;
+  int32_t ra_offset = -8;
+  int32_t rbp_offset = 0;
+};
+
 struct CodeBlob {
   std::string name;
   BlobKind kind;
@@ -47,7 +68,18 @@ struct CodeBlob {
   std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
   std::vector<PcRange> special;   // fixed once the blob is registered
 
+  // Sorted by offset, the first at 0; published once (by the JIT's registration with
+  // the unwinders), never changed after. Null: no exact description (stubs use
+  // stub_frames).
+  mutable std::atomic<const std::vector<FrameRow>*> frame_rows{nullptr};
+
+  CodeBlob() = default;
+  CodeBlob(const CodeBlob&) = delete;
+  CodeBlob& operator=(const CodeBlob&) = delete;
+
   bool contains(uintptr_t pc) const { return pc >= begin && pc < end; }
+  // The row describing pc, or nullptr. Async-signal-safe.
+  const FrameRow* frame_row_at(uintptr_t pc) const;
   const PollSite* find_poll(uintptr_t pc) const;
   // The stub frame description holding pc, or nullptr. Async-signal-safe.
   const StubFrame* stub_frame_at(uintptr_t pc) const {

@@ -5,6 +5,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,10 @@ namespace runtime {
 namespace {
 
 void write_err(const char* s) { (void)!write(2, s, strlen(s)); }
+
+// initial-exec TLS (the main executable's own): safe to touch from a signal handler.
+thread_local sigjmp_buf* tls_protection = nullptr;
+std::atomic<unsigned long> g_protected_crashes{0};
 
 void crash_handler(int sig, siginfo_t* info, void* ctx) {
   auto* uc = static_cast<ucontext_t*>(ctx);
@@ -41,6 +46,13 @@ void crash_handler(int sig, siginfo_t* info, void* ctx) {
       uc->uc_mcontext.gregs[REG_RIP] = greg_t(safepoint_blob_entry());
       return;
     }
+  }
+
+  if ((sig == SIGSEGV || sig == SIGBUS) && tls_protection != nullptr) {
+    sigjmp_buf* buf = tls_protection;
+    tls_protection = nullptr;
+    g_protected_crashes.fetch_add(1, std::memory_order_relaxed);
+    siglongjmp(*buf, 1);  // restores the signal mask saved by sigsetjmp
   }
 
   Thread* t = Thread::current();
@@ -81,6 +93,27 @@ void install_signal_handlers() {
     (void)poll_pages();  // create them before any thread can trap
   });
 }
+
+sigjmp_buf* set_crash_protection(sigjmp_buf* buf) {
+  sigjmp_buf* old = tls_protection;
+  tls_protection = buf;
+  return old;
+}
+
+bool protected_call(void (*fn)(void*), void* arg) {
+  sigjmp_buf buf;
+  sigjmp_buf* outer = tls_protection;
+  if (sigsetjmp(buf, 1) != 0) {
+    tls_protection = outer;
+    return false;
+  }
+  tls_protection = &buf;
+  fn(arg);
+  tls_protection = outer;
+  return true;
+}
+
+unsigned long protected_crash_count() { return g_protected_crashes.load(std::memory_order_relaxed); }
 
 void install_alt_signal_stack() {
   constexpr size_t kSize = 64 * 1024;

@@ -62,6 +62,7 @@ struct Event {
 struct SamplerStats {
   uint64_t interruptions = 0;
   uint64_t samples = 0;                       // ExecutionSample + NativeMethodSample
+  uint64_t truncated = 0;                     // samples whose stack the depth limit cut (classical, async)
   std::map<std::string, uint64_t> failed;     // reason -> count
   std::map<std::string, uint64_t> biased;     // reason -> count (these are also samples)
   std::map<std::string, uint64_t> dropped;    // reason -> count (e.g. "ring_full")

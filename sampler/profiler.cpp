@@ -20,6 +20,8 @@
 #include "runtime/stack_walker.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
+#include "sampler/context_walk.h"
+#include "sampler/frame_arena.h"
 #include "sampler/reconstruct.h"
 #include "sampler/report.h"
 #include "sampler/sample_request.h"
@@ -37,20 +39,40 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-// Per Mini thread: the ring the handler fills and the poll drains, and what the handler
-// had to count because it could not make a request.
+enum SamplerId : uint8_t { kCooperative, kClassical, kAsync, kSafepoint, kOracle, kSamplerCount };
+const char* const kSamplerNames[kSamplerCount] = {"cooperative", "classical", "async", "safepoint", "oracle"};
+
+// What a walk at the interruption (async, oracle) produced, waiting in the thread's walk
+// ring for the sampler thread to record it; its frames are in the thread's arena.
+struct WalkRecord {
+  uint64_t id = 0, ticks = 0, held_ns = 0;
+  SamplerId sampler = kAsync;
+  const char* failure = nullptr;
+  uint64_t begin = 0;
+  uint32_t count = 0;
+  bool truncated = false;
+};
+
+// Per Mini thread: the ring the handler fills and the poll drains (cooperative,
+// safepoint), the walks the handler made (async, oracle) and what it had to count.
 struct ThreadState {
   SpscRing<SampleRequest, 256> ring;
-  // --suspend=handshake: the sampler asks (kAsked), the handler publishes its registers
-  // (kPublished) and waits, the sampler builds and pushes the request and lets it go
-  // (kResume); the handler then returns (kIdle).
+  SpscRing<WalkRecord, 512> walks;
+  FrameArena<32768> arena;
+  // Holding the thread (--suspend=handshake, and always for classical, which walks a
+  // suspended thread): the sampler asks (kAsked), the handler publishes its registers
+  // (kPublished) and waits, the sampler does its part and lets it go (kResume); the
+  // handler then returns (kIdle).
   enum : int { kIdle, kAsked, kPublished, kResume };
   std::atomic<int> handshake{kIdle};
   Registers regs{};
   bool regs_in_java = false;
   uint64_t handler_entry_ns = 0;
-  std::atomic<uint64_t> interruptions{0};
+  WalkRecord pending[2];  // the handler's walks while held, pushed by the sampler
+  int pending_count = 0;
+  uint64_t pending_cursor = 0;
   std::atomic<uint64_t> ring_full{0};
+  std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   int thread_id = 0;
 };
 
@@ -62,8 +84,83 @@ std::mutex g_profile_mutex;                 // guards g_profile and g_states
 Profile g_profile;
 std::vector<ThreadState*> g_states;
 std::thread g_sampler_thread;
-bool g_want_cooperative = false, g_want_safepoint = false;
+bool g_want[kSamplerCount] = {};
+bool g_want_request = false;  // cooperative or safepoint: a request served at the poll
+bool g_hold = false;          // the handler waits for the sampler thread
 
+// Frames of a walk into the thread's arena.
+class ArenaSink : public FrameSink {
+ public:
+  ArenaSink(ThreadState* st, uint64_t& cursor) : st_(st), cursor_(cursor) {}
+  bool put(const CompactFrame& f) override { return st_->arena.put(cursor_, f); }
+
+ private:
+  ThreadState* st_;
+  uint64_t& cursor_;
+};
+
+// Frames of the classical walk: the sampler thread's own pre-allocated buffer.
+class BufferSink : public FrameSink {
+ public:
+  explicit BufferSink(std::vector<CompactFrame>& buf) : buf_(buf) { buf_.clear(); }
+  bool put(const CompactFrame& f) override {
+    if (buf_.size() == buf_.capacity()) return false;
+    buf_.push_back(f);
+    return true;
+  }
+
+ private:
+  std::vector<CompactFrame>& buf_;
+};
+
+Registers registers_of(const ucontext_t* uc) {
+  const greg_t* g = uc->uc_mcontext.gregs;
+  return Registers{uintptr_t(g[REG_RIP]), uintptr_t(g[REG_RSP]), uintptr_t(g[REG_RBP]),
+                   uintptr_t(g[REG_RBX]), uintptr_t(g[REG_R13]), uintptr_t(g[REG_RAX]),
+                   uintptr_t(g[REG_RCX]), uintptr_t(g[REG_RDX]), uintptr_t(g[REG_R14])};
+}
+
+// The async and oracle walks at the interruption (in the handler), into the arena.
+// Returns how many records it filled.
+int walk_in_handler(runtime::Thread* t, ThreadState* st, const Registers& regs, bool in_java, uint64_t& cursor,
+                    WalkRecord out[2]) {
+  int n = 0;
+  for (SamplerId id : {kAsync, kOracle}) {
+    if (!g_want[id]) continue;
+    WalkRecord& w = out[n++];
+    w = WalkRecord{};
+    w.sampler = id;
+    w.begin = cursor;
+    if (!in_java) {
+      w.failure = "not_in_java";
+      continue;
+    }
+    ArenaSink sink(st, cursor);
+    WalkResult r = walk_protected(id == kOracle, t, regs, sink);
+    w.failure = r.failure;
+    w.truncated = r.truncated;
+    if (r.failure != nullptr) cursor = w.begin;  // a failed walk keeps no frames
+    w.count = r.failure != nullptr ? 0 : r.depth;
+  }
+  return n;
+}
+
+void push_walks(ThreadState* st, WalkRecord* recs, int n, uint64_t id, uint64_t ticks, uint64_t held, uint64_t cursor) {
+  st->arena.commit(cursor);
+  for (int i = 0; i < n; i++) {
+    recs[i].id = id;
+    recs[i].ticks = ticks;
+    recs[i].held_ns = held;
+    if (!st->walks.push(recs[i])) st->walks_full[recs[i].sampler].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void push_request(runtime::Thread* t, ThreadState* st, const SampleRequest& r) {
+  if (st->ring.push(r))
+    runtime::arm_poll(t);  // served at the thread's next poll
+  else
+    st->ring_full.fetch_add(1, std::memory_order_relaxed);
+}
 
 // --- the interruption ---------------------------------------------------------------
 
@@ -78,8 +175,13 @@ void on_sigprof(int, siginfo_t*, void* context) {
     return;
   }
   auto* uc = static_cast<ucontext_t*>(context);
-  if (g_options.handshake) {
-    // JEP 518: publish the context and wait while the sampler thread builds the request.
+  Registers regs = registers_of(uc);
+  // The thread may have left Java between the sampler's look and the signal: nothing to
+  // sample, but the interruption is reported (a FailedSample for every sampler).
+  bool in_java = t->get_state() == runtime::ThreadState::in_java;
+  if (g_hold) {
+    // JEP 518's handshake (and JFR's classical suspension): publish the context and wait
+    // while the sampler thread does its part.
     int asked = ThreadState::kAsked;
     if (!st->handshake.compare_exchange_strong(asked, ThreadState::kAsked)) {
       // Not (or no longer) asked: the sampler gave up waiting for this signal.
@@ -87,11 +189,11 @@ void on_sigprof(int, siginfo_t*, void* context) {
       errno = saved_errno;
       return;
     }
-    st->regs = Registers{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
-                         uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
-                         uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
-    st->regs_in_java = t->get_state() == runtime::ThreadState::in_java;
+    st->regs = regs;
+    st->regs_in_java = in_java;
     st->handler_entry_ns = start;
+    st->pending_cursor = st->arena.cursor();
+    st->pending_count = walk_in_handler(t, st, regs, in_java, st->pending_cursor, st->pending);
     st->handshake.store(ThreadState::kPublished, std::memory_order_release);
     // sched_yield is async-signal-safe; on a machine with fewer cores than threads the
     // sampler thread needs the core to finish the request.
@@ -100,26 +202,27 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
-  st->interruptions.fetch_add(1, std::memory_order_relaxed);
+  uint64_t cursor = st->arena.cursor();
+  WalkRecord recs[2];
+  int n = walk_in_handler(t, st, regs, in_java, cursor, recs);
   SampleRequest r;
-  if (t->get_state() != runtime::ThreadState::in_java) {
-    // It left Java between the sampler's look and the signal: nothing to sample, but the
-    // interruption is reported (a FailedSample at its next poll).
-    r.kind = RequestKind::failed;
-    r.reason = "not_in_java";
-  } else {
-    Registers regs{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
-                   uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), uintptr_t(uc->uc_mcontext.gregs[REG_RBX]),
-                   uintptr_t(uc->uc_mcontext.gregs[REG_R13])};
-    r = build_request(regs, g_options.stub_metadata);
+  if (g_want_request) {
+    if (!in_java) {
+      r.kind = RequestKind::failed;
+      r.reason = "not_in_java";
+    } else {
+      r = build_request(regs, g_options.stub_metadata);
+    }
   }
-  r.id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
-  r.ticks = start;
-  r.held_ns = now_ns() - start;
-  if (st->ring.push(r))
-    runtime::arm_poll(t);  // served at the thread's next poll
-  else
-    st->ring_full.fetch_add(1, std::memory_order_relaxed);
+  uint64_t id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
+  uint64_t held = now_ns() - start;
+  push_walks(st, recs, n, id, start, held, cursor);
+  if (g_want_request) {
+    r.id = id;
+    r.ticks = start;
+    r.held_ns = held;
+    push_request(t, st, r);
+  }
   errno = saved_errno;
 }
 
@@ -180,9 +283,98 @@ void sample_native(runtime::Thread* t) {
   }
 }
 
-// --suspend=handshake: signal the thread, wait until its handler has published its
-// registers, build and push the request here, arm its poll, and let it go.
-void handshake_sample(runtime::Thread* t, pid_t pid, int tid) {
+// --- recording (under g_profile_mutex) ----------------------------------------------
+
+void record_sample(SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread, const StackTrace& trace,
+                   bool biased, const char* reason, bool truncated) {
+  SamplerStats& s = g_profile.stats[kSamplerNames[sampler]];
+  s.interruptions++;
+  s.samples++;
+  s.suspension_ns.push_back(held);
+  if (truncated) s.truncated++;
+  Event e;
+  e.type = EventType::ExecutionSample;
+  e.sampler = kSamplerNames[sampler];
+  e.sample = id;
+  e.thread = thread;
+  e.time_ns = ticks;
+  e.biased = biased;
+  if (biased) {
+    e.reason = reason;
+    s.biased[reason]++;
+  }
+  e.stack = g_profile.stacks.intern(trace);
+  g_profile.events.push_back(e);
+}
+
+void record_latency(const SampleRequest& r, int thread, const StackTrace& trace, uint64_t served_ns) {
+  SamplerStats& s = g_profile.stats[kSamplerNames[kCooperative]];
+  Event l;
+  l.type = EventType::SafepointLatency;
+  l.sampler = kSamplerNames[kCooperative];
+  l.sample = r.id;
+  l.thread = thread;
+  l.time_ns = r.ticks;
+  l.latency_ns = served_ns - r.ticks;
+  l.stack = g_profile.stacks.intern(trace);
+  s.latency_ns.push_back(l.latency_ns);
+  g_profile.events.push_back(l);
+}
+
+// A failed interruption for one sampler, with a FailedSample event when its id is known.
+void record_failure(SamplerId sampler, const char* reason, uint64_t id, uint64_t ticks, int thread) {
+  SamplerStats& s = g_profile.stats[kSamplerNames[sampler]];
+  s.interruptions++;
+  s.failed[reason]++;
+  if (id == 0) return;
+  Event e;
+  e.type = EventType::FailedSample;
+  e.sampler = kSamplerNames[sampler];
+  e.sample = id;
+  e.thread = thread;
+  e.time_ns = ticks;
+  e.reason = reason;
+  g_profile.events.push_back(e);
+}
+// For the samplers served at the poll (cooperative, safepoint).
+void record_request_failure(const char* reason, const SampleRequest* r, int thread) {
+  for (SamplerId id : {kCooperative, kSafepoint})
+    if (g_want[id]) record_failure(id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
+}
+
+FrameRef frame_of(const CompactFrame& f) {
+  if (f.kind == FrameKind::stub) {
+    FrameRef top;
+    top.function = f.stub != nullptr ? f.stub : "stub";
+    top.kind = FrameKind::stub;
+    return top;
+  }
+  return frame_ref(f.method, f.bci, f.kind);
+}
+
+// The sampler thread records the walks the handlers made.
+void drain_walks(ThreadState* st) {
+  WalkRecord w;
+  StackTrace trace;
+  while (st->walks.pop(w)) {
+    trace.clear();
+    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_of(st->arena.at(w.begin + i)));
+    st->arena.release_to(w.begin + w.count);
+    std::lock_guard<std::mutex> lock(g_profile_mutex);
+    if (w.failure != nullptr)
+      record_failure(w.sampler, w.failure, w.id, w.ticks, st->thread_id);
+    else
+      record_sample(w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, trace, false, nullptr, w.truncated);
+  }
+}
+
+// --- holding the thread (--suspend=handshake, classical) ----------------------------
+
+std::vector<CompactFrame> g_classical_frames;  // the sampler thread's pre-allocated buffer
+
+// Signal the thread, wait until its handler has published its registers, walk it
+// (classical) and build its request here, arm its poll, and let it go.
+void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   auto* st = static_cast<ThreadState*>(t->sampler_state.load(std::memory_order_acquire));
   if (st == nullptr) return;
   st->handshake.store(ThreadState::kAsked, std::memory_order_release);
@@ -198,32 +390,72 @@ void handshake_sample(runtime::Thread* t, pid_t pid, int tid) {
       if (st->handshake.compare_exchange_strong(asked, ThreadState::kIdle)) return;  // withdrawn
     }
   }
-  st->interruptions.fetch_add(1, std::memory_order_relaxed);
-  SampleRequest r;
-  if (!st->regs_in_java) {
-    r.kind = RequestKind::failed;
-    r.reason = "not_in_java";
-  } else {
-    r = build_request(st->regs, g_options.stub_metadata);  // the thread is held: its frames stay put
+  // The thread is held: its frames stay put while we read them.
+  WalkResult classical;
+  if (g_want[kClassical]) {
+    if (!st->regs_in_java) {
+      classical.failure = "not_in_java";
+    } else {
+      BufferSink sink(g_classical_frames);
+      classical = walk_protected(false, t, st->regs, sink);
+    }
   }
-  r.id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
-  r.ticks = st->handler_entry_ns;
-  r.held_ns = now_ns() - st->handler_entry_ns;
-  if (st->ring.push(r))
-    runtime::arm_poll(t);
-  else
-    st->ring_full.fetch_add(1, std::memory_order_relaxed);
+  SampleRequest r;
+  if (g_want_request) {
+    if (!st->regs_in_java) {
+      r.kind = RequestKind::failed;
+      r.reason = "not_in_java";
+    } else {
+      r = build_request(st->regs, g_options.stub_metadata);
+    }
+  }
+  uint64_t id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
+  uint64_t ticks = st->handler_entry_ns;
+  uint64_t held = now_ns() - ticks;
+  if (g_want_request) {
+    r.id = id;
+    r.ticks = ticks;
+    r.held_ns = held;
+    push_request(t, st, r);
+  }
+  WalkRecord pending[2];
+  int pending_count = st->pending_count;
+  for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
+  uint64_t cursor = st->pending_cursor;
   st->handshake.store(ThreadState::kResume, std::memory_order_release);
+  // The handler wrote the arena before publishing and will not touch it again until the
+  // next interruption, which only this thread sends.
+  push_walks(st, pending, pending_count, id, ticks, held, cursor);
+  if (g_want[kClassical]) {
+    StackTrace trace;
+    if (classical.failure == nullptr)
+      for (const CompactFrame& f : g_classical_frames) trace.push_back(frame_of(f));
+    std::lock_guard<std::mutex> lock(g_profile_mutex);
+    if (classical.failure != nullptr)
+      record_failure(kClassical, classical.failure, id, ticks, st->thread_id);
+    else
+      record_sample(kClassical, id, ticks, held, st->thread_id, trace, false, nullptr, classical.truncated);
+  }
   // Wait for the handler to leave before the next handshake can reuse the slot.
   while (st->handshake.load(std::memory_order_acquire) == ThreadState::kResume) sched_yield();
 }
 
 // --- the sampler thread -------------------------------------------------------------
 
+void drain_all_walks() {
+  std::vector<ThreadState*> states;
+  {
+    std::lock_guard<std::mutex> lock(g_profile_mutex);
+    states = g_states;
+  }
+  for (ThreadState* st : states) drain_walks(st);
+}
+
 void sampler_loop() {
   size_t next = 0;
   uint64_t deadline = now_ns();
   pid_t pid = getpid();
+  g_classical_frames.reserve(kGuessDepthLimit);
   while (g_running.load(std::memory_order_acquire)) {
     deadline += g_options.interval_ns;
     uint64_t now = now_ns();
@@ -233,6 +465,7 @@ void sampler_loop() {
     } else {
       deadline = now;  // fell behind: do not burst
     }
+    if (g_want[kAsync] || g_want[kOracle]) drain_all_walks();
     std::vector<runtime::Thread*> threads = runtime::VM::get().threads();
     if (threads.empty()) continue;
     size_t visits = std::min(threads.size(), g_options.threads_per_period);
@@ -241,8 +474,8 @@ void sampler_loop() {
       int tid = t->tid.load(std::memory_order_acquire);
       if (tid == 0) continue;
       runtime::ThreadState state = t->get_state();
-      if (state == runtime::ThreadState::in_java && g_options.handshake)
-        handshake_sample(t, pid, tid);
+      if (state == runtime::ThreadState::in_java && g_hold)
+        held_sample(t, pid, tid);
       else if (state == runtime::ThreadState::in_java)
         syscall(SYS_tgkill, pid, tid, SIGPROF);
       else if (state == runtime::ThreadState::in_native)
@@ -254,58 +487,6 @@ void sampler_loop() {
 }
 
 // --- the poll: cooperative reconstruction (JEP 518) ---------------------------------
-
-void record_sample(const std::string& sampler, const SampleRequest& r, int thread, const StackTrace& trace,
-                   bool biased, const char* reason, uint64_t served_ns) {
-  SamplerStats& s = g_profile.stats[sampler];
-  s.interruptions++;
-  s.samples++;
-  s.suspension_ns.push_back(r.held_ns);
-  Event e;
-  e.type = EventType::ExecutionSample;
-  e.sampler = sampler;
-  e.sample = r.id;
-  e.thread = thread;
-  e.time_ns = r.ticks;
-  e.biased = biased;
-  if (biased) {
-    e.reason = reason;
-    s.biased[reason]++;
-  }
-  e.stack = g_profile.stacks.intern(trace);
-  g_profile.events.push_back(e);
-  if (sampler == "cooperative") {
-    Event l = e;
-    l.type = EventType::SafepointLatency;
-    l.biased = false;
-    l.reason.clear();
-    l.latency_ns = served_ns - r.ticks;
-    s.latency_ns.push_back(l.latency_ns);
-    g_profile.events.push_back(l);
-  }
-}
-
-// A failed interruption: counted for every sampler, with a FailedSample event when its
-// request (and so its id) is known.
-void record_failure(const char* reason, const SampleRequest* r, int thread) {
-  for (const std::string& name : g_options.samplers) {
-    SamplerStats& s = g_profile.stats[name];
-    s.interruptions++;
-    s.failed[reason]++;
-    if (r == nullptr) continue;
-    Event e;
-    e.type = EventType::FailedSample;
-    e.sampler = name;
-    e.sample = r->id;
-    e.thread = thread;
-    e.time_ns = r->ticks;
-    e.reason = reason;
-    g_profile.events.push_back(e);
-  }
-}
-void record_failures(const char* reason, uint64_t n) {
-  for (uint64_t i = 0; i < n; i++) record_failure(reason, nullptr, 0);
-}
 
 class CooperativeClient : public runtime::PollClient {
  public:
@@ -326,18 +507,18 @@ class CooperativeClient : public runtime::PollClient {
       StackTrace poll_site = to_trace(frames, 0);
       std::lock_guard<std::mutex> lock(g_profile_mutex);
       if (r.kind == RequestKind::failed) {
-        record_failure(r.reason, &r, st->thread_id);
+        record_request_failure(r.reason, &r, st->thread_id);
         continue;
       }
-      if (g_want_cooperative) {
+      if (g_want[kCooperative]) {
         StackTrace trace;
         const char* failure = reconstruct(r, frames, trace);
-        if (failure != nullptr)
-          record_sample("cooperative", r, st->thread_id, poll_site, true, failure, served);
-        else
-          record_sample("cooperative", r, st->thread_id, trace, false, nullptr, served);
+        const StackTrace& used = failure != nullptr ? poll_site : trace;
+        record_sample(kCooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure != nullptr, failure, false);
+        record_latency(r, st->thread_id, used, served);
       }
-      if (g_want_safepoint) record_sample("safepoint", r, st->thread_id, poll_site, false, nullptr, served);
+      if (g_want[kSafepoint])
+        record_sample(kSafepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, false, nullptr, false);
     }
   }
 };
@@ -361,7 +542,7 @@ void on_thread(runtime::Thread* t, bool starting) {
   if (st == nullptr) return;
   SampleRequest r;
   std::lock_guard<std::mutex> lock(g_profile_mutex);
-  while (st->ring.pop(r)) record_failure("thread_ended_before_poll", &r, st->thread_id);
+  while (st->ring.pop(r)) record_request_failure("thread_ended_before_poll", &r, st->thread_id);
 }
 
 void exit_hook() { finish_profiler(); }
@@ -382,10 +563,11 @@ bool parse_interval(const std::string& text, uint64_t& ns) {
 
 void start_profiler(const ProfilerOptions& options) {
   g_options = options;
-  for (const std::string& s : options.samplers) {
-    g_want_cooperative |= s == "cooperative";
-    g_want_safepoint |= s == "safepoint";
-  }
+  for (const std::string& s : options.samplers)
+    for (int i = 0; i < kSamplerCount; i++)
+      if (s == kSamplerNames[i]) g_want[i] = true;
+  g_want_request = g_want[kCooperative] || g_want[kSafepoint];
+  g_hold = options.handshake || g_want[kClassical];
   g_profile.samplers = options.samplers;
   g_profile.interval_ns = options.interval_ns;
   g_profile.program = runtime::VM::get().module().file;
@@ -406,17 +588,28 @@ void start_profiler(const ProfilerOptions& options) {
 void finish_profiler() {
   if (!g_running.exchange(false)) return;
   g_sampler_thread.join();
+  // A handler that was already running finishes within microseconds; then record what
+  // the handlers' walks left for the sampler thread.
+  timespec settle{0, 2'000'000};
+  nanosleep(&settle, nullptr);
+  drain_all_walks();
   std::lock_guard<std::mutex> lock(g_profile_mutex);
   g_profile.duration_ns = now_ns() - g_profile.duration_ns;
   // Whatever the handlers counted, and requests still waiting in rings (a thread that
   // is still running when the program exits, e.g. after a runtime error elsewhere).
   for (ThreadState* st : g_states) {
-    for (const std::string& name : g_options.samplers) g_profile.stats[name].dropped["ring_full"] += st->ring_full.load();
-    for (const std::string& name : g_options.samplers) g_profile.stats[name].interruptions += st->ring_full.load();
-    uint64_t left = st->ring.size();
-    record_failures("program_ended_before_poll", left);
+    for (int i = 0; i < kSamplerCount; i++) {
+      uint64_t full = (i == kCooperative || i == kSafepoint) ? st->ring_full.load() : st->walks_full[i].load();
+      if (!g_want[i]) continue;
+      g_profile.stats[kSamplerNames[i]].dropped["ring_full"] += full;
+      g_profile.stats[kSamplerNames[i]].interruptions += full;
+    }
+    for (uint64_t left = st->ring.size(); left > 0; left--)
+      record_request_failure("program_ended_before_poll", nullptr, st->thread_id);
   }
-  record_failures("thread_gone", g_orphan_signals.load());
+  for (uint64_t n = g_orphan_signals.load(); n > 0; n--)
+    for (int i = 0; i < kSamplerCount; i++)
+      if (g_want[i]) record_failure(SamplerId(i), "thread_gone", 0, 0, 0);
   ReportOptions ro;
   ro.lines = g_options.lines;
   if (g_options.text_report) write_text(g_profile, std::cerr, ro);

@@ -108,6 +108,19 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
         out.push_back(frame_ref(m, bci, FrameKind::interp));
       }
+      // The caller as it was at the interruption: at its call, even if by the poll it
+      // has returned from it and moved on.
+      const runtime::CodeBlob* caller = r.caller_pc != 0 ? runtime::find_blob(r.caller_pc) : nullptr;
+      if (caller != nullptr && caller->kind == runtime::BlobKind::compiled &&
+          frames[i].kind != runtime::FrameKind::interp) {
+        append_scopes(out, static_cast<const runtime::CompiledCode*>(caller), r.caller_pc - 1);
+        while (i < frames.size() && frames[i].pos.fp == r.caller_fp) i++;
+      } else if (caller != nullptr && caller->kind == runtime::BlobKind::interpreter &&
+                 frames[i].kind == runtime::FrameKind::interp && r.caller_bcp >= frames[i].method->code &&
+                 r.caller_bcp < frames[i].method->code + frames[i].method->code_size) {
+        out.push_back(frame_ref(frames[i].method, int32_t(r.caller_bcp - frames[i].method->code), FrameKind::interp));
+        i++;
+      }
       StackTrace rest = to_trace(frames, i);
       out.insert(out.end(), rest.begin(), rest.end());
       return nullptr;

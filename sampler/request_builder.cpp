@@ -3,12 +3,28 @@
 #include "runtime/code_blob.h"
 #include "runtime/frame.h"
 #include "runtime/method.h"
+#include "sampler/context_walk.h"
 #include "sampler/sample_request.h"
 
 namespace sampler {
 
 namespace {
 uintptr_t slot(uintptr_t fp, int32_t offset) { return *reinterpret_cast<const uintptr_t*>(fp + offset); }
+}  // namespace
+
+namespace {
+// For a request rebuilt over its caller: the caller's position now, from the exact frame
+// description (nothing recorded when the blob has none: the caller's poll-time position
+// is used then).
+void record_caller_position(SampleRequest& r, const runtime::CodeBlob* blob, const Registers& regs) {
+  const runtime::FrameRow* row = blob->frame_row_at(regs.pc);
+  uintptr_t cfa = 0, ra = 0, caller_fp = 0;
+  if (row == nullptr || !step_out(*row, regs, cfa, ra, caller_fp) || caller_fp != r.caller_fp) return;
+  r.caller_pc = ra;
+  const runtime::CodeBlob* caller = runtime::find_blob(ra);
+  if (caller != nullptr && caller->kind == runtime::BlobKind::interpreter)
+    r.caller_bcp = reinterpret_cast<const uint8_t*>(slot(caller_fp, runtime::kInterpFrameBcpOffset));
+}
 }  // namespace
 
 SampleRequest build_request(const Registers& regs, bool stub_metadata) {
@@ -36,6 +52,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
       } else {
         r.kind = RequestKind::compiled;
       }
+      if (r.kind == RequestKind::compiled_over_caller) record_caller_position(r, blob, regs);
       return r;
     case runtime::BlobKind::interpreter:
       if (std::strcmp(what, "interp_entry") == 0 || std::strcmp(what, "interp_entry_framed") == 0) {
@@ -43,15 +60,21 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
         r.kind = RequestKind::interpreted_over_caller;
         r.method = reinterpret_cast<const runtime::Method*>(regs.rbx);
         r.caller_fp = what[12] == '\0' ? regs.fp : slot(regs.fp, runtime::kFrameSavedFpOffset);
+        record_caller_position(r, blob, regs);
       } else if (std::strcmp(what, "interp_epilogue") == 0 || std::strcmp(what, "interp_epilogue_left") == 0) {
         // r13 still holds the returning instruction; the method is found from it later.
         r.kind = RequestKind::interpreted_over_caller;
         r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);
         r.caller_fp = what[15] == '\0' ? slot(regs.fp, runtime::kFrameSavedFpOffset) : regs.fp;
+        record_caller_position(r, blob, regs);
       } else {
         r.kind = RequestKind::interpreted;
         r.method = reinterpret_cast<const runtime::Method*>(slot(regs.fp, runtime::kInterpFrameMethodOffset));
         r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);  // the live bcp: exact, unlike the frame's copy
+        // ... except right after a call returns: the callee clobbered r13, and until the
+        // interpreter reloads it the frame's copy (stored at the call) is the exact one.
+        if (r.bcp < r.method->code || r.bcp >= r.method->code + r.method->code_size)
+          r.bcp = reinterpret_cast<const uint8_t*>(slot(regs.fp, runtime::kInterpFrameBcpOffset));
       }
       return r;
     case runtime::BlobKind::stub: {

@@ -45,11 +45,16 @@ struct SampleRequest {
   const uint8_t* bcp = nullptr;
   const runtime::Method* method = nullptr;
   const char* stub_name = nullptr;  // for stub requests: lives as long as the blob
+  // *_over_caller: where the caller was at the interruption (its return address, and its
+  // saved bcp when interpreted). By the poll it may have moved on; the sample must show
+  // it at the call.
+  uintptr_t caller_pc = 0;
+  const uint8_t* caller_bcp = nullptr;
 };
 
 // The interrupted registers the request needs.
 struct Registers {
-  uintptr_t pc, sp, fp, rbx, r13;
+  uintptr_t pc, sp, fp, rbx, r13, rax, rcx = 0, rdx = 0, r14 = 0;
 };
 
 // Classifies an interrupted context. Async-signal-safe: reads the registers, the code

@@ -1,5 +1,6 @@
 // The `minivm` command line: the one place that wires the front end, the runtime and
 // the interpreter together.
+#include <algorithm>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -68,7 +69,12 @@ Profiling:
                   .html (flame graph) or .jsonl (one event per line)
   --profile-lines        folded stacks name frames function:line
   --interval=T    time between samples: 250us, 1ms (default), 2s
-  --sampler=LIST  cooperative (default; JEP 518) and/or safepoint (biased), comma-separated
+  --sampler=LIST  comma-separated, each reported separately on the same interruptions:
+                  cooperative (default; JEP 518: rebuilt at the next poll, bias-corrected),
+                  classical (JFR before JDK 25: the sampler thread walks the held thread),
+                  async (AsyncGetCallTrace: the same guessing walk in the signal handler),
+                  safepoint (biased: the stack at the next poll), oracle (exact: complete
+                  frame metadata, in the handler), or all (every one of them)
   --stub-metadata give the intrinsic stubs (arraycopy, crc32) a frame description, so a
                   sample inside one is its compiled caller with a stub frame on top
   --suspend=signal|handshake
@@ -184,9 +190,14 @@ int cmd_run(const std::vector<std::string>& args) {
       while (start <= list.size()) {
         size_t comma = list.find(',', start);
         std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (name != "cooperative" && name != "safepoint")
-          usage_error("unknown sampler '" + name + "' (this build has: cooperative, safepoint)");
-        profiler.samplers.push_back(name);
+        static const char* const kAll[] = {"cooperative", "classical", "async", "safepoint", "oracle"};
+        std::vector<std::string> names;
+        if (name == "all") names.assign(std::begin(kAll), std::end(kAll));
+        else if (std::find(std::begin(kAll), std::end(kAll), name) != std::end(kAll)) names.push_back(name);
+        else usage_error("unknown sampler '" + name + "' (cooperative, classical, async, safepoint, oracle or all)");
+        for (const std::string& n : names)
+          if (std::find(profiler.samplers.begin(), profiler.samplers.end(), n) == profiler.samplers.end())
+            profiler.samplers.push_back(n);
         if (comma == std::string::npos) break;
         start = comma + 1;
       }
