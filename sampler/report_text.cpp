@@ -195,6 +195,8 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
                    fmt::format("({} execution, {} native)", a.execution, a.native)});
   lines.push_back({"  of which biased", biased, "(stack taken at the poll, not where sampled)"});
   for (const auto& [reason, n] : st.biased) lines.push_back({"    " + reason, n, ""});
+  if (st.truncated > 0)
+    lines.push_back({"  of which truncated", st.truncated, "(stack cut at the walk's depth limit)"});
   lines.push_back({"failed", failed, ""});
   for (const auto& [reason, n] : st.failed) lines.push_back({"  " + reason, n, ""});
   lines.push_back({"dropped", dropped, ""});
