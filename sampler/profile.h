@@ -78,6 +78,10 @@ struct Profile {
   StackTraceRepository stacks;
   uint64_t interval_ns = 0;
   uint64_t duration_ns = 0;
+  // The sampler thread's own CPU time: per visit of a thread (signal, hold and walk, or
+  // native walk), and in all (with the recording of handler walks).
+  std::vector<uint64_t> sampler_cpu_ns;
+  uint64_t sampler_thread_cpu_ns = 0;
 };
 
 }  // namespace sampler

@@ -371,6 +371,14 @@ void drain_walks(ThreadState* st) {
 // --- holding the thread (--suspend=handshake, classical) ----------------------------
 
 std::vector<CompactFrame> g_classical_frames;  // the sampler thread's pre-allocated buffer
+std::vector<uint64_t> g_visit_cpu_ns;          // the sampler thread's CPU per visit (its own)
+uint64_t g_sampler_total_cpu_ns = 0;
+
+uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
 
 // Signal the thread, wait until its handler has published its registers, walk it
 // (classical) and build its request here, arm its poll, and let it go.
@@ -474,16 +482,20 @@ void sampler_loop() {
       int tid = t->tid.load(std::memory_order_acquire);
       if (tid == 0) continue;
       runtime::ThreadState state = t->get_state();
+      if (state != runtime::ThreadState::in_java && state != runtime::ThreadState::in_native)
+        continue;  // in_vm and blocked threads are not sampled: not running Mini code, not in a native
+      uint64_t cpu = thread_cpu_ns();
       if (state == runtime::ThreadState::in_java && g_hold)
         held_sample(t, pid, tid);
       else if (state == runtime::ThreadState::in_java)
         syscall(SYS_tgkill, pid, tid, SIGPROF);
-      else if (state == runtime::ThreadState::in_native)
+      else
         sample_native(t);
-      // in_vm and blocked threads are not sampled: not running Mini code, not in a native.
+      g_visit_cpu_ns.push_back(thread_cpu_ns() - cpu);
     }
     next = (next + visits) % threads.size();
   }
+  g_sampler_total_cpu_ns = thread_cpu_ns();
 }
 
 // --- the poll: cooperative reconstruction (JEP 518) ---------------------------------
@@ -595,6 +607,8 @@ void finish_profiler() {
   drain_all_walks();
   std::lock_guard<std::mutex> lock(g_profile_mutex);
   g_profile.duration_ns = now_ns() - g_profile.duration_ns;
+  g_profile.sampler_cpu_ns = std::move(g_visit_cpu_ns);
+  g_profile.sampler_thread_cpu_ns = g_sampler_total_cpu_ns;
   // Whatever the handlers counted, and requests still waiting in rings (a thread that
   // is still running when the program exits, e.g. after a runtime error elsewhere).
   for (ThreadState* st : g_states) {

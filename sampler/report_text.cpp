@@ -332,6 +332,12 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
     for (const auto& f : facts) joined += (joined.empty() ? "" : ", ") + f;
     out += "  " + joined + "\n";
   }
+  if (!p.sampler_cpu_ns.empty()) {
+    Percentiles q = percentiles(p.sampler_cpu_ns);
+    out += fmt::format("  sampler thread CPU {} in all; per visit of a thread p50 {}  p99 {}  max {}  (n={})\n",
+                       format_duration(p.sampler_thread_cpu_ns), format_us(q.p50), format_us(q.p99),
+                       format_us(q.max), q.n);
+  }
   if (samplers.empty()) {
     out += "\nNo samples: no sampler ran, so nothing was recorded.\n";
     os << out;
