@@ -323,7 +323,7 @@ def measure_perf(b, workloads, log):
             if sym.startswith("mini::"):
                 perf_dist[sym[6:]] += float(m.group(1))
             elif sym.startswith("minivm::stub::"):
-                perf_dist["stub:" + sym[14:]] += float(m.group(1))
+                perf_dist["stub:" + sym[14:].removesuffix("_stub")] += float(m.group(1))
         with open(out) as f:
             events = [json.loads(line) for line in f if line.strip()]
         oracle_dist = collections.Counter()

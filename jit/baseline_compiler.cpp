@@ -643,7 +643,20 @@ void Compiler::emit(size_t bci, int d) {
       Operand i = local(vm::read_u16(p, vm::kOperandA)), limit = local(vm::read_u16(p, vm::kOperandB));
       a.emit(Inst::kIdAdd, i, imm(1));
       cmp(i, limit);
-      a.jl(target());
+      uint32_t strip = options_.strip_mining_iters;
+      size_t header = size_t(int64_t(bci) + vm::branch_offset(p));
+      if (strip == 0 || sc_->poll_header[header] || !options_.emit_polls) {
+        a.jl(target());
+        break;
+      }
+      // Strip mining: back to the body at once unless i is a multiple of the strip.
+      Label leave = a.newLabel();
+      a.jge(leave);
+      a.emit(Inst::kIdTest, i, imm(int32_t(strip - 1)));
+      a.jnz(target());
+      poll(int32_t(bci));
+      a.jmp(target());
+      a.bind(leave);
       break;
     }
     case Op::newarray:

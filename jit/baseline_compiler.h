@@ -14,7 +14,11 @@
 // live in rbx, r13, r14, saved to their homes around calls; rax, rcx, rdx, r10, xmm0-1
 // are scratch. Polls (the interpreter's instruction pair) sit at the header of every
 // uncounted loop and at every return, before the frame is torn down; counted loops
-// get none unless JitOptions::counted_loop_polls.
+// get none at their header unless JitOptions::counted_loop_polls. They are strip-mined
+// instead (HotSpot's LoopStripMiningIter): the latch polls when the induction variable
+// reaches a multiple of strip_mining_iters, so a long counted loop still serves sample
+// requests within a bound while a short one (or a loop nest of short ones) never polls
+// inside, which keeps the counted-loop bias the examples teach.
 #pragma once
 #include <string>
 
@@ -27,6 +31,9 @@ struct JitOptions {
   bool counted_loop_polls = false;  // --counted-loop-polls
   bool safepoint_debug_info = false;  // --debug-info=safepoints
   bool emit_polls = true;  // false only for --debug-no-polls, to measure what polls cost
+  // --strip-mining=N: a counted loop's latch polls every N iterations (a power of two;
+  // 0: never). 2^20 iterations is about a millisecond of a tight loop.
+  uint32_t strip_mining_iters = 1u << 20;
 };
 
 // Compiles `m` and registers the result as a code blob; returns it (owned by the code

@@ -192,6 +192,21 @@ with tempfile.TemporaryDirectory() as tmp:
           fails[("classical", "pc_in_stub")] > 0 and fails[("async", "pc_in_stub")] > 0 and len(in_stub) > 0
           and fails[("oracle", "pc_in_stub")] == 0, dict(fails))
 
+    # A long counted loop still serves requests within a bound (the strip-mined latch
+    # poll), and the latency shows the wait; without strip mining the ring overflows.
+    long_loop = os.path.join(ROOT, "tests", "profiler", "long_counted_loop.mini")
+    out = os.path.join(tmp, "long.jsonl")
+    rc, so, se = run("--xcomp", "--profile", "--interval=500us", f"--profile-out={out}", long_loop)
+    lat = sorted(e["latency_ns"] for e in events(out) if e["event"] == "SafepointLatency")
+    drops = re.search(r"dropped\s+(\d+)", se)
+    check("a long counted loop is served at its strip-mined poll: no drops, latency under 100 ms",
+          rc == 0 and len(lat) > 200 and drops and drops.group(1) == "0" and lat[-1] < 100e6,
+          f"{len(lat)} latencies, max {lat[-1] if lat else None} ns; {se[-1500:]}")
+    rc, so, se = run("--xcomp", "--strip-mining=0", "--profile", "--interval=500us", long_loop)
+    drops = re.search(r"ring_full\s+(\d+)", se)
+    check("without strip mining the loop never polls: its requests overflow the ring (counted)",
+          rc == 0 and drops and int(drops.group(1)) > 0 and accounted(se), se[-1500:])
+
     # Bad flags.
     rc, so, se = run("--profile", "--interval=5parsecs", example)
     check("a bad interval is a usage error", rc == 2 and "bad interval" in se, se)

@@ -42,7 +42,7 @@ TEST_CASE("jit: compiled code computes what the interpreter computes") {
   REQUIRE(run_compiled(kDepth, 30000) == 30000);
 }
 
-TEST_CASE("jit: a while loop polls at its header, a counted loop does not, every return polls") {
+TEST_CASE("jit: a while loop polls at its header, a counted loop only at its strip-mined latch, every return polls") {
   VM& vm = fixture_vm();
   const vm::Function& sum_to = *vm.module().functions[kSumTo];
   const vm::Function& count_sum = *vm.module().functions[kCountSum];
@@ -51,17 +51,24 @@ TEST_CASE("jit: a while loop polls at its header, a counted loop does not, every
   jit::JitOptions with_polls;
   with_polls.counted_loop_polls = true;
   CompiledCode* cp = jit::compile_method(vm.method(kCountSum), with_polls);
+  jit::JitOptions no_strip;
+  no_strip.strip_mining_iters = 0;
+  CompiledCode* cn = jit::compile_method(vm.method(kCountSum), no_strip);
 
   REQUIRE(w->polls.size() == 2);
   CHECK(count_polls_at(w, sum_to.loops[0].header_bci) == 1);
   CHECK(count_polls_at(w, sum_to.code.size() - 1) == 1);  // the vret
-  REQUIRE(c->polls.size() == 1);
+  REQUIRE(c->polls.size() == 2);
   CHECK(count_polls_at(c, count_sum.loops[0].header_bci) == 0);
+  CHECK(count_polls_at(c, count_sum.loops[0].latch_bci) == 1);  // once every strip_mining_iters
   CHECK(count_polls_at(c, count_sum.code.size() - 1) == 1);
-  REQUIRE(cp->polls.size() == 2);
+  REQUIRE(cn->polls.size() == 1);  // --strip-mining=0: nothing inside the loop
+  CHECK(count_polls_at(cn, count_sum.code.size() - 1) == 1);
+  REQUIRE(cp->polls.size() == 2);  // a header poll replaces the strip poll
   CHECK(count_polls_at(cp, count_sum.loops[0].header_bci) == 1);
+  CHECK(count_polls_at(cp, count_sum.loops[0].latch_bci) == 0);
   // Every poll is the interpreter's instruction pair.
-  for (auto* code : {w, c, cp})
+  for (auto* code : {w, c, cp, cn})
     for (auto& p : code->polls) {
       CHECK(std::memcmp(reinterpret_cast<const void*>(p.pc), kPollTestInsn, kPollTestLength) == 0);
       CHECK(p.resume_pc == p.pc + kPollTestLength);

@@ -15,6 +15,7 @@
 
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
+#include "jit/intrinsic_stubs.h"
 #include "jit/tiered.h"
 #include "jit/perf_map.h"
 #include "jit/unwind_info.h"
@@ -55,6 +56,8 @@ Options for run:
   --debug-no-polls       compiled code without safepoint polls (only to measure their
                   cost: such code cannot be sampled or stopped)
   --counted-loop-polls   compiled counted loops poll at their header too
+  --strip-mining=N       otherwise a compiled counted loop polls once every N iterations
+                  (default 1048576; 0: never), so a long one still serves sample requests
   --debug-info=all|safepoints
                   compiled-code debug info for every pc (default) or only at polls and calls
   --heap=SIZE     largest heap, e.g. 512m, 4g (default 4g)
@@ -210,6 +213,12 @@ int cmd_run(const std::vector<std::string>& args) {
       tiered.synchronous = true;
     } else if (arg == "--counted-loop-polls") {
       jit_options.counted_loop_polls = true;
+    } else if (arg.rfind("--strip-mining=", 0) == 0) {
+      char* end = nullptr;
+      unsigned long n = std::strtoul(arg.c_str() + 15, &end, 10);
+      if (arg.size() == 15 || *end != '\0' || (n & (n - 1)) != 0 || n > (1ul << 30))
+        usage_error("bad value in '" + arg + "' (a power of two up to 2^30, or 0 for never)");
+      jit_options.strip_mining_iters = uint32_t(n);
     } else if (arg == "--debug-info=all" || arg == "--debug-info=safepoints") {
       jit_options.safepoint_debug_info = arg == "--debug-info=safepoints";
     } else if (arg.rfind("--heap=", 0) == 0) {
@@ -240,6 +249,9 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   if (perf_map) jit::perf_support_enable();
   vm.set_engine(interp::TemplateInterpreter::get().engine());
+  // The intrinsic stubs exist before anything is registered with the tools, so that a
+  // perf map names them too (they are otherwise generated at the first compilation).
+  if (mode != Mode::xint) jit::intrinsic_stubs();
   {  // unwind info for the interpreter and stubs (perf records too with --perf-map)
     std::vector<jit::CodeRange> templates;
     for (auto& t : interp::TemplateInterpreter::get().templates()) templates.push_back({t.name, t.offset, t.size});
