@@ -516,15 +516,17 @@ class CooperativeClient : public runtime::PollClient {
         walked = true;
       }
       uint64_t served = now_ns();
-      StackTrace poll_site = to_trace(frames, 0);
-      std::lock_guard<std::mutex> lock(g_profile_mutex);
       if (r.kind == RequestKind::failed) {
+        std::lock_guard<std::mutex> lock(g_profile_mutex);
         record_request_failure(r.reason, &r, st->thread_id);
         continue;
       }
+      // The poll-site stack only when something records it (it costs a string per frame).
+      StackTrace trace, poll_site;
+      const char* failure = g_want[kCooperative] ? reconstruct(r, frames, trace) : nullptr;
+      if (g_want[kSafepoint] || failure != nullptr) poll_site = to_trace(frames, 0);
+      std::lock_guard<std::mutex> lock(g_profile_mutex);
       if (g_want[kCooperative]) {
-        StackTrace trace;
-        const char* failure = reconstruct(r, frames, trace);
         const StackTrace& used = failure != nullptr ? poll_site : trace;
         record_sample(kCooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure != nullptr, failure, false);
         record_latency(r, st->thread_id, used, served);
