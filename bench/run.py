@@ -245,6 +245,9 @@ def measure_overhead(b, workloads, runs, log):
     configs = [("unprofiled", None, None)] + [(s, r, iv) for s in SAMPLERS for r, iv in RATES]
     res = {}
     for name, spec, flags, _ in workloads:
+        # Compiled up front: tiering's background compiler makes run times bimodal (which
+        # method is compiled first), which would swamp a few percent of sampling cost.
+        flags = flags if "--xint" in flags else flags + ["--xcomp"]
         walls = collections.defaultdict(list)
         cost = {}
         for _ in range(runs):
@@ -514,7 +517,7 @@ def main():
 
     # Cost.
     md.append("## Cost to the program (wall time, separate runs)\n")
-    md.append(f"Slowdown against the unprofiled run: ratio of medians over {runs} alternating run(s) − 1.\n")
+    md.append(f"Slowdown against the unprofiled run (`--xcomp`, so that tier-up timing does not vary): ratio of medians over {runs} alternating run(s) − 1.\n")
     rows, csv_rows = [], []
     for w in cost_workloads:
         for s in SAMPLERS:

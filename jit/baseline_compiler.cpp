@@ -649,11 +649,14 @@ void Compiler::emit(size_t bci, int d) {
         a.jl(target());
         break;
       }
-      // Strip mining: back to the body at once unless i is a multiple of the strip.
+      // Strip mining: back to the body at once unless the thread's countdown of
+      // counted-loop iterations (shared by every loop, so a nest of short loops counts
+      // too) has run out; then reset it and poll.
       Label leave = a.newLabel();
       a.jge(leave);
-      a.emit(Inst::kIdTest, i, imm(int32_t(strip - 1)));
+      a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), 1);
       a.jnz(target());
+      a.mov(qword_ptr(r15, runtime::kThreadStripCountdownOffset), imm(int32_t(strip)));
       poll(int32_t(bci));
       a.jmp(target());
       a.bind(leave);

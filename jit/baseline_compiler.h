@@ -15,10 +15,11 @@
 // are scratch. Polls (the interpreter's instruction pair) sit at the header of every
 // uncounted loop and at every return, before the frame is torn down; counted loops
 // get none at their header unless JitOptions::counted_loop_polls. They are strip-mined
-// instead (HotSpot's LoopStripMiningIter): the latch polls when the induction variable
-// reaches a multiple of strip_mining_iters, so a long counted loop still serves sample
-// requests within a bound while a short one (or a loop nest of short ones) never polls
-// inside, which keeps the counted-loop bias the examples teach.
+// instead (HotSpot's LoopStripMiningIter): every counted latch decrements a per-thread
+// countdown and polls when it runs out (every strip_mining_iters iterations of all the
+// thread's counted loops together), so a long counted loop, or a nest of short ones,
+// still serves sample requests within a bound, while a loop shorter than the strip
+// usually runs without a poll inside: the counted-loop bias the examples teach stays.
 #pragma once
 #include <string>
 

@@ -30,6 +30,7 @@ Thread::Thread() {
   core.poll_resume_pc = 0;
   core.dispatch_table = nullptr;
   core.osr_buffer = nullptr;
+  core.strip_countdown = int64_t(1) << 20;
   core.state.store(ThreadState::new_thread, std::memory_order_relaxed);  // sized by VM::attach_current for the loaded module
 }
 

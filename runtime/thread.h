@@ -44,6 +44,7 @@ struct ThreadCore {
   uintptr_t poll_resume_pc;       // where the safepoint blob returns to
   const void* const* dispatch_table;  // the interpreter's, loaded into r12 on entry
   int64_t* osr_buffer;            // locals handed from an interpreter frame to OSR code
+  int64_t strip_countdown;        // counted-loop iterations left before a strip-mined poll
   // Here rather than in Thread so that generated code can store it: the safepoint blob
   // keeps the thread in_vm from the poll trap until its last restoring instruction.
   std::atomic<ThreadState> state;
@@ -60,6 +61,7 @@ inline constexpr int32_t kThreadResumePcOffset = offsetof(ThreadCore, poll_resum
 inline constexpr int32_t kThreadDispatchTableOffset = offsetof(ThreadCore, dispatch_table);
 inline constexpr int32_t kThreadOsrBufferOffset = offsetof(ThreadCore, osr_buffer);
 inline constexpr int32_t kThreadStateOffset = offsetof(ThreadCore, state);
+inline constexpr int32_t kThreadStripCountdownOffset = offsetof(ThreadCore, strip_countdown);
 static_assert(sizeof(std::atomic<ThreadState>) == 1);
 
 class Thread {

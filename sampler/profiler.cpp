@@ -7,6 +7,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -53,6 +54,15 @@ struct WalkRecord {
   bool truncated = false;
 };
 
+// A recording thread's own events (JFR's thread-local buffers): its interned stacks,
+// events and counters, merged into the profile at exit. The owner takes the mutex for
+// each record and the merge at exit takes it once, so while the program runs it is never
+// contended and no thread waits for another to record. Never touched by a handler.
+struct EventBuffer {
+  std::mutex mutex;
+  Profile part;  // stacks, events and stats only
+};
+
 // Per Mini thread: the ring the handler fills and the poll drains (cooperative,
 // safepoint), the walks the handler made (async, oracle) and what it had to count.
 struct ThreadState {
@@ -74,15 +84,17 @@ struct ThreadState {
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   int thread_id = 0;
+  EventBuffer events;  // what this thread records at its polls
 };
 
 ProfilerOptions g_options;
 std::atomic<bool> g_running{false};
 std::atomic<uint64_t> g_next_sample{1};
 std::atomic<uint64_t> g_orphan_signals{0};  // landed on no Mini thread (it had ended)
-std::mutex g_profile_mutex;                 // guards g_profile and g_states
-Profile g_profile;
+std::mutex g_states_mutex;                  // guards g_states
 std::vector<ThreadState*> g_states;
+EventBuffer g_sampler_events;               // what the sampler thread records (classical, async, oracle, native)
+Profile g_profile;                          // the merged profile, built at exit
 std::thread g_sampler_thread;
 bool g_want[kSamplerCount] = {};
 bool g_want_request = false;  // cooperative or safepoint: a request served at the poll
@@ -265,10 +277,11 @@ void sample_native(runtime::Thread* t) {
   StackTrace rest = to_trace(frames, 0);
   trace.insert(trace.end(), rest.begin(), rest.end());
   uint64_t id = g_next_sample.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(g_profile_mutex);
-  uint32_t stack = g_profile.stacks.intern(trace);
+  std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
+  Profile& p = g_sampler_events.part;
+  uint32_t stack = p.stacks.intern(trace);
   for (const std::string& name : g_options.samplers) {
-    SamplerStats& s = g_profile.stats[name];
+    SamplerStats& s = p.stats[name];
     s.interruptions++;
     s.samples++;
     s.suspension_ns.push_back(held);
@@ -279,15 +292,15 @@ void sample_native(runtime::Thread* t) {
     e.thread = st != nullptr ? st->thread_id : t->id;
     e.time_ns = start;
     e.stack = stack;
-    g_profile.events.push_back(e);
+    p.events.push_back(e);
   }
 }
 
-// --- recording (under g_profile_mutex) ----------------------------------------------
+// --- recording (into an event buffer's part, under its mutex) -----------------------
 
-void record_sample(SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread, const StackTrace& trace,
+void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread, const StackTrace& trace,
                    bool biased, const char* reason, bool truncated) {
-  SamplerStats& s = g_profile.stats[kSamplerNames[sampler]];
+  SamplerStats& s = p.stats[kSamplerNames[sampler]];
   s.interruptions++;
   s.samples++;
   s.suspension_ns.push_back(held);
@@ -303,12 +316,12 @@ void record_sample(SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held
     e.reason = reason;
     s.biased[reason]++;
   }
-  e.stack = g_profile.stacks.intern(trace);
-  g_profile.events.push_back(e);
+  e.stack = p.stacks.intern(trace);
+  p.events.push_back(e);
 }
 
-void record_latency(const SampleRequest& r, int thread, const StackTrace& trace, uint64_t served_ns) {
-  SamplerStats& s = g_profile.stats[kSamplerNames[kCooperative]];
+void record_latency(Profile& p, const SampleRequest& r, int thread, const StackTrace& trace, uint64_t served_ns) {
+  SamplerStats& s = p.stats[kSamplerNames[kCooperative]];
   Event l;
   l.type = EventType::SafepointLatency;
   l.sampler = kSamplerNames[kCooperative];
@@ -316,14 +329,14 @@ void record_latency(const SampleRequest& r, int thread, const StackTrace& trace,
   l.thread = thread;
   l.time_ns = r.ticks;
   l.latency_ns = served_ns - r.ticks;
-  l.stack = g_profile.stacks.intern(trace);
+  l.stack = p.stacks.intern(trace);
   s.latency_ns.push_back(l.latency_ns);
-  g_profile.events.push_back(l);
+  p.events.push_back(l);
 }
 
 // A failed interruption for one sampler, with a FailedSample event when its id is known.
-void record_failure(SamplerId sampler, const char* reason, uint64_t id, uint64_t ticks, int thread) {
-  SamplerStats& s = g_profile.stats[kSamplerNames[sampler]];
+void record_failure(Profile& p, SamplerId sampler, const char* reason, uint64_t id, uint64_t ticks, int thread) {
+  SamplerStats& s = p.stats[kSamplerNames[sampler]];
   s.interruptions++;
   s.failed[reason]++;
   if (id == 0) return;
@@ -334,12 +347,12 @@ void record_failure(SamplerId sampler, const char* reason, uint64_t id, uint64_t
   e.thread = thread;
   e.time_ns = ticks;
   e.reason = reason;
-  g_profile.events.push_back(e);
+  p.events.push_back(e);
 }
 // For the samplers served at the poll (cooperative, safepoint).
-void record_request_failure(const char* reason, const SampleRequest* r, int thread) {
+void record_request_failure(Profile& p, const char* reason, const SampleRequest* r, int thread) {
   for (SamplerId id : {kCooperative, kSafepoint})
-    if (g_want[id]) record_failure(id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
+    if (g_want[id]) record_failure(p, id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
 }
 
 FrameRef frame_of(const CompactFrame& f) {
@@ -360,11 +373,12 @@ void drain_walks(ThreadState* st) {
     trace.clear();
     for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_of(st->arena.at(w.begin + i)));
     st->arena.release_to(w.begin + w.count);
-    std::lock_guard<std::mutex> lock(g_profile_mutex);
+    std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
+    Profile& p = g_sampler_events.part;
     if (w.failure != nullptr)
-      record_failure(w.sampler, w.failure, w.id, w.ticks, st->thread_id);
+      record_failure(p, w.sampler, w.failure, w.id, w.ticks, st->thread_id);
     else
-      record_sample(w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, trace, false, nullptr, w.truncated);
+      record_sample(p, w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, trace, false, nullptr, w.truncated);
   }
 }
 
@@ -438,11 +452,12 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
     StackTrace trace;
     if (classical.failure == nullptr)
       for (const CompactFrame& f : g_classical_frames) trace.push_back(frame_of(f));
-    std::lock_guard<std::mutex> lock(g_profile_mutex);
+    std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
+    Profile& p = g_sampler_events.part;
     if (classical.failure != nullptr)
-      record_failure(kClassical, classical.failure, id, ticks, st->thread_id);
+      record_failure(p, kClassical, classical.failure, id, ticks, st->thread_id);
     else
-      record_sample(kClassical, id, ticks, held, st->thread_id, trace, false, nullptr, classical.truncated);
+      record_sample(p, kClassical, id, ticks, held, st->thread_id, trace, false, nullptr, classical.truncated);
   }
   // Wait for the handler to leave before the next handshake can reuse the slot.
   while (st->handshake.load(std::memory_order_acquire) == ThreadState::kResume) sched_yield();
@@ -453,7 +468,7 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
 void drain_all_walks() {
   std::vector<ThreadState*> states;
   {
-    std::lock_guard<std::mutex> lock(g_profile_mutex);
+    std::lock_guard<std::mutex> lock(g_states_mutex);
     states = g_states;
   }
   for (ThreadState* st : states) drain_walks(st);
@@ -516,23 +531,24 @@ class CooperativeClient : public runtime::PollClient {
         walked = true;
       }
       uint64_t served = now_ns();
+      Profile& p = st->events.part;
       if (r.kind == RequestKind::failed) {
-        std::lock_guard<std::mutex> lock(g_profile_mutex);
-        record_request_failure(r.reason, &r, st->thread_id);
+        std::lock_guard<std::mutex> lock(st->events.mutex);
+        record_request_failure(p, r.reason, &r, st->thread_id);
         continue;
       }
       // The poll-site stack only when something records it (it costs a string per frame).
       StackTrace trace, poll_site;
       const char* failure = g_want[kCooperative] ? reconstruct(r, frames, trace) : nullptr;
       if (g_want[kSafepoint] || failure != nullptr) poll_site = to_trace(frames, 0);
-      std::lock_guard<std::mutex> lock(g_profile_mutex);
+      std::lock_guard<std::mutex> lock(st->events.mutex);  // its own: uncontended
       if (g_want[kCooperative]) {
         const StackTrace& used = failure != nullptr ? poll_site : trace;
-        record_sample(kCooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure != nullptr, failure, false);
-        record_latency(r, st->thread_id, used, served);
+        record_sample(p, kCooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure != nullptr, failure, false);
+        record_latency(p, r, st->thread_id, used, served);
       }
       if (g_want[kSafepoint])
-        record_sample(kSafepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, false, nullptr, false);
+        record_sample(p, kSafepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, false, nullptr, false);
     }
   }
 };
@@ -544,7 +560,7 @@ void on_thread(runtime::Thread* t, bool starting) {
     auto* st = new ThreadState();  // lives to the end: the final accounting reads it
     st->thread_id = t->id;
     {
-      std::lock_guard<std::mutex> lock(g_profile_mutex);
+      std::lock_guard<std::mutex> lock(g_states_mutex);
       g_states.push_back(st);
     }
     t->sampler_state.store(st, std::memory_order_release);
@@ -555,8 +571,26 @@ void on_thread(runtime::Thread* t, bool starting) {
   auto* st = static_cast<ThreadState*>(t->sampler_state.load(std::memory_order_acquire));
   if (st == nullptr) return;
   SampleRequest r;
-  std::lock_guard<std::mutex> lock(g_profile_mutex);
-  while (st->ring.pop(r)) record_request_failure("thread_ended_before_poll", &r, st->thread_id);
+  std::lock_guard<std::mutex> lock(st->events.mutex);
+  while (st->ring.pop(r)) record_request_failure(st->events.part, "thread_ended_before_poll", &r, st->thread_id);
+}
+
+void merge_into(Profile& to, const Profile& from) {
+  for (const auto& [name, s] : from.stats) {
+    SamplerStats& t = to.stats[name];
+    t.interruptions += s.interruptions;
+    t.samples += s.samples;
+    t.truncated += s.truncated;
+    for (const auto& [r, n] : s.failed) t.failed[r] += n;
+    for (const auto& [r, n] : s.biased) t.biased[r] += n;
+    for (const auto& [r, n] : s.dropped) t.dropped[r] += n;
+    t.suspension_ns.insert(t.suspension_ns.end(), s.suspension_ns.begin(), s.suspension_ns.end());
+    t.latency_ns.insert(t.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
+  }
+  for (Event e : from.events) {
+    if (e.type != EventType::FailedSample) e.stack = to.stacks.intern(from.stacks.get(e.stack));
+    to.events.push_back(std::move(e));
+  }
 }
 
 void exit_hook() { finish_profiler(); }
@@ -607,7 +641,18 @@ void finish_profiler() {
   timespec settle{0, 2'000'000};
   nanosleep(&settle, nullptr);
   drain_all_walks();
-  std::lock_guard<std::mutex> lock(g_profile_mutex);
+  std::lock_guard<std::mutex> states_lock(g_states_mutex);
+  // Merge every buffer into the profile: stacks re-interned in the one repository,
+  // counters summed, events in time order.
+  std::vector<EventBuffer*> buffers{&g_sampler_events};
+  for (ThreadState* st : g_states) buffers.push_back(&st->events);
+  for (EventBuffer* buf : buffers) {
+    std::lock_guard<std::mutex> lock(buf->mutex);
+    merge_into(g_profile, buf->part);
+    buf->part = Profile();
+  }
+  std::stable_sort(g_profile.events.begin(), g_profile.events.end(),
+                   [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
   g_profile.duration_ns = now_ns() - g_profile.duration_ns;
   g_profile.sampler_cpu_ns = std::move(g_visit_cpu_ns);
   g_profile.sampler_thread_cpu_ns = g_sampler_total_cpu_ns;
@@ -621,11 +666,11 @@ void finish_profiler() {
       g_profile.stats[kSamplerNames[i]].interruptions += full;
     }
     for (uint64_t left = st->ring.size(); left > 0; left--)
-      record_request_failure("program_ended_before_poll", nullptr, st->thread_id);
+      record_request_failure(g_profile, "program_ended_before_poll", nullptr, st->thread_id);
   }
   for (uint64_t n = g_orphan_signals.load(); n > 0; n--)
     for (int i = 0; i < kSamplerCount; i++)
-      if (g_want[i]) record_failure(SamplerId(i), "thread_gone", 0, 0, 0);
+      if (g_want[i]) record_failure(g_profile, SamplerId(i), "thread_gone", 0, 0, 0);
   ReportOptions ro;
   ro.lines = g_options.lines;
   if (g_options.text_report) write_text(g_profile, std::cerr, ro);

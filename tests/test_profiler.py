@@ -202,6 +202,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a long counted loop is served at its strip-mined poll: no drops, latency under 100 ms",
           rc == 0 and len(lat) > 200 and drops and drops.group(1) == "0" and lat[-1] < 100e6,
           f"{len(lat)} latencies, max {lat[-1] if lat else None} ns; {se[-1500:]}")
+    nest = os.path.join(ROOT, "tests", "profiler", "nested_counted_loops.mini")
+    rc, so, se = run("--xcomp", "--profile", "--interval=500us", nest)
+    drops = re.search(r"dropped\s+(\d+)", se)
+    check("a nest of short counted loops is served too (the countdown is shared by every loop)",
+          rc == 0 and drops and drops.group(1) == "0" and accounted(se), se[-1500:])
     rc, so, se = run("--xcomp", "--strip-mining=0", "--profile", "--interval=500us", long_loop)
     drops = re.search(r"ring_full\s+(\d+)", se)
     check("without strip mining the loop never polls: its requests overflow the ring (counted)",
