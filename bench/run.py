@@ -409,12 +409,12 @@ def main():
     ap.add_argument("--out", help="output directory (default bench/results/<today>)")
     ap.add_argument("--minivm", default=os.path.join(ROOT, "build", "vm", "cli", "minivm"))
     ap.add_argument("--limits", default=os.path.join(ROOT, "build", "bench", "limits", "minivm_limits"))
-    ap.add_argument("--runs", type=int, default=None, help="alternating runs per cost configuration (default 5, quick 1)")
+    ap.add_argument("--runs", type=int, default=None, help="alternating runs per cost configuration (default 9, quick 1)")
     args = ap.parse_args()
     if not os.path.exists(args.minivm):
         sys.exit(f"bench: no minivm at {args.minivm}; build first (cmake -S . -B build -G Ninja && cmake --build build)")
     quick = args.quick
-    runs = args.runs or (1 if quick else 5)
+    runs = args.runs or (1 if quick else 9)
     out_dir = args.out or os.path.join(HERE, "results", datetime.date.today().isoformat() + ("-quick" if quick else ""))
     os.makedirs(out_dir, exist_ok=True)
     b = Bench(args)
