@@ -43,7 +43,7 @@ WORKLOADS = [
     ("interpreter_only", "bench/workloads/interpreter_only.mini", ["--xint"], "workload"),
     ("tier_up_mix", "bench/workloads/tier_up_mix.mini", [], "workload"),
     ("arraycopy_loop", "bench/workloads/arraycopy_loop.mini", [], "workload"),
-    ("crc32_loop", "bench/workloads/crc32_loop.mini", [], "workload"),
+    ("crc32_loop", "bench/workloads/crc32_loop.mini", ["--xcomp"], "workload"),
     ("native_thread", "bench/workloads/native_thread.mini", [], "workload"),
     ("sleeping_thread", "bench/workloads/sleeping_thread.mini", [], "workload"),
 ] + [(f"threads_{n}", f"bench/workloads/threads.mini@THREADS={n}", [], "workload") for n in (1, 2, 4, 8, 16, 32)]

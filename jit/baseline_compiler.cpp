@@ -205,6 +205,14 @@ class Compiler {
     return scratch;
   }
 
+  // A stub call does `n` elements of work without a poll: it counts as n iterations
+  // against the strip-mining countdown, so a counted loop around stub calls still polls
+  // within the bound.
+  void charge_strip_countdown(const Gp& n) {
+    if (options_.strip_mining_iters != 0 && options_.emit_polls)
+      a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), n);
+  }
+
   void poll(int32_t bci) {
     Label test = a.newLabel(), resume = a.newLabel();
     mark(bci, true);
@@ -655,7 +663,7 @@ void Compiler::emit(size_t bci, int d) {
       Label leave = a.newLabel();
       a.jge(leave);
       a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), 1);
-      a.jnz(target());
+      a.jg(target());  // (intrinsic stub calls subtract their element count: it may go below 0)
       a.mov(qword_ptr(r15, runtime::kThreadStripCountdownOffset), imm(int32_t(strip)));
       poll(int32_t(bci));
       a.jmp(target());
@@ -802,6 +810,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
     a.lea(rsi, ptr(rdx, r8, 3, runtime::kArrayDataOffset));
     a.mov(rdx, r10);
+    charge_strip_countdown(r10);
     a.mov(rax, imm(stubs.arraycopy.blob.begin));
     a.call(rax);
     t.resize(size_t(d - 5));
@@ -818,6 +827,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
     a.sub(rdx, rcx);
     a.mov(rsi, rdx);
+    charge_strip_countdown(rsi);
     a.mov(rax, imm(stubs.crc32.blob.begin));
     a.call(rax);
     a.mov(home_expr(d - 3), rax);   // eax, zero-extended by the 32-bit write
