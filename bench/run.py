@@ -161,7 +161,10 @@ def accuracy(events):
         exact = sum(1 for i, st in oracle.items() if i in mine and key(mine[i]) == key(st))
         fn = sum(1 for i, st in oracle.items() if i in mine and mine[i] and st and mine[i][0]["function"] == st[0]["function"])
         ln = sum(1 for i, st in oracle.items() if i in mine and mine[i] and st and top_line(mine[i]) == top_line(st))
-        unflagged = sum(1 for i, st in oracle.items() if i in mine and key(mine[i]) != key(st) and i not in biased_ids[s])
+        unflagged_ids = [i for i, st in oracle.items() if i in mine and key(mine[i]) != key(st) and i not in biased_ids[s]]
+        unflagged = len(unflagged_ids)
+        examples = [{"sample": i, "method": [top_line([f]) + "/" + f["kind"] for f in mine[i][:4]],
+                     "oracle": [top_line([f]) + "/" + f["kind"] for f in oracle[i][:4]]} for i in unflagged_ids[:3]]
         lines_p = collections.Counter(top_line(st) for st in mine.values())
         lines_q = collections.Counter(top_line(st) for st in oracle.values())
         out[s] = {
@@ -169,6 +172,7 @@ def accuracy(events):
             "exact": exact / n if n else None, "top_function": fn / n if n else None,
             "top_line": ln / n if n else None, "line_overlap": overlap(lines_p, lines_q),
             "biased": dict(biased[s]), "failed": dict(failed[s]), "unflagged_disagreements": unflagged,
+            "unflagged_examples": examples,
             "hot_line_share": None,
         }
     # The true hot line: the oracle's most frequent top line.
@@ -601,6 +605,12 @@ def main():
     targets.append(("Without --stub-metadata, every cooperative disagreement is a counted biased sample",
                     all(v == 0 for v in unflagged.values()),
                     "unflagged: " + (", ".join(f"{n} {v}" for n, v in unflagged.items() if v) or "none")))
+    for n in names:
+        for meta in (True, False):
+            for ex in acc[(n, meta)]["cooperative"]["unflagged_examples"]:
+                md.append(f"Cooperative disagreement not counted as biased ({n}, "
+                          f"{'with' if meta else 'without'} --stub-metadata, sample {ex['sample']}): cooperative "
+                          f"`{' < '.join(ex['method'])}`, oracle `{' < '.join(ex['oracle'])}` (top 4 frames).\n")
     cl = [n for n in names if by_name[n][3] == "classic"]
     targets.append(("Safepoint sampler's bias shown plainly on the classics (top-line agreement)", True,
                     ", ".join(f"{n} {pct(acc[(n, True)]['safepoint']['top_line'])}" for n in cl)))
