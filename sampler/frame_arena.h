@@ -21,6 +21,7 @@ struct CompactFrame {
   const char* stub = nullptr;               // stub frames: the stub's name
   int32_t bci = -1;
   runtime::FrameKind kind = runtime::FrameKind::interp;
+  bool operator==(const CompactFrame&) const = default;
 };
 
 template <size_t Capacity>

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "runtime/compiled_code.h"
 #include "runtime/errors.h"
@@ -58,9 +59,32 @@ struct WalkRecord {
 // events and counters, merged into the profile at exit. The owner takes the mutex for
 // each record and the merge at exit takes it once, so while the program runs it is never
 // contended and no thread waits for another to record. Never touched by a handler.
+struct CompactTraceHash {
+  size_t operator()(const CompactTrace& t) const {
+    uint64_t h = 1469598103934665603ull ^ t.size();
+    for (const CompactFrame& f : t) {
+      uint64_t v = reinterpret_cast<uintptr_t>(f.method) ^ reinterpret_cast<uintptr_t>(f.stub) ^
+                   (uint64_t(uint32_t(f.bci)) << 40) ^ (uint64_t(f.kind) << 60);
+      h = (h ^ v) * 1099511628211ull;
+    }
+    return size_t(h);
+  }
+};
+
 struct EventBuffer {
   std::mutex mutex;
   Profile part;  // stacks, events and stats only
+  // A Mini thread's buffer interns the traces its polls build in compact form, and its
+  // events' stack ids index `compact` (named once per distinct trace at the merge); the
+  // sampler thread's buffer interns named traces in part.stacks.
+  bool compact_stacks = false;
+  std::vector<CompactTrace> compact;
+  std::unordered_map<CompactTrace, uint32_t, CompactTraceHash> compact_ids;
+  uint32_t intern(const CompactTrace& t) {
+    auto [it, fresh] = compact_ids.try_emplace(t, uint32_t(compact.size()));
+    if (fresh) compact.push_back(t);
+    return it->second;
+  }
 };
 
 // Per Mini thread: the ring the handler fills and the poll drains (cooperative,
@@ -84,7 +108,8 @@ struct ThreadState {
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   int thread_id = 0;
-  EventBuffer events;  // what this thread records at its polls
+  EventBuffer events;  // what this thread records at its polls (compact stacks)
+  ThreadState() { events.compact_stacks = true; }
 };
 
 ProfilerOptions g_options;
@@ -298,7 +323,7 @@ void sample_native(runtime::Thread* t) {
 
 // --- recording (into an event buffer's part, under its mutex) -----------------------
 
-void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread, const StackTrace& trace,
+void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
                    bool biased, const char* reason, bool truncated) {
   SamplerStats& s = p.stats[kSamplerNames[sampler]];
   s.interruptions++;
@@ -316,11 +341,11 @@ void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, u
     e.reason = reason;
     s.biased[reason]++;
   }
-  e.stack = p.stacks.intern(trace);
+  e.stack = stack;
   p.events.push_back(e);
 }
 
-void record_latency(Profile& p, const SampleRequest& r, int thread, const StackTrace& trace, uint64_t served_ns) {
+void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
   SamplerStats& s = p.stats[kSamplerNames[kCooperative]];
   Event l;
   l.type = EventType::SafepointLatency;
@@ -329,7 +354,7 @@ void record_latency(Profile& p, const SampleRequest& r, int thread, const StackT
   l.thread = thread;
   l.time_ns = r.ticks;
   l.latency_ns = served_ns - r.ticks;
-  l.stack = p.stacks.intern(trace);
+  l.stack = stack;
   s.latency_ns.push_back(l.latency_ns);
   p.events.push_back(l);
 }
@@ -355,30 +380,20 @@ void record_request_failure(Profile& p, const char* reason, const SampleRequest*
     if (g_want[id]) record_failure(p, id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
 }
 
-FrameRef frame_of(const CompactFrame& f) {
-  if (f.kind == FrameKind::stub) {
-    FrameRef top;
-    top.function = f.stub != nullptr ? f.stub : "stub";
-    top.kind = FrameKind::stub;
-    return top;
-  }
-  return frame_ref(f.method, f.bci, f.kind);
-}
-
 // The sampler thread records the walks the handlers made.
 void drain_walks(ThreadState* st) {
   WalkRecord w;
   StackTrace trace;
   while (st->walks.pop(w)) {
     trace.clear();
-    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_of(st->arena.at(w.begin + i)));
+    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_ref(st->arena.at(w.begin + i)));
     st->arena.release_to(w.begin + w.count);
     std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
     Profile& p = g_sampler_events.part;
     if (w.failure != nullptr)
       record_failure(p, w.sampler, w.failure, w.id, w.ticks, st->thread_id);
     else
-      record_sample(p, w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, trace, false, nullptr, w.truncated);
+      record_sample(p, w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, p.stacks.intern(trace), false, nullptr, w.truncated);
   }
 }
 
@@ -451,13 +466,13 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   if (g_want[kClassical]) {
     StackTrace trace;
     if (classical.failure == nullptr)
-      for (const CompactFrame& f : g_classical_frames) trace.push_back(frame_of(f));
+      for (const CompactFrame& f : g_classical_frames) trace.push_back(frame_ref(f));
     std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
     Profile& p = g_sampler_events.part;
     if (classical.failure != nullptr)
       record_failure(p, kClassical, classical.failure, id, ticks, st->thread_id);
     else
-      record_sample(p, kClassical, id, ticks, held, st->thread_id, trace, false, nullptr, classical.truncated);
+      record_sample(p, kClassical, id, ticks, held, st->thread_id, p.stacks.intern(trace), false, nullptr, classical.truncated);
   }
   // Wait for the handler to leave before the next handshake can reuse the slot.
   while (st->handshake.load(std::memory_order_acquire) == ThreadState::kResume) sched_yield();
@@ -537,13 +552,13 @@ class CooperativeClient : public runtime::PollClient {
         record_request_failure(p, r.reason, &r, st->thread_id);
         continue;
       }
-      // The poll-site stack only when something records it (it costs a string per frame).
-      StackTrace trace, poll_site;
+      // Compact traces (Method*, bci): hashed and interned without a string in sight.
+      CompactTrace trace;
       const char* failure = g_want[kCooperative] ? reconstruct(r, frames, trace) : nullptr;
-      if (g_want[kSafepoint] || failure != nullptr) poll_site = to_trace(frames, 0);
       std::lock_guard<std::mutex> lock(st->events.mutex);  // its own: uncontended
+      uint32_t poll_site = (g_want[kSafepoint] || failure != nullptr) ? st->events.intern(compact_trace(frames, 0)) : 0;
       if (g_want[kCooperative]) {
-        const StackTrace& used = failure != nullptr ? poll_site : trace;
+        uint32_t used = failure != nullptr ? poll_site : st->events.intern(trace);
         record_sample(p, kCooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure != nullptr, failure, false);
         record_latency(p, r, st->thread_id, used, served);
       }
@@ -575,7 +590,8 @@ void on_thread(runtime::Thread* t, bool starting) {
   while (st->ring.pop(r)) record_request_failure(st->events.part, "thread_ended_before_poll", &r, st->thread_id);
 }
 
-void merge_into(Profile& to, const Profile& from) {
+void merge_into(Profile& to, const EventBuffer& buf) {
+  const Profile& from = buf.part;
   for (const auto& [name, s] : from.stats) {
     SamplerStats& t = to.stats[name];
     t.interruptions += s.interruptions;
@@ -587,8 +603,16 @@ void merge_into(Profile& to, const Profile& from) {
     t.suspension_ns.insert(t.suspension_ns.end(), s.suspension_ns.begin(), s.suspension_ns.end());
     t.latency_ns.insert(t.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
   }
+  std::vector<int64_t> named_id(buf.compact.size(), -1);  // each compact trace named once
   for (Event e : from.events) {
-    if (e.type != EventType::FailedSample) e.stack = to.stacks.intern(from.stacks.get(e.stack));
+    if (e.type != EventType::FailedSample) {
+      if (!buf.compact_stacks) {
+        e.stack = to.stacks.intern(from.stacks.get(e.stack));
+      } else {
+        if (named_id[e.stack] < 0) named_id[e.stack] = to.stacks.intern(named(buf.compact[e.stack]));
+        e.stack = uint32_t(named_id[e.stack]);
+      }
+    }
     to.events.push_back(std::move(e));
   }
 }
@@ -648,8 +672,10 @@ void finish_profiler() {
   for (ThreadState* st : g_states) buffers.push_back(&st->events);
   for (EventBuffer* buf : buffers) {
     std::lock_guard<std::mutex> lock(buf->mutex);
-    merge_into(g_profile, buf->part);
+    merge_into(g_profile, *buf);
     buf->part = Profile();
+    buf->compact.clear();
+    buf->compact_ids.clear();
   }
   std::stable_sort(g_profile.events.begin(), g_profile.events.end(),
                    [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });

@@ -1,5 +1,6 @@
 #include "sampler/reconstruct.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime/code_blob.h"
@@ -34,12 +35,18 @@ size_t find_by_fp(const std::vector<runtime::Frame>& frames, uintptr_t fp) {
   return SIZE_MAX;
 }
 
+CompactFrame compact(const runtime::Method* m, int32_t bci, FrameKind kind) { return CompactFrame{m, nullptr, bci, kind}; }
+
+void append_frames(CompactTrace& out, const std::vector<runtime::Frame>& frames, size_t from) {
+  for (size_t i = from; i < frames.size(); i++) out.push_back(compact(frames[i].method, frames[i].bci, frames[i].kind));
+}
+
 // The scopes of compiled code at an exact pc, innermost first.
-void append_scopes(StackTrace& out, const runtime::CompiledCode* code, uintptr_t pc) {
+void append_scopes(CompactTrace& out, const runtime::CompiledCode* code, uintptr_t pc) {
   const runtime::PcDesc& d = code->desc_at(pc);
   for (uint16_t k = 0; k < d.scope_count; k++) {
     const runtime::Scope& s = code->scopes[d.scope_begin + k];
-    out.push_back(frame_ref(s.method, s.bci, k + 1 == d.scope_count ? FrameKind::jit : FrameKind::inlined));
+    out.push_back(compact(s.method, s.bci, k + 1 == d.scope_count ? FrameKind::jit : FrameKind::inlined));
   }
 }
 
@@ -54,7 +61,39 @@ const runtime::Method* method_of_bcp(const uint8_t* bcp) {
 
 }  // namespace
 
+CompactTrace compact_trace(const std::vector<runtime::Frame>& frames, size_t from) {
+  CompactTrace out;
+  out.reserve(frames.size() - std::min(from, frames.size()));
+  append_frames(out, frames, from);
+  return out;
+}
+
+FrameRef frame_ref(const CompactFrame& f) {
+  if (f.kind == FrameKind::stub) {
+    FrameRef top;
+    top.function = f.stub != nullptr ? f.stub : "stub";
+    top.kind = FrameKind::stub;
+    return top;
+  }
+  return frame_ref(f.method, f.bci, f.kind);
+}
+
+StackTrace named(const CompactTrace& t) {
+  StackTrace out;
+  out.reserve(t.size());
+  for (const CompactFrame& f : t) out.push_back(frame_ref(f));
+  return out;
+}
+
 const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
+  CompactTrace t;
+  const char* failure = reconstruct(r, frames, t);
+  if (failure == nullptr) out = named(t);
+  return failure;
+}
+
+const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out) {
+  out.reserve(frames.size() + 1);
   switch (r.kind) {
     case RequestKind::unparsable:
     case RequestKind::failed:  // never reconstructed: the poll records it as failed
@@ -66,12 +105,7 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
       auto* code = static_cast<const runtime::CompiledCode*>(blob);
       // A stub request's pc is a return address: it belongs to the call before it.
       uintptr_t pc = r.kind == RequestKind::stub ? r.pc - 1 : r.pc;
-      if (r.kind == RequestKind::stub) {
-        FrameRef top;
-        top.function = r.stub_name;
-        top.kind = FrameKind::stub;
-        out.push_back(top);
-      }
+      if (r.kind == RequestKind::stub) out.push_back(CompactFrame{nullptr, r.stub_name, -1, FrameKind::stub});
       // Step over frames while real_fp <= sp: they were called after the sample.
       for (size_t i = 0; i < frames.size(); i++) {
         if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
@@ -80,8 +114,7 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
         size_t next = i;
         while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;
         append_scopes(out, code, pc);  // the bias correction: the sampled pc, not the poll's
-        StackTrace rest = to_trace(frames, next);
-        out.insert(out.end(), rest.begin(), rest.end());
+        append_frames(out, frames, next);
         return nullptr;
       }
       return "frame_not_found";
@@ -91,9 +124,8 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
       if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return "frame_not_found";
       const runtime::Method* m = frames[i].method;
       if (r.bcp < m->code || r.bcp >= m->code + m->code_size) return "bad_bcp";
-      out.push_back(frame_ref(m, int32_t(r.bcp - m->code), FrameKind::interp));
-      StackTrace rest = to_trace(frames, i + 1);
-      out.insert(out.end(), rest.begin(), rest.end());
+      out.push_back(compact(m, int32_t(r.bcp - m->code), FrameKind::interp));
+      append_frames(out, frames, i + 1);
       return nullptr;
     }
     case RequestKind::compiled_over_caller:
@@ -106,7 +138,7 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
         const runtime::Method* m = r.method != nullptr ? r.method : method_of_bcp(r.bcp);
         if (m == nullptr) return "bad_bcp";
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
-        out.push_back(frame_ref(m, bci, FrameKind::interp));
+        out.push_back(compact(m, bci, FrameKind::interp));
       }
       // The caller as it was at the interruption: at its call, even if by the poll it
       // has returned from it and moved on.
@@ -118,11 +150,10 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
       } else if (caller != nullptr && caller->kind == runtime::BlobKind::interpreter &&
                  frames[i].kind == runtime::FrameKind::interp && r.caller_bcp >= frames[i].method->code &&
                  r.caller_bcp < frames[i].method->code + frames[i].method->code_size) {
-        out.push_back(frame_ref(frames[i].method, int32_t(r.caller_bcp - frames[i].method->code), FrameKind::interp));
+        out.push_back(compact(frames[i].method, int32_t(r.caller_bcp - frames[i].method->code), FrameKind::interp));
         i++;
       }
-      StackTrace rest = to_trace(frames, i);
-      out.insert(out.end(), rest.begin(), rest.end());
+      append_frames(out, frames, i);
       return nullptr;
     }
   }

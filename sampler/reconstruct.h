@@ -4,12 +4,20 @@
 #include <vector>
 
 #include "runtime/stack_walker.h"
+#include "sampler/frame_arena.h"
 #include "sampler/profile.h"
 #include "sampler/sample_request.h"
 
 namespace sampler {
 
 FrameRef frame_ref(const runtime::Method* m, int32_t bci, FrameKind kind);
+FrameRef frame_ref(const CompactFrame& f);
+
+// A trace of compact frames (Method*, bci, kind): what the poll builds and interns, cheap
+// to hash however deep; named (function, line) once per distinct trace, at exit.
+using CompactTrace = std::vector<CompactFrame>;
+CompactTrace compact_trace(const std::vector<runtime::Frame>& frames, size_t from);
+StackTrace named(const CompactTrace& t);
 // The walker's frames [from, end) as a trace.
 StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
 
@@ -21,6 +29,8 @@ StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
 //     at request.pc (the bias correction); "frame_escaped" if it is another method's.
 //   interpreted: the interpreter frame whose fp is request.fp, at request.bcp.
 //   *_over_caller: the sampled method on top of the frame whose fp is request.caller_fp.
+const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out);
+// The same, with named frames.
 const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out);
 
 }  // namespace sampler
