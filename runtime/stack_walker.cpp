@@ -30,12 +30,6 @@ StackWalker::StackWalker(Thread* t) : thread_(t) {
 
 StackWalker::StackWalker(Thread* t, FramePos start, bool exact_pc) : thread_(t), pos_(start), exact_pc_(exact_pc) {}
 
-static bool on_stack(const Thread* t, uintptr_t a) {
-  // Threads that did not record their bounds (tests on foreign threads) are trusted.
-  if (t->stack_high == 0) return a != 0;
-  return a >= t->stack_low && a < t->stack_high;
-}
-
 bool StackWalker::next(Frame& f) {
   if (code_ != nullptr && scope_next_ < scope_end_) {
     const Scope& sc = code_->scopes[scope_next_++];
@@ -64,7 +58,7 @@ bool StackWalker::next_physical(Frame& f) {
     stop_reason_ = "frame kind not walkable";
     return false;
   }
-  if (!on_stack(thread_, pos_.fp) || (pos_.fp & 7) != 0) {
+  if (!thread_->on_stack(pos_.fp) || (pos_.fp & 7) != 0) {
     done_ = true;
     stop_reason_ = "bad fp";
     return false;

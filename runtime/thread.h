@@ -95,6 +95,10 @@ class Thread {
   Thread(const Thread&) = delete;
   Thread& operator=(const Thread&) = delete;
 
+  // Whether a is on this thread's stack. Threads that did not record their bounds (tests
+  // on foreign threads) are trusted with any non-null address.
+  bool on_stack(uintptr_t a) const { return stack_high == 0 ? a != 0 : a >= stack_low && a < stack_high; }
+
   ThreadState get_state() const { return core.state.load(std::memory_order_acquire); }
   void set_state(ThreadState s) { core.state.store(s, std::memory_order_seq_cst); }
   bool has_anchor() const { return core.anchor.sp.load(std::memory_order_acquire) != 0; }

@@ -198,4 +198,16 @@ int VM::run_main() {
   return returns_int ? int(t->result) : 0;
 }
 
+bool VM::is_method(const Method* m) const {
+  for (const auto& own : methods_)
+    if (own.get() == m) return true;
+  return false;
+}
+
+const Method* VM::method_containing(const uint8_t* bcp) const {
+  for (const auto& m : methods_)
+    if (bcp >= m->code && bcp < m->code + m->code_size) return m.get();
+  return nullptr;
+}
+
 }  // namespace runtime

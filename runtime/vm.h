@@ -35,6 +35,12 @@ class VM {
   const VMOptions& options() const { return options_; }
   Method* method(size_t index) { return methods_[index].get(); }
   size_t method_count() const { return methods_.size(); }
+  // Lookups for samplers reading a stack they cannot vouch for; async-signal-safe (the
+  // method table is fixed once the module is loaded).
+  // Whether m is one of the module's methods (HotSpot's Method::is_valid_method).
+  bool is_method(const Method* m) const;
+  // The method whose bytecode holds bcp, or nullptr.
+  const Method* method_containing(const uint8_t* bcp) const;
   int64_t* globals() { return globals_.data(); }
 
   // Runs main on a new Mini thread, waits for it and for every thread it started, and

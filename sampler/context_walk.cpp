@@ -19,28 +19,6 @@ uintptr_t load(uintptr_t addr) { return *reinterpret_cast<const uintptr_t*>(addr
 
 bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
 
-// HotSpot's Method::is_valid_method: the pointer must be one of the VM's methods.
-bool valid_method(const runtime::Method* m) {
-  runtime::VM& vm = runtime::VM::get();
-  for (size_t i = 0; i < vm.method_count(); i++)
-    if (vm.method(i) == m) return true;
-  return false;
-}
-
-const runtime::Method* method_of_bcp(const uint8_t* bcp) {
-  runtime::VM& vm = runtime::VM::get();
-  for (size_t i = 0; i < vm.method_count(); i++) {
-    const runtime::Method* m = vm.method(i);
-    if (bcp >= m->code && bcp < m->code + m->code_size) return m;
-  }
-  return nullptr;
-}
-
-bool on_stack(const runtime::Thread* t, uintptr_t a) {
-  if (t->stack_high == 0) return a != 0;
-  return a >= t->stack_low && a < t->stack_high;
-}
-
 CompactFrame compact(const runtime::Frame& f) { return CompactFrame{f.method, nullptr, f.bci, f.kind}; }
 
 const char* stop_reason_failure(const char* stop) {
@@ -65,7 +43,7 @@ WalkResult walk_callers(runtime::Thread* t, runtime::FramePos pos, bool exact_pc
         if (f.pos.fp < last_fp) return WalkResult{"bad_sender_fp", r.depth, false};
         last_fp = f.pos.fp;
       }
-      if (!valid_method(f.method)) return WalkResult{"bad_method", r.depth, false};
+      if (!runtime::VM::get().is_method(f.method)) return WalkResult{"bad_method", r.depth, false};
     }
     if (r.depth == limit) {
       r.truncated = true;
@@ -96,7 +74,7 @@ WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink
       break;
   }
   // Safe for sender: the top frame's fp must look like a frame on this thread's stack.
-  if (!on_stack(t, regs.fp) || (regs.fp & 7) != 0 || regs.fp < regs.sp) return WalkResult{"bad_top_fp"};
+  if (!t->on_stack(regs.fp) || (regs.fp & 7) != 0 || regs.fp < regs.sp) return WalkResult{"bad_top_fp"};
   return walk_callers(t, runtime::FramePos{regs.sp, regs.fp, regs.pc}, /*exact_pc=*/true, /*checked=*/true, sink,
                       WalkResult{}, depth_limit);
 }
@@ -158,7 +136,7 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
     } else {
       // Leaving the frame (or jumping to OSR code): r13 still holds the instruction.
       auto* bcp = reinterpret_cast<const uint8_t*>(regs.r13);
-      m = method_of_bcp(bcp);
+      m = runtime::VM::get().method_containing(bcp);
       if (m == nullptr) return WalkResult{"bad_bcp"};
       bci = int32_t(bcp - m->code);
     }

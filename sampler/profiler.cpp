@@ -263,6 +263,17 @@ void on_sigprof(int, siginfo_t*, void* context) {
   errno = saved_errno;
 }
 
+// An event's common fields: which method, which interruption, which thread, when.
+Event event(EventType type, const char* sampler, uint64_t id, int thread, uint64_t ticks) {
+  Event e;
+  e.type = type;
+  e.sampler = sampler;
+  e.sample = id;
+  e.thread = thread;
+  e.time_ns = ticks;
+  return e;
+}
+
 // --- threads in native code ----------------------------------------------------------
 
 // The builtin a native-state thread is in: the instruction at its anchor frame's bcp.
@@ -310,12 +321,7 @@ void sample_native(runtime::Thread* t) {
     s.interruptions++;
     s.samples++;
     s.suspension_ns.push_back(held);
-    Event e;
-    e.type = EventType::NativeMethodSample;
-    e.sampler = name;
-    e.sample = id;
-    e.thread = st != nullptr ? st->thread_id : t->id;
-    e.time_ns = start;
+    Event e = event(EventType::NativeMethodSample, name.c_str(), id, st != nullptr ? st->thread_id : t->id, start);
     e.stack = stack;
     p.events.push_back(e);
   }
@@ -330,12 +336,7 @@ void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, u
   s.samples++;
   s.suspension_ns.push_back(held);
   if (truncated) s.truncated++;
-  Event e;
-  e.type = EventType::ExecutionSample;
-  e.sampler = kSamplerNames[sampler];
-  e.sample = id;
-  e.thread = thread;
-  e.time_ns = ticks;
+  Event e = event(EventType::ExecutionSample, kSamplerNames[sampler], id, thread, ticks);
   e.biased = biased;
   if (biased) {
     e.reason = reason;
@@ -347,12 +348,7 @@ void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, u
 
 void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
   SamplerStats& s = p.stats[kSamplerNames[kCooperative]];
-  Event l;
-  l.type = EventType::SafepointLatency;
-  l.sampler = kSamplerNames[kCooperative];
-  l.sample = r.id;
-  l.thread = thread;
-  l.time_ns = r.ticks;
+  Event l = event(EventType::SafepointLatency, kSamplerNames[kCooperative], r.id, thread, r.ticks);
   l.latency_ns = served_ns - r.ticks;
   l.stack = stack;
   s.latency_ns.push_back(l.latency_ns);
@@ -365,12 +361,7 @@ void record_failure(Profile& p, SamplerId sampler, const char* reason, uint64_t 
   s.interruptions++;
   s.failed[reason]++;
   if (id == 0) return;
-  Event e;
-  e.type = EventType::FailedSample;
-  e.sampler = kSamplerNames[sampler];
-  e.sample = id;
-  e.thread = thread;
-  e.time_ns = ticks;
+  Event e = event(EventType::FailedSample, kSamplerNames[sampler], id, thread, ticks);
   e.reason = reason;
   p.events.push_back(e);
 }

@@ -50,15 +50,6 @@ void append_scopes(CompactTrace& out, const runtime::CompiledCode* code, uintptr
   }
 }
 
-const runtime::Method* method_of_bcp(const uint8_t* bcp) {
-  runtime::VM& vm = runtime::VM::get();
-  for (size_t i = 0; i < vm.method_count(); i++) {
-    const runtime::Method* m = vm.method(i);
-    if (bcp >= m->code && bcp < m->code + m->code_size) return m;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 CompactTrace compact_trace(const std::vector<runtime::Frame>& frames, size_t from) {
@@ -135,7 +126,7 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
       if (r.kind == RequestKind::compiled_over_caller) {
         append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc)), r.pc);
       } else {
-        const runtime::Method* m = r.method != nullptr ? r.method : method_of_bcp(r.bcp);
+        const runtime::Method* m = r.method != nullptr ? r.method : runtime::VM::get().method_containing(r.bcp);
         if (m == nullptr) return "bad_bcp";
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
         out.push_back(compact(m, bci, FrameKind::interp));
