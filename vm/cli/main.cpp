@@ -18,7 +18,7 @@
 #include "jit/intrinsic_stubs.h"
 #include "jit/tiered.h"
 #include "jit/perf_map.h"
-#include "jit/unwind_info.h"
+#include "jit/code_registration.h"
 #include "runtime/errors.h"
 #include "sampler/profiler.h"
 #include "runtime/vm.h"
