@@ -15,8 +15,8 @@ enum class BlobKind : uint8_t {
   interpreter,     // the template interpreter: every frame in it is an interpreter frame
   call_stub,       // the C++ -> Mini entry; a walk ends here
   safepoint_blob,  // where a trapped poll resumes
-  compiled,        // a JIT-compiled method (issue 3)
-  stub,            // a frameless intrinsic stub (issue 3)
+  compiled,        // a JIT-compiled method
+  stub,            // a frameless intrinsic stub
 };
 const char* blob_kind_name(BlobKind k);
 
