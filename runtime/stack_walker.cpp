@@ -24,7 +24,7 @@ StackWalker::StackWalker(Thread* t) : thread_(t) {
   pos_.pc = t->core.anchor.pc;
   if (pos_.sp == 0) {
     done_ = true;
-    stop_reason_ = "no anchor";
+    stop_ = WalkStop::no_anchor;
   }
 }
 
@@ -49,18 +49,18 @@ bool StackWalker::next_physical(Frame& f) {
   const CodeBlob* blob = find_blob(pos_.pc);
   if (blob == nullptr || blob->kind == BlobKind::call_stub) {
     done_ = true;
-    if (blob == nullptr) stop_reason_ = "unknown pc";
+    if (blob == nullptr) stop_ = WalkStop::unknown_pc;
     return false;
   }
   if (blob->kind != BlobKind::interpreter && blob->kind != BlobKind::compiled) {
-    // Stubs are walked by the samplers that know their frames (issue 4).
+    // Stubs are walked by the samplers that know their frames.
     done_ = true;
-    stop_reason_ = "frame kind not walkable";
+    stop_ = WalkStop::frame_kind_not_walkable;
     return false;
   }
   if (!thread_->on_stack(pos_.fp) || (pos_.fp & 7) != 0) {
     done_ = true;
-    stop_reason_ = "bad fp";
+    stop_ = WalkStop::bad_fp;
     return false;
   }
   auto* fp = reinterpret_cast<uintptr_t*>(pos_.fp);

@@ -17,8 +17,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "sampler/frame_arena.h"
+#include "sampler/reasons.h"
 #include "sampler/sample_request.h"
 
 namespace runtime {
@@ -37,7 +39,7 @@ class FrameSink {
 };
 
 struct WalkResult {
-  const char* failure = nullptr;  // null: a sample
+  std::optional<Reason> failure;  // none: a sample
   uint32_t depth = 0;             // frames put
   bool truncated = false;         // guess walks: the depth limit cut the stack
 };

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -41,15 +42,12 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-enum SamplerId : uint8_t { kCooperative, kClassical, kAsync, kSafepoint, kOracle, kSamplerCount };
-const char* const kSamplerNames[kSamplerCount] = {"cooperative", "classical", "async", "safepoint", "oracle"};
-
 // What a walk at the interruption (async, oracle) produced, waiting in the thread's walk
 // ring for the sampler thread to record it; its frames are in the thread's arena.
 struct WalkRecord {
   uint64_t id = 0, ticks = 0, held_ns = 0;
-  SamplerId sampler = kAsync;
-  const char* failure = nullptr;
+  SamplerId sampler = SamplerId::async;
+  std::optional<Reason> failure;
   uint64_t begin = 0;
   uint32_t count = 0;
   bool truncated = false;
@@ -122,6 +120,7 @@ EventBuffer g_sampler_events;               // what the sampler thread records (
 Profile g_profile;                          // the merged profile, built at exit
 std::thread g_sampler_thread;
 bool g_want[kSamplerCount] = {};
+bool want(SamplerId s) { return g_want[size_t(s)]; }
 bool g_want_request = false;  // cooperative or safepoint: a request served at the poll
 bool g_hold = false;          // the handler waits for the sampler thread
 
@@ -162,22 +161,22 @@ Registers registers_of(const ucontext_t* uc) {
 int walk_in_handler(runtime::Thread* t, ThreadState* st, const Registers& regs, bool in_java, uint64_t& cursor,
                     WalkRecord out[2]) {
   int n = 0;
-  for (SamplerId id : {kAsync, kOracle}) {
-    if (!g_want[id]) continue;
+  for (SamplerId id : {SamplerId::async, SamplerId::oracle}) {
+    if (!want(id)) continue;
     WalkRecord& w = out[n++];
     w = WalkRecord{};
     w.sampler = id;
     w.begin = cursor;
     if (!in_java) {
-      w.failure = "not_in_java";
+      w.failure = Reason::not_in_java;
       continue;
     }
     ArenaSink sink(st, cursor);
-    WalkResult r = walk_protected(id == kOracle, t, regs, sink);
+    WalkResult r = walk_protected(id == SamplerId::oracle, t, regs, sink);
     w.failure = r.failure;
     w.truncated = r.truncated;
-    if (r.failure != nullptr) cursor = w.begin;  // a failed walk keeps no frames
-    w.count = r.failure != nullptr ? 0 : r.depth;
+    if (r.failure) cursor = w.begin;  // a failed walk keeps no frames
+    w.count = r.failure ? 0 : r.depth;
   }
   return n;
 }
@@ -188,7 +187,7 @@ void push_walks(ThreadState* st, WalkRecord* recs, int n, uint64_t id, uint64_t 
     recs[i].id = id;
     recs[i].ticks = ticks;
     recs[i].held_ns = held;
-    if (!st->walks.push(recs[i])) st->walks_full[recs[i].sampler].fetch_add(1, std::memory_order_relaxed);
+    if (!st->walks.push(recs[i])) st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -246,7 +245,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   if (g_want_request) {
     if (!in_java) {
       r.kind = RequestKind::failed;
-      r.reason = "not_in_java";
+      r.reason = Reason::not_in_java;
     } else {
       r = build_request(regs, g_options.stub_metadata);
     }
@@ -264,7 +263,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
 }
 
 // An event's common fields: which method, which interruption, which thread, when.
-Event event(EventType type, const char* sampler, uint64_t id, int thread, uint64_t ticks) {
+Event event(EventType type, SamplerId sampler, uint64_t id, int thread, uint64_t ticks) {
   Event e;
   e.type = type;
   e.sampler = sampler;
@@ -316,12 +315,12 @@ void sample_native(runtime::Thread* t) {
   std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
   Profile& p = g_sampler_events.part;
   uint32_t stack = p.stacks.intern(trace);
-  for (const std::string& name : g_options.samplers) {
-    SamplerStats& s = p.stats[name];
+  for (SamplerId sampler : g_options.samplers) {
+    SamplerStats& s = p.stats[sampler];
     s.interruptions++;
     s.samples++;
     s.suspension_ns.push_back(held);
-    Event e = event(EventType::NativeMethodSample, name.c_str(), id, st != nullptr ? st->thread_id : t->id, start);
+    Event e = event(EventType::NativeMethodSample, sampler, id, st != nullptr ? st->thread_id : t->id, start);
     e.stack = stack;
     p.events.push_back(e);
   }
@@ -330,25 +329,25 @@ void sample_native(runtime::Thread* t) {
 // --- recording (into an event buffer's part, under its mutex) -----------------------
 
 void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
-                   bool biased, const char* reason, bool truncated) {
-  SamplerStats& s = p.stats[kSamplerNames[sampler]];
+                   std::optional<Reason> biased, bool truncated) {
+  SamplerStats& s = p.stats[sampler];
   s.interruptions++;
   s.samples++;
   s.suspension_ns.push_back(held);
   if (truncated) s.truncated++;
-  Event e = event(EventType::ExecutionSample, kSamplerNames[sampler], id, thread, ticks);
-  e.biased = biased;
+  Event e = event(EventType::ExecutionSample, sampler, id, thread, ticks);
+  e.biased = biased.has_value();
   if (biased) {
-    e.reason = reason;
-    s.biased[reason]++;
+    e.reason = biased;
+    s.biased[*biased]++;
   }
   e.stack = stack;
   p.events.push_back(e);
 }
 
 void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
-  SamplerStats& s = p.stats[kSamplerNames[kCooperative]];
-  Event l = event(EventType::SafepointLatency, kSamplerNames[kCooperative], r.id, thread, r.ticks);
+  SamplerStats& s = p.stats[SamplerId::cooperative];
+  Event l = event(EventType::SafepointLatency, SamplerId::cooperative, r.id, thread, r.ticks);
   l.latency_ns = served_ns - r.ticks;
   l.stack = stack;
   s.latency_ns.push_back(l.latency_ns);
@@ -356,19 +355,19 @@ void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t sta
 }
 
 // A failed interruption for one sampler, with a FailedSample event when its id is known.
-void record_failure(Profile& p, SamplerId sampler, const char* reason, uint64_t id, uint64_t ticks, int thread) {
-  SamplerStats& s = p.stats[kSamplerNames[sampler]];
+void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread) {
+  SamplerStats& s = p.stats[sampler];
   s.interruptions++;
   s.failed[reason]++;
   if (id == 0) return;
-  Event e = event(EventType::FailedSample, kSamplerNames[sampler], id, thread, ticks);
+  Event e = event(EventType::FailedSample, sampler, id, thread, ticks);
   e.reason = reason;
   p.events.push_back(e);
 }
 // For the samplers served at the poll (cooperative, safepoint).
-void record_request_failure(Profile& p, const char* reason, const SampleRequest* r, int thread) {
-  for (SamplerId id : {kCooperative, kSafepoint})
-    if (g_want[id]) record_failure(p, id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
+void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, int thread) {
+  for (SamplerId id : {SamplerId::cooperative, SamplerId::safepoint})
+    if (want(id)) record_failure(p, id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
 }
 
 // The sampler thread records the walks the handlers made.
@@ -381,10 +380,10 @@ void drain_walks(ThreadState* st) {
     st->arena.release_to(w.begin + w.count);
     std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
     Profile& p = g_sampler_events.part;
-    if (w.failure != nullptr)
-      record_failure(p, w.sampler, w.failure, w.id, w.ticks, st->thread_id);
+    if (w.failure)
+      record_failure(p, w.sampler, *w.failure, w.id, w.ticks, st->thread_id);
     else
-      record_sample(p, w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, p.stacks.intern(trace), false, nullptr, w.truncated);
+      record_sample(p, w.sampler, w.id, w.ticks, w.held_ns, st->thread_id, p.stacks.intern(trace), std::nullopt, w.truncated);
   }
 }
 
@@ -420,9 +419,9 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   }
   // The thread is held: its frames stay put while we read them.
   WalkResult classical;
-  if (g_want[kClassical]) {
+  if (want(SamplerId::classical)) {
     if (!st->regs_in_java) {
-      classical.failure = "not_in_java";
+      classical.failure = Reason::not_in_java;
     } else {
       BufferSink sink(g_classical_frames);
       classical = walk_protected(false, t, st->regs, sink);
@@ -432,7 +431,7 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   if (g_want_request) {
     if (!st->regs_in_java) {
       r.kind = RequestKind::failed;
-      r.reason = "not_in_java";
+      r.reason = Reason::not_in_java;
     } else {
       r = build_request(st->regs, g_options.stub_metadata);
     }
@@ -454,16 +453,17 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   // The handler wrote the arena before publishing and will not touch it again until the
   // next interruption, which only this thread sends.
   push_walks(st, pending, pending_count, id, ticks, held, cursor);
-  if (g_want[kClassical]) {
+  if (want(SamplerId::classical)) {
     StackTrace trace;
-    if (classical.failure == nullptr)
+    if (!classical.failure)
       for (const CompactFrame& f : g_classical_frames) trace.push_back(frame_ref(f));
     std::lock_guard<std::mutex> lock(g_sampler_events.mutex);
     Profile& p = g_sampler_events.part;
-    if (classical.failure != nullptr)
-      record_failure(p, kClassical, classical.failure, id, ticks, st->thread_id);
+    if (classical.failure)
+      record_failure(p, SamplerId::classical, *classical.failure, id, ticks, st->thread_id);
     else
-      record_sample(p, kClassical, id, ticks, held, st->thread_id, p.stacks.intern(trace), false, nullptr, classical.truncated);
+      record_sample(p, SamplerId::classical, id, ticks, held, st->thread_id, p.stacks.intern(trace), std::nullopt,
+                    classical.truncated);
   }
   // Wait for the handler to leave before the next handshake can reuse the slot.
   while (st->handshake.load(std::memory_order_acquire) == ThreadState::kResume) sched_yield();
@@ -494,7 +494,7 @@ void sampler_loop() {
     } else {
       deadline = now;  // fell behind: do not burst
     }
-    if (g_want[kAsync] || g_want[kOracle]) drain_all_walks();
+    if (want(SamplerId::async) || want(SamplerId::oracle)) drain_all_walks();
     std::vector<runtime::Thread*> threads = runtime::VM::get().threads();
     if (threads.empty()) continue;
     size_t visits = std::min(threads.size(), g_options.threads_per_period);
@@ -545,16 +545,16 @@ class CooperativeClient : public runtime::PollClient {
       }
       // Compact traces (Method*, bci): hashed and interned without a string in sight.
       CompactTrace trace;
-      const char* failure = g_want[kCooperative] ? reconstruct(r, frames, trace) : nullptr;
+      std::optional<Reason> failure = want(SamplerId::cooperative) ? reconstruct(r, frames, trace) : std::nullopt;
       std::lock_guard<std::mutex> lock(st->events.mutex);  // its own: uncontended
-      uint32_t poll_site = (g_want[kSafepoint] || failure != nullptr) ? st->events.intern(compact_trace(frames, 0)) : 0;
-      if (g_want[kCooperative]) {
-        uint32_t used = failure != nullptr ? poll_site : st->events.intern(trace);
-        record_sample(p, kCooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure != nullptr, failure, false);
+      uint32_t poll_site = (want(SamplerId::safepoint) || failure) ? st->events.intern(compact_trace(frames, 0)) : 0;
+      if (want(SamplerId::cooperative)) {
+        uint32_t used = failure ? poll_site : st->events.intern(trace);
+        record_sample(p, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
         record_latency(p, r, st->thread_id, used, served);
       }
-      if (g_want[kSafepoint])
-        record_sample(p, kSafepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, false, nullptr, false);
+      if (want(SamplerId::safepoint))
+        record_sample(p, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, std::nullopt, false);
     }
   }
 };
@@ -578,13 +578,13 @@ void on_thread(runtime::Thread* t, bool starting) {
   if (st == nullptr) return;
   SampleRequest r;
   std::lock_guard<std::mutex> lock(st->events.mutex);
-  while (st->ring.pop(r)) record_request_failure(st->events.part, "thread_ended_before_poll", &r, st->thread_id);
+  while (st->ring.pop(r)) record_request_failure(st->events.part, Reason::thread_ended_before_poll, &r, st->thread_id);
 }
 
 void merge_into(Profile& to, const EventBuffer& buf) {
   const Profile& from = buf.part;
-  for (const auto& [name, s] : from.stats) {
-    SamplerStats& t = to.stats[name];
+  for (const auto& [sampler, s] : from.stats) {
+    SamplerStats& t = to.stats[sampler];
     t.interruptions += s.interruptions;
     t.samples += s.samples;
     t.truncated += s.truncated;
@@ -626,15 +626,13 @@ bool parse_interval(const std::string& text, uint64_t& ns) {
 
 void start_profiler(const ProfilerOptions& options) {
   g_options = options;
-  for (const std::string& s : options.samplers)
-    for (int i = 0; i < kSamplerCount; i++)
-      if (s == kSamplerNames[i]) g_want[i] = true;
-  g_want_request = g_want[kCooperative] || g_want[kSafepoint];
-  g_hold = options.handshake || g_want[kClassical];
+  for (SamplerId s : options.samplers) g_want[size_t(s)] = true;
+  g_want_request = want(SamplerId::cooperative) || want(SamplerId::safepoint);
+  g_hold = options.handshake || want(SamplerId::classical);
   g_profile.samplers = options.samplers;
   g_profile.interval_ns = options.interval_ns;
   g_profile.program = runtime::VM::get().module().file;
-  for (const std::string& s : options.samplers) g_profile.stats[s];
+  for (SamplerId s : options.samplers) g_profile.stats[s];
   struct sigaction sa = {};
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
@@ -676,18 +674,20 @@ void finish_profiler() {
   // Whatever the handlers counted, and requests still waiting in rings (a thread that
   // is still running when the program exits, e.g. after a runtime error elsewhere).
   for (ThreadState* st : g_states) {
-    for (int i = 0; i < kSamplerCount; i++) {
-      uint64_t full = (i == kCooperative || i == kSafepoint) ? st->ring_full.load() : st->walks_full[i].load();
-      if (!g_want[i]) continue;
-      g_profile.stats[kSamplerNames[i]].dropped["ring_full"] += full;
-      g_profile.stats[kSamplerNames[i]].interruptions += full;
+    for (size_t i = 0; i < kSamplerCount; i++) {
+      SamplerId s = SamplerId(i);
+      bool served_at_poll = s == SamplerId::cooperative || s == SamplerId::safepoint;
+      uint64_t full = served_at_poll ? st->ring_full.load() : st->walks_full[i].load();
+      if (!want(s)) continue;
+      g_profile.stats[s].dropped[Reason::ring_full] += full;
+      g_profile.stats[s].interruptions += full;
     }
     for (uint64_t left = st->ring.size(); left > 0; left--)
-      record_request_failure(g_profile, "program_ended_before_poll", nullptr, st->thread_id);
+      record_request_failure(g_profile, Reason::program_ended_before_poll, nullptr, st->thread_id);
   }
   for (uint64_t n = g_orphan_signals.load(); n > 0; n--)
-    for (int i = 0; i < kSamplerCount; i++)
-      if (g_want[i]) record_failure(g_profile, SamplerId(i), "thread_gone", 0, 0, 0);
+    for (size_t i = 0; i < kSamplerCount; i++)
+      if (g_want[i]) record_failure(g_profile, SamplerId(i), Reason::thread_gone, 0, 0, 0);
   ReportOptions ro;
   ro.lines = g_options.lines;
   if (g_options.text_report) write_text(g_profile, std::cerr, ro);

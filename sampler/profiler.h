@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "sampler/profile.h"
+#include "sampler/samplers.h"
 
 namespace sampler {
 
 struct ProfilerOptions {
   uint64_t interval_ns = 1'000'000;     // --interval
-  std::vector<std::string> samplers{"cooperative"};  // --sampler: cooperative, safepoint
+  std::vector<SamplerId> samplers{SamplerId::cooperative};  // --sampler, in report order
   size_t threads_per_period = 64;       // visited per wake-up, round-robin
   bool handshake = false;               // --suspend=handshake (else signal)
   bool stub_metadata = false;           // --stub-metadata: step out of intrinsic stubs

@@ -76,14 +76,14 @@ StackTrace named(const CompactTrace& t) {
   return out;
 }
 
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
   CompactTrace t;
-  const char* failure = reconstruct(r, frames, t);
-  if (failure == nullptr) out = named(t);
+  std::optional<Reason> failure = reconstruct(r, frames, t);
+  if (!failure) out = named(t);
   return failure;
 }
 
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out) {
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out) {
   out.reserve(frames.size() + 1);
   switch (r.kind) {
     case RequestKind::unparsable:
@@ -92,7 +92,7 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
     case RequestKind::stub:
     case RequestKind::compiled: {
       const runtime::CodeBlob* blob = runtime::find_blob(r.pc);
-      if (blob == nullptr || blob->kind != runtime::BlobKind::compiled) return "stub_caller_not_compiled";
+      if (blob == nullptr || blob->kind != runtime::BlobKind::compiled) return Reason::stub_caller_not_compiled;
       auto* code = static_cast<const runtime::CompiledCode*>(blob);
       // A stub request's pc is a return address: it belongs to the call before it.
       uintptr_t pc = r.kind == RequestKind::stub ? r.pc - 1 : r.pc;
@@ -101,33 +101,33 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
       for (size_t i = 0; i < frames.size(); i++) {
         if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
         if (frames[i].pos.fp + 16 <= r.sp) continue;
-        if (runtime::find_blob(frames[i].pos.pc) != code) return "frame_escaped";
+        if (runtime::find_blob(frames[i].pos.pc) != code) return Reason::frame_escaped;
         size_t next = i;
         while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;
         append_scopes(out, code, pc);  // the bias correction: the sampled pc, not the poll's
         append_frames(out, frames, next);
-        return nullptr;
+        return std::nullopt;
       }
-      return "frame_not_found";
+      return Reason::frame_not_found;
     }
     case RequestKind::interpreted: {
       size_t i = find_by_fp(frames, r.fp);
-      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return "frame_not_found";
+      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return Reason::frame_not_found;
       const runtime::Method* m = frames[i].method;
-      if (r.bcp < m->code || r.bcp >= m->code + m->code_size) return "bad_bcp";
+      if (r.bcp < m->code || r.bcp >= m->code + m->code_size) return Reason::bad_bcp;
       out.push_back(compact(m, int32_t(r.bcp - m->code), FrameKind::interp));
       append_frames(out, frames, i + 1);
-      return nullptr;
+      return std::nullopt;
     }
     case RequestKind::compiled_over_caller:
     case RequestKind::interpreted_over_caller: {
       size_t i = find_by_fp(frames, r.caller_fp);
-      if (i == SIZE_MAX) return "caller_not_found";
+      if (i == SIZE_MAX) return Reason::caller_not_found;
       if (r.kind == RequestKind::compiled_over_caller) {
         append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc)), r.pc);
       } else {
         const runtime::Method* m = r.method != nullptr ? r.method : runtime::VM::get().method_containing(r.bcp);
-        if (m == nullptr) return "bad_bcp";
+        if (m == nullptr) return Reason::bad_bcp;
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
         out.push_back(compact(m, bci, FrameKind::interp));
       }
@@ -145,10 +145,10 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
         i++;
       }
       append_frames(out, frames, i);
-      return nullptr;
+      return std::nullopt;
     }
   }
-  return "unknown_request";
+  return Reason::unknown_request;
 }
 
 

@@ -34,7 +34,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   r.fp = regs.fp;
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) {
-    r.reason = "unknown_pc";  // C++ code on a thread marked in_java (a transition)
+    r.reason = Reason::unknown_pc;  // C++ code on a thread marked in_java (a transition)
     return r;
   }
   const runtime::PcRange* special = blob->special_at(regs.pc);
@@ -80,7 +80,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
     case runtime::BlobKind::stub: {
       const runtime::StubFrame* sf = stub_metadata ? blob->stub_frame_at(regs.pc) : nullptr;
       if (sf == nullptr) {
-        r.reason = "pc_in_stub";  // frameless and undescribed: nothing says where its caller is
+        r.reason = Reason::pc_in_stub;  // frameless and undescribed: nothing says where its caller is
         return r;
       }
       uintptr_t ret_slot = regs.sp + uintptr_t(sf->ret_sp_offset);
@@ -92,10 +92,10 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
     }
     case runtime::BlobKind::call_stub:
     case runtime::BlobKind::safepoint_blob:
-      r.reason = "pc_in_runtime_stub";
+      r.reason = Reason::pc_in_runtime_stub;
       return r;
   }
-  r.reason = "unknown_pc";
+  r.reason = Reason::unknown_pc;
   return r;
 }
 

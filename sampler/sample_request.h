@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "sampler/reasons.h"
+
 namespace runtime {
 struct Method;
 }
@@ -40,7 +42,7 @@ struct SampleRequest {
   uint64_t ticks = 0;     // CLOCK_MONOTONIC ns at the interruption
   uint64_t held_ns = 0;   // how long the thread was held for it
   RequestKind kind = RequestKind::unparsable;
-  const char* reason = nullptr;  // static string
+  Reason reason = Reason::unknown_request;  // unparsable, failed: why
   uintptr_t pc = 0, sp = 0, fp = 0, caller_fp = 0;
   const uint8_t* bcp = nullptr;
   const runtime::Method* method = nullptr;
