@@ -2,14 +2,15 @@
 // (normally the thread's last-Java-frame anchor).
 #pragma once
 #include <cstdint>
+#include <vector>
 
+#include "runtime/compiled_code.h"
 #include "runtime/method.h"
 
 namespace runtime {
 
 class Thread;
 struct CodeBlob;
-struct CompiledCode;
 
 enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
 const char* frame_kind_name(FrameKind k);
@@ -55,12 +56,16 @@ class StackWalker {
   Thread* thread_;
   FramePos pos_;
   bool exact_pc_ = false;
-  // Scopes of the current compiled frame still to yield (inlined frames).
-  const struct CompiledCode* code_ = nullptr;
-  uint32_t scope_next_ = 0, scope_end_ = 0;
+  // The current compiled frame's scopes, from scope_next_ still to yield.
+  ScopeChain scopes_;
+  uint32_t scope_next_ = 0;
   FramePos code_pos_;
   bool done_ = false;
   WalkStop stop_ = WalkStop::entry;
 };
+
+// Every frame of t's stack from its anchor (which must be set), top first, inlined scopes
+// included.
+std::vector<Frame> frames_from_anchor(Thread* t);
 
 }  // namespace runtime

@@ -19,8 +19,6 @@ uintptr_t load(uintptr_t addr) { return *reinterpret_cast<const uintptr_t*>(addr
 
 bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
 
-CompactFrame compact(const runtime::Frame& f) { return CompactFrame{f.method, nullptr, f.bci, f.kind}; }
-
 // A walk of the callers that stopped before the entry stub is a failure.
 std::optional<Reason> stop_failure(runtime::WalkStop stop) {
   switch (stop) {
@@ -54,7 +52,7 @@ WalkResult walk_callers(runtime::Thread* t, runtime::FramePos pos, bool exact_pc
       r.truncated = true;
       return r;
     }
-    if (!sink.put(compact(f))) return WalkResult{Reason::arena_full, r.depth, false};
+    if (!sink.put(compact_frame(f))) return WalkResult{Reason::arena_full, r.depth, false};
     r.depth++;
   }
   r.failure = stop_failure(w.stop());
@@ -88,7 +86,7 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) return WalkResult{Reason::unknown_pc};
   WalkResult r;
-  uintptr_t caller_sp = 0, caller_pc = 0, caller_fp = 0;
+  uintptr_t caller_pc = 0, caller_fp = 0;
   auto put = [&](const CompactFrame& f) {
     if (!sink.put(f)) return false;
     r.depth++;
@@ -101,11 +99,7 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
       if (sf == nullptr) return WalkResult{Reason::no_frame_description};
       if (!put(CompactFrame{nullptr, blob->frame_name.c_str(), -1, runtime::FrameKind::stub}))
         return WalkResult{Reason::arena_full};
-      uintptr_t slot = regs.sp + uintptr_t(sf->ret_sp_offset);
-      caller_pc = load(slot);
-      caller_sp = slot + 8;
-      caller_fp = regs.fp;  // stubs never touch rbp
-      return walk_callers(t, runtime::FramePos{caller_sp, caller_fp, caller_pc}, false, false, sink, r, UINT32_MAX);
+      return walk_callers(t, step_out_of_stub(*sf, regs), false, false, sink, r, UINT32_MAX);
     }
     case runtime::BlobKind::compiled:
     case runtime::BlobKind::interpreter:
@@ -115,13 +109,9 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
   if (row == nullptr) return WalkResult{Reason::no_frame_description};
   // The interrupted frame itself, at the exact pc.
   if (blob->kind == runtime::BlobKind::compiled) {
-    auto* code = static_cast<const runtime::CompiledCode*>(blob);
-    const runtime::PcDesc& d = code->desc_at(regs.pc);
-    for (uint16_t k = 0; k < d.scope_count; k++) {
-      const runtime::Scope& s = code->scopes[d.scope_begin + k];
-      if (!put(CompactFrame{s.method, nullptr, s.bci, k + 1 == d.scope_count ? runtime::FrameKind::jit : runtime::FrameKind::inlined}))
-        return WalkResult{Reason::arena_full};
-    }
+    runtime::ScopeChain scopes = static_cast<const runtime::CompiledCode*>(blob)->scopes_at(regs.pc);
+    for (uint32_t k = 0; k < scopes.count; k++)
+      if (!put(CompactFrame{scopes[k].method, nullptr, scopes[k].bci, scopes.kind(k)})) return WalkResult{Reason::arena_full};
   } else if (blob->kind == runtime::BlobKind::interpreter) {
     const runtime::PcRange* special = blob->special_at(regs.pc);
     const char* what = special != nullptr ? special->what : "";
@@ -130,14 +120,10 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
     if (starts_with(what, "interp_entry")) {
       m = reinterpret_cast<const runtime::Method*>(regs.rbx);  // the callee, throughout method entry
     } else if (row->cfa == runtime::FrameRow::Cfa::rbp && !starts_with(what, "interp_epilogue")) {
-      m = reinterpret_cast<const runtime::Method*>(load(regs.fp + runtime::kInterpFrameMethodOffset));
-      auto* bcp = reinterpret_cast<const uint8_t*>(regs.r13);  // live: exact
-      // Right after a call returns, r13 (clobbered by the callee) is not yet reloaded
-      // from the frame, where the call stored it: the frame's copy is the exact one.
-      if (bcp < m->code || bcp >= m->code + m->code_size)
-        bcp = reinterpret_cast<const uint8_t*>(load(regs.fp + runtime::kInterpFrameBcpOffset));
-      if (bcp < m->code || bcp >= m->code + m->code_size) return WalkResult{Reason::bad_bcp};
-      bci = int32_t(bcp - m->code);
+      InterpPosition at = interrupted_interp_position(regs);
+      m = at.method;
+      if (!m->holds(at.bcp)) return WalkResult{Reason::bad_bcp};
+      bci = int32_t(at.bcp - m->code);
     } else {
       // Leaving the frame (or jumping to OSR code): r13 still holds the instruction.
       auto* bcp = reinterpret_cast<const uint8_t*>(regs.r13);
@@ -152,6 +138,11 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
   uintptr_t cfa = 0;
   if (!step_out(*row, regs, cfa, caller_pc, caller_fp)) return WalkResult{Reason::no_frame_description};
   return walk_callers(t, runtime::FramePos{cfa, caller_fp, caller_pc}, false, false, sink, r, UINT32_MAX);
+}
+
+runtime::FramePos step_out_of_stub(const runtime::StubFrame& sf, const Registers& regs) {
+  uintptr_t ret_slot = regs.sp + uintptr_t(sf.ret_sp_offset);
+  return runtime::FramePos{ret_slot + 8, regs.fp /* stubs never touch rbp */, load(ret_slot)};
 }
 
 bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cfa, uintptr_t& ra, uintptr_t& caller_fp) {

@@ -107,8 +107,9 @@ void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, u
 }
 
 void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, int thread) {
-  for (SamplerId id : {SamplerId::cooperative, SamplerId::safepoint})
-    if (g_state.wants(id)) record_failure(p, id, reason, r ? r->id : 0, r ? r->ticks : 0, thread);
+  for (size_t i = 0; i < kSamplerCount; i++)
+    if (stack_taken(SamplerId(i)) == StackTaken::at_poll && g_state.want[i])
+      record_failure(p, SamplerId(i), reason, r ? r->id : 0, r ? r->ticks : 0, thread);
 }
 
 }  // namespace sampler

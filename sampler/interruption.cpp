@@ -11,7 +11,6 @@
 
 #include "runtime/poll.h"
 #include "runtime/thread.h"
-#include "sampler/context_walk.h"
 #include "sampler/profiler_state.h"
 
 namespace sampler {
@@ -59,21 +58,24 @@ void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& r
 
 }  // namespace
 
+WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
+                            FrameSink& sink) {
+  if (!in_java) return WalkResult{Reason::not_in_java};
+  return walk_protected(/*exact=*/sampler == SamplerId::oracle, t, regs, sink);
+}
+
 int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t& cursor,
-                    WalkRecord out[2]) {
+                    WalkRecord out[kHandlerWalks]) {
   int n = 0;
-  for (SamplerId id : {SamplerId::async, SamplerId::oracle}) {
-    if (!g_state.wants(id)) continue;
+  for (size_t i = 0; i < kSamplerCount; i++) {
+    SamplerId id = SamplerId(i);
+    if (stack_taken(id) != StackTaken::in_handler || !g_state.wants(id)) continue;
     WalkRecord& w = out[n++];
     w = WalkRecord{};
     w.sampler = id;
     w.begin = cursor;
-    if (!in_java) {
-      w.failure = Reason::not_in_java;
-      continue;
-    }
     ArenaSink sink(st, cursor);
-    WalkResult r = walk_protected(id == SamplerId::oracle, t, regs, sink);
+    WalkResult r = walk_interrupted(id, t, regs, in_java, sink);
     w.failure = r.failure;
     w.truncated = r.truncated;
     if (r.failure) cursor = w.begin;  // a failed walk keeps no frames
@@ -131,7 +133,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
     return;
   }
   uint64_t cursor = st->arena.cursor();
-  WalkRecord recs[2];
+  WalkRecord recs[kHandlerWalks];
   int n = walk_in_handler(t, st, regs, in_java, cursor, recs);
   SampleRequest r;
   if (g_state.want_request) r = request_for(regs, in_java);

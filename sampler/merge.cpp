@@ -45,8 +45,7 @@ void account_unserved(Profile& profile) {
   for (ThreadSampling* st : g_state.threads) {
     for (size_t i = 0; i < kSamplerCount; i++) {
       SamplerId s = SamplerId(i);
-      bool served_at_poll = s == SamplerId::cooperative || s == SamplerId::safepoint;
-      uint64_t full = served_at_poll ? st->ring_full.load() : st->walks_full[i].load();
+      uint64_t full = stack_taken(s) == StackTaken::at_poll ? st->ring_full.load() : st->walks_full[i].load();
       if (!g_state.wants(s)) continue;
       profile.stats[s].dropped[Reason::ring_full] += full;
       profile.stats[s].interruptions += full;

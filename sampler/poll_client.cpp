@@ -24,9 +24,7 @@ class CooperativeClient : public runtime::PollClient {
     std::vector<runtime::Frame> frames;
     while (st->ring.pop(r)) {
       if (!walked) {
-        runtime::StackWalker w(t);
-        runtime::Frame f;
-        while (w.next(f)) frames.push_back(f);
+        frames = runtime::frames_from_anchor(t);
         walked = true;
       }
       uint64_t served = now_ns();

@@ -40,9 +40,13 @@ bool parse_interval(const std::string& text, uint64_t& ns) {
 
 void start_profiler(const ProfilerOptions& options) {
   g_state.options = options;
-  for (SamplerId s : options.samplers) g_state.want[size_t(s)] = true;
-  g_state.want_request = g_state.wants(SamplerId::cooperative) || g_state.wants(SamplerId::safepoint);
-  g_state.hold = options.handshake || g_state.wants(SamplerId::classical);
+  g_state.hold = options.handshake;
+  for (SamplerId s : options.samplers) {
+    g_state.want[size_t(s)] = true;
+    g_state.want_request |= stack_taken(s) == StackTaken::at_poll;
+    g_state.want_handler_walks |= stack_taken(s) == StackTaken::in_handler;
+    g_state.hold |= stack_taken(s) == StackTaken::by_sampler_thread;  // it walks a held thread
+  }
   Profile& profile = g_state.profile;
   profile.samplers = options.samplers;
   profile.interval_ns = options.interval_ns;

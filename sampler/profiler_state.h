@@ -15,6 +15,7 @@
 
 #include "runtime/poll.h"
 #include "runtime/thread.h"
+#include "sampler/context_walk.h"
 #include "sampler/frame_arena.h"
 #include "sampler/profile.h"
 #include "sampler/profiler.h"
@@ -29,6 +30,14 @@ inline uint64_t now_ns() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
+
+// How many samplers walk in the signal handler: the records one interruption can leave.
+constexpr size_t handler_walk_count() {
+  size_t n = 0;
+  for (StackTaken where : kSamplerStackTaken) n += where == StackTaken::in_handler;
+  return n;
+}
+inline constexpr size_t kHandlerWalks = handler_walk_count();
 
 // What a walk at the interruption (async, oracle) produced, waiting in the thread's walk
 // ring for the sampler thread to record it; its frames are in the thread's arena.
@@ -77,7 +86,7 @@ struct ThreadSampling {
   Registers regs{};
   bool regs_in_java = false;
   uint64_t handler_entry_ns = 0;
-  WalkRecord pending[2];  // the handler's walks while held, pushed by the sampler
+  WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
   std::atomic<uint64_t> ring_full{0};
@@ -97,8 +106,9 @@ inline ThreadSampling* sampling_of(runtime::Thread* t) {
 struct ProfilerState {
   ProfilerOptions options;
   bool want[kSamplerCount] = {};
-  bool want_request = false;  // cooperative or safepoint: a request served at the poll
-  bool hold = false;          // the handler waits for the sampler thread
+  bool want_request = false;        // a sampler served at the poll: the handler builds a request
+  bool want_handler_walks = false;  // a sampler that walks in the handler
+  bool hold = false;                // the handler waits for the sampler thread
   std::atomic<bool> running{false};
   std::atomic<uint64_t> next_sample{1};
   std::atomic<uint64_t> orphan_signals{0};  // landed on no Mini thread (it had ended)
@@ -125,10 +135,13 @@ SampleRequest request_for(const Registers& regs, bool in_java);
 // Stamps a request with its interruption (id, when, how long the thread was held), pushes
 // it into the thread's ring and arms its poll (or counts a full ring).
 void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held);
-// The async and oracle walks at the interruption, into the thread's arena from `cursor`;
-// returns how many records it filled.
+// The walks at the interruption (the samplers taken in_handler), into the thread's arena
+// from `cursor`; returns how many records it filled.
 int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t& cursor,
-                    WalkRecord out[2]);
+                    WalkRecord out[kHandlerWalks]);
+// One sampler's walk of an interrupted thread under crash protection, or not_in_java.
+WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
+                            FrameSink& sink);
 // Publishes the arena up to `cursor` and the walk records for the sampler thread.
 void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64_t ticks, uint64_t held,
                 uint64_t cursor);
@@ -151,7 +164,7 @@ void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t sta
 void record_native(Profile& p, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);
 // A failed interruption for one sampler, with a FailedSample event when its id is known.
 void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread);
-// The same for the samplers served at the poll (cooperative, safepoint).
+// The same for the samplers served at the poll.
 void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, int thread);
 
 // --- merge.cpp -------------------------------------------------------------------------

@@ -47,6 +47,9 @@ bool write_profile_file(const Profile&, const std::string& path, const ReportOpt
 // other sampler that has stats or events, in order of first appearance.
 std::vector<SamplerId> report_samplers(const Profile&);  // report_collapsed.cpp
 
+// A sampler's counters; all zero for a sampler the profile has none for.
+const SamplerStats& stats_of(const Profile&, SamplerId);  // report_collapsed.cpp
+
 // ExecutionSample or NativeMethodSample.
 inline bool is_stack_sample(const Event& e) {
   return e.type == EventType::ExecutionSample || e.type == EventType::NativeMethodSample;
@@ -67,6 +70,8 @@ const StackTrace& stack_of_id(const Profile&, uint32_t id);                     
 // an empty name is "[unknown]". A sample with no frames at all is the frame "[no_frames]".
 std::string frame_label(const FrameRef&, bool lines);  // report_collapsed.cpp
 inline constexpr const char* kNoFramesLabel = "[no_frames]";
+// A frame's function as every writer names it: "[unknown]" when it has no name.
+inline std::string function_name(const FrameRef& f) { return f.function.empty() ? std::string("[unknown]") : f.function; }
 
 // One sampler's samples folded: "root;...;top" -> count (root first, no sampler prefix).
 std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,

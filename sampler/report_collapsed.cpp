@@ -27,6 +27,12 @@ std::vector<SamplerId> report_samplers(const Profile& p) {
   return out;
 }
 
+const SamplerStats& stats_of(const Profile& p, SamplerId sampler) {
+  static const SamplerStats none;
+  auto it = p.stats.find(sampler);
+  return it == p.stats.end() ? none : it->second;
+}
+
 const StackTrace& stack_of_id(const Profile& p, uint32_t id) {
   static const StackTrace empty;
   return id < p.stacks.size() ? p.stacks.get(id) : empty;
@@ -46,7 +52,7 @@ std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,
 }
 
 std::string frame_label(const FrameRef& f, bool lines) {
-  std::string s = f.function.empty() ? std::string("[unknown]") : f.function;
+  std::string s = function_name(f);
   for (char& c : s) {
     if (c == ';' || static_cast<unsigned char>(c) <= ' ' || c == '\x7f') c = '_';
   }

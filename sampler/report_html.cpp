@@ -56,8 +56,7 @@ Node build_tree(const Profile& p, SamplerId sampler, bool with_lines) {
     if (st.empty()) step(kNoFramesLabel, kNoFramesLabel, 0, FrameKind::stub);
     for (size_t i = st.size(); i-- > 0;) {
       const FrameRef& f = st[i];
-      step(frame_label(f, with_lines), f.function.empty() ? "[unknown]" : f.function, f.line,
-           f.kind);
+      step(frame_label(f, with_lines), function_name(f), f.line, f.kind);
     }
     n->self += c;
   }
@@ -407,8 +406,7 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
     TreeWriter tw(body, opt.lines);
     for (size_t i = 0; i < samplers.size(); ++i) {
       SamplerId s = samplers[i];
-      auto it = p.stats.find(s);
-      SamplerStats st = it == p.stats.end() ? SamplerStats{} : it->second;
+      const SamplerStats& st = stats_of(p, s);
       Node root = build_tree(p, s, opt.lines);
       if (i) body += ",\n";
       body += "{\"name\":";

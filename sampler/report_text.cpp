@@ -59,10 +59,6 @@ std::string pct(uint64_t part, uint64_t whole) {
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-std::string function_name(const FrameRef& f) {
-  return f.function.empty() ? std::string("[unknown]") : f.function;
-}
-
 struct Row {
   std::string function;
   uint32_t line = 0;
@@ -243,9 +239,7 @@ void timing(std::string& out, const SamplerStats& st) {
 
 void section(std::string& out, const Profile& p, SamplerId sampler,
              const ReportOptions& opt) {
-  static const SamplerStats no_stats;
-  auto it = p.stats.find(sampler);
-  const SamplerStats& st = it == p.stats.end() ? no_stats : it->second;
+  const SamplerStats& st = stats_of(p, sampler);
   Aggregate a = aggregate(p, sampler);
 
   out += fmt::format("\n== sampler: {} ==\n", sampler_name(sampler));
@@ -290,8 +284,7 @@ void comparison(std::string& out, const Profile& p, const std::vector<SamplerId>
                      "interruptions", "samples", "biased", "failed", "dropped",
                      "top function by self");
   for (SamplerId s : samplers) {
-    auto it = p.stats.find(s);
-    SamplerStats st = it == p.stats.end() ? SamplerStats{} : it->second;
+    const SamplerStats& st = stats_of(p, s);
     Aggregate a = aggregate(p, s);
     std::vector<Row> fns;
     for (const auto& [k, r] : a.functions) fns.push_back(r);

@@ -59,6 +59,16 @@ struct Registers {
   uintptr_t pc, sp, fp, rbx, r13, rax, rcx = 0, rdx = 0, r14 = 0;
 };
 
+// An interpreted frame interrupted in its body (its fp in rbp): its method, and its
+// position: the live bcp (r13), which is exact, unlike the frame's copy, except right
+// after a call returns: the callee clobbered r13 and, until the interpreter reloads it,
+// the frame's copy (stored at the call) is the exact one. Async-signal-safe.
+struct InterpPosition {
+  const runtime::Method* method;
+  const uint8_t* bcp;  // may lie outside the method when neither copy is usable
+};
+InterpPosition interrupted_interp_position(const Registers& regs);
+
 // Classifies an interrupted context. Async-signal-safe: reads the registers, the code
 // blob registry and a frame's own slots above rsp.
 SampleRequest build_request(const Registers& regs, bool stub_metadata = false);

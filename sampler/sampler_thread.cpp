@@ -14,7 +14,6 @@
 
 #include "runtime/stack_walker.h"
 #include "runtime/vm.h"
-#include "sampler/context_walk.h"
 #include "sampler/profiler_state.h"
 #include "vm/builtins.h"
 #include "vm/opcodes.h"
@@ -88,12 +87,8 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   bool classical = g_state.wants(SamplerId::classical);
   WalkResult walk;
   if (classical) {
-    if (!st->regs_in_java) {
-      walk.failure = Reason::not_in_java;
-    } else {
-      BufferSink sink(g_state.classical_frames);
-      walk = walk_protected(false, t, st->regs, sink);
-    }
+    BufferSink sink(g_state.classical_frames);
+    walk = walk_interrupted(SamplerId::classical, t, st->regs, st->regs_in_java, sink);
   }
   SampleRequest r;
   if (g_state.want_request) r = request_for(st->regs, st->regs_in_java);
@@ -101,7 +96,7 @@ void held_sample(runtime::Thread* t, pid_t pid, int tid) {
   uint64_t ticks = st->handler_entry_ns;
   uint64_t held = now_ns() - ticks;
   if (g_state.want_request) push_request(t, st, r, id, ticks, held);
-  WalkRecord pending[2];
+  WalkRecord pending[kHandlerWalks];
   int pending_count = st->pending_count;
   for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
   uint64_t cursor = st->pending_cursor;
@@ -139,10 +134,7 @@ void sample_native(runtime::Thread* t) {
     t->walk_in_progress.store(false, std::memory_order_release);
     return;
   }
-  std::vector<runtime::Frame> frames;
-  runtime::StackWalker w(t);
-  runtime::Frame f;
-  while (w.next(f)) frames.push_back(f);
+  std::vector<runtime::Frame> frames = runtime::frames_from_anchor(t);
   t->walk_in_progress.store(false, std::memory_order_release);
   uint64_t held = now_ns() - start;
   ThreadSampling* st = sampling_of(t);
@@ -186,7 +178,7 @@ void sampler_loop() {
     } else {
       deadline = now;  // fell behind: do not burst
     }
-    if (g_state.wants(SamplerId::async) || g_state.wants(SamplerId::oracle)) drain_all_walks();
+    if (g_state.want_handler_walks) drain_all_walks();
     std::vector<runtime::Thread*> threads = runtime::VM::get().threads();
     if (threads.empty()) continue;
     size_t visits = std::min(threads.size(), g_state.options.threads_per_period);

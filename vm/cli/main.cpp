@@ -310,8 +310,9 @@ void print_jit(std::unique_ptr<vm::Module> module) {
     std::cout << "\n  debug info (pc -> scopes, innermost first; * = poll or call site):\n";
     for (auto& d : code->pc_descs) {
       std::cout << fmt::format("    +{:#06x}{}", d.pc_offset, d.safepoint ? " *" : "  ");
-      for (uint16_t k = 0; k < d.scope_count; k++) {
-        const runtime::Scope& sc = code->scopes[d.scope_begin + k];
+      runtime::ScopeChain scopes = code->scope_chain(d);
+      for (uint32_t k = 0; k < scopes.count; k++) {
+        const runtime::Scope& sc = scopes[k];
         std::cout << fmt::format(" {}@{} (line {})", sc.method->function->name, sc.bci,
                                  sc.method->function->line_at(uint32_t(sc.bci)));
       }
