@@ -158,9 +158,13 @@ runtime::PollClient& poll_client();
 // The VM's thread hook: a starting thread gets its ThreadSampling; an ending one's
 // unserved requests are failures.
 void on_thread(runtime::Thread* t, bool starting);
+// An ExecutionSample for one sampler; biased (fell back to the poll-site stack) when a
+// reason is given.
 void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
                    uint32_t stack, std::optional<Reason> biased, bool truncated);
+// The cooperative sampler's safepoint latency: from the interruption to `served_ns`.
 void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
+// A NativeMethodSample for every sampler: a thread in native code is walked once for all.
 void record_native(Profile& p, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);
 // A failed interruption for one sampler, with a FailedSample event when its id is known.
 void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread);
