@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include "runtime/stack_walker.h"
+
 namespace runtime {
+
+FrameKind ScopeChain::kind(uint32_t k) const { return k + 1 == count ? FrameKind::jit : FrameKind::inlined; }
 
 const PcDesc& CompiledCode::desc_at(uintptr_t pc) const {
   uint32_t off = uint32_t(pc - begin);

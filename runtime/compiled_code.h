@@ -10,6 +10,8 @@
 
 namespace runtime {
 
+enum class FrameKind : uint8_t;  // runtime/stack_walker.h
+
 // One scope of a pc: a method and the bci in it (innermost scope first in a chain).
 struct Scope {
   const Method* method;
@@ -23,6 +25,16 @@ struct PcDesc {
   uint32_t scope_begin;  // index into CompiledCode::scopes
   uint16_t scope_count;
   bool safepoint;        // a poll or call site (kept with --debug-info=safepoints)
+};
+
+// The scope chain of one pc, innermost first: every scope but the last is a method
+// inlined into the next one (FrameKind::inlined); the last is the compiled method's own
+// frame (FrameKind::jit). Every walker expands a compiled frame into its scopes this way.
+struct ScopeChain {
+  const Scope* first = nullptr;
+  uint32_t count = 0;
+  const Scope& operator[](uint32_t k) const { return first[k]; }
+  FrameKind kind(uint32_t k) const;
 };
 
 struct CompiledCode : CodeBlob {
@@ -51,6 +63,12 @@ struct CompiledCode : CodeBlob {
 
   // The pc desc covering `pc` (which must be inside the blob).
   const PcDesc& desc_at(uintptr_t pc) const;
+  ScopeChain scope_chain(const PcDesc& d) const { return ScopeChain{scopes.data() + d.scope_begin, d.scope_count}; }
+  // The scopes at `pc`, the address of an instruction about to run (a sampled pc).
+  ScopeChain scopes_at(uintptr_t pc) const { return scope_chain(desc_at(pc)); }
+  // The scopes of the call that `return_pc` returns from: a return (or resume) address
+  // belongs to the instruction before it.
+  ScopeChain scopes_at_return(uintptr_t return_pc) const { return scopes_at(return_pc - 1); }
 };
 
 }  // namespace runtime

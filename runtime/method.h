@@ -28,6 +28,9 @@ struct Method {
   std::atomic<uint32_t> invocations{0};
   std::atomic<uint32_t> backedges{0};
   std::atomic<const struct CompiledCode*> compiled{nullptr};  // set once the JIT has it
+
+  // Whether `bcp` points into this method's bytecode.
+  bool holds(const uint8_t* bcp) const { return bcp >= code && bcp < code + code_size; }
 };
 
 inline constexpr int32_t kMethodCodeOffset = offsetof(Method, code);

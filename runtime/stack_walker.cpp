@@ -24,23 +24,25 @@ StackWalker::StackWalker(Thread* t) : thread_(t) {
   pos_.pc = t->core.anchor.pc;
   if (pos_.sp == 0) {
     done_ = true;
-    stop_reason_ = "no anchor";
+    stop_ = WalkStop::no_anchor;
   }
 }
 
 StackWalker::StackWalker(Thread* t, FramePos start, bool exact_pc) : thread_(t), pos_(start), exact_pc_(exact_pc) {}
 
 bool StackWalker::next(Frame& f) {
-  if (code_ != nullptr && scope_next_ < scope_end_) {
-    const Scope& sc = code_->scopes[scope_next_++];
-    f.kind = scope_next_ == scope_end_ ? FrameKind::jit : FrameKind::inlined;
+  if (scope_next_ < scopes_.count) {
+    uint32_t k = scope_next_++;
+    const Scope& sc = scopes_[k];
+    f.kind = scopes_.kind(k);
     f.method = sc.method;
     f.bci = sc.bci;
     f.line = sc.method->function->line_at(uint32_t(sc.bci));
     f.pos = code_pos_;
     return true;
   }
-  code_ = nullptr;
+  scopes_ = ScopeChain{};
+  scope_next_ = 0;
   return next_physical(f);
 }
 
@@ -49,31 +51,27 @@ bool StackWalker::next_physical(Frame& f) {
   const CodeBlob* blob = find_blob(pos_.pc);
   if (blob == nullptr || blob->kind == BlobKind::call_stub) {
     done_ = true;
-    if (blob == nullptr) stop_reason_ = "unknown pc";
+    if (blob == nullptr) stop_ = WalkStop::unknown_pc;
     return false;
   }
   if (blob->kind != BlobKind::interpreter && blob->kind != BlobKind::compiled) {
     // Stubs are walked by the samplers that know their frames (--stub-metadata).
     done_ = true;
-    stop_reason_ = "frame kind not walkable";
+    stop_ = WalkStop::frame_kind_not_walkable;
     return false;
   }
   if (!thread_->on_stack(pos_.fp) || (pos_.fp & 7) != 0) {
     done_ = true;
-    stop_reason_ = "bad fp";
+    stop_ = WalkStop::bad_fp;
     return false;
   }
   auto* fp = reinterpret_cast<uintptr_t*>(pos_.fp);
   if (blob->kind == BlobKind::compiled) {
     auto* code = static_cast<const CompiledCode*>(blob);
-    // A return or resume address belongs to the instruction before it.
-    uintptr_t lookup_pc = exact_pc_ ? pos_.pc : pos_.pc - 1;
+    scopes_ = exact_pc_ ? code->scopes_at(pos_.pc) : code->scopes_at_return(pos_.pc);
+    scope_next_ = 0;
     exact_pc_ = false;
-    const PcDesc& d = code->desc_at(lookup_pc);
-    code_ = code;
     code_pos_ = pos_;
-    scope_next_ = d.scope_begin;
-    scope_end_ = d.scope_begin + d.scope_count;
     pos_.pc = fp[kFrameReturnPcOffset / 8];
     pos_.fp = fp[kFrameSavedFpOffset / 8];
     pos_.sp = code_pos_.fp + 16 + 8 * uintptr_t(code->method->param_count);
@@ -94,6 +92,14 @@ bool StackWalker::next_physical(Frame& f) {
   pos_.fp = fp[kFrameSavedFpOffset / 8];
   pos_.sp = locals + 8;
   return true;
+}
+
+std::vector<Frame> frames_from_anchor(Thread* t) {
+  std::vector<Frame> frames;
+  StackWalker w(t);
+  Frame f;
+  while (w.next(f)) frames.push_back(f);
+  return frames;
 }
 
 }  // namespace runtime

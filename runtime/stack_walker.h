@@ -2,17 +2,27 @@
 // (normally the thread's last-Java-frame anchor).
 #pragma once
 #include <cstdint>
+#include <vector>
 
+#include "runtime/compiled_code.h"
 #include "runtime/method.h"
 
 namespace runtime {
 
 class Thread;
 struct CodeBlob;
-struct CompiledCode;
 
 enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
 const char* frame_kind_name(FrameKind k);
+
+// Why a walk ended.
+enum class WalkStop : uint8_t {
+  entry,                    // the call stub that entered Mini code: the whole stack was walked
+  no_anchor,                // walking from the anchor of a thread that has none
+  unknown_pc,               // a pc in no code blob
+  frame_kind_not_walkable,  // a pc in a stub or the safepoint blob (the samplers step out of those)
+  bad_fp,                   // a frame pointer off the thread's stack or misaligned
+};
 
 struct FramePos {
   uintptr_t sp = 0, fp = 0, pc = 0;
@@ -37,8 +47,8 @@ class StackWalker {
   // Fills `f` with the next frame and returns true, or returns false at the end of the
   // Mini stack (the call stub that entered Mini code, or a position it cannot parse).
   bool next(Frame& f);
-  // Why the walk ended: nullptr for a normal end at the entry stub, else a reason.
-  const char* stop_reason() const { return stop_reason_; }
+  // Why the walk ended (once next has returned false).
+  WalkStop stop() const { return stop_; }
 
  private:
   bool next_physical(Frame& f);
@@ -46,12 +56,16 @@ class StackWalker {
   Thread* thread_;
   FramePos pos_;
   bool exact_pc_ = false;
-  // Scopes of the current compiled frame still to yield (inlined frames).
-  const struct CompiledCode* code_ = nullptr;
-  uint32_t scope_next_ = 0, scope_end_ = 0;
+  // The current compiled frame's scopes, from scope_next_ still to yield.
+  ScopeChain scopes_;
+  uint32_t scope_next_ = 0;
   FramePos code_pos_;
   bool done_ = false;
-  const char* stop_reason_ = nullptr;
+  WalkStop stop_ = WalkStop::entry;
 };
+
+// Every frame of t's stack from its anchor (which must be set), top first, inlined scopes
+// included.
+std::vector<Frame> frames_from_anchor(Thread* t);
 
 }  // namespace runtime

@@ -206,7 +206,7 @@ bool VM::is_method(const Method* m) const {
 
 const Method* VM::method_containing(const uint8_t* bcp) const {
   for (const auto& m : methods_)
-    if (bcp >= m->code && bcp < m->code + m->code_size) return m.get();
+    if (m->holds(bcp)) return m.get();
   return nullptr;
 }
 

@@ -17,13 +17,18 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "sampler/frame_arena.h"
+#include "sampler/reasons.h"
 #include "sampler/sample_request.h"
+
+#include "runtime/stack_walker.h"
 
 namespace runtime {
 class Thread;
 struct FrameRow;
+struct StubFrame;
 }
 
 namespace sampler {
@@ -37,7 +42,7 @@ class FrameSink {
 };
 
 struct WalkResult {
-  const char* failure = nullptr;  // null: a sample
+  std::optional<Reason> failure;  // none: a sample
   uint32_t depth = 0;             // frames put
   bool truncated = false;         // guess walks: the depth limit cut the stack
 };
@@ -47,6 +52,10 @@ inline constexpr uint32_t kGuessDepthLimit = 64;  // JFR's default stack depth
 // Steps out of the frame at regs.pc with its exact description: the caller's sp (the
 // CFA), its return address and its rbp. False where the row does not describe it.
 bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cfa, uintptr_t& ra, uintptr_t& caller_fp);
+
+// Steps out of a frameless stub with its frame table entry: its compiled caller's sp,
+// fp and pc (the stub's return address).
+runtime::FramePos step_out_of_stub(const runtime::StubFrame& sf, const Registers& regs);
 
 WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit = kGuessDepthLimit);
 WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink);

@@ -24,6 +24,8 @@ struct CompactFrame {
   bool operator==(const CompactFrame&) const = default;
 };
 
+inline CompactFrame compact_frame(const runtime::Frame& f) { return CompactFrame{f.method, nullptr, f.bci, f.kind}; }
+
 template <size_t Capacity>
 class FrameArena {
   static_assert((Capacity & (Capacity - 1)) == 0, "capacity must be a power of two");

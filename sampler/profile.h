@@ -4,11 +4,14 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "runtime/stack_walker.h"
+#include "sampler/reasons.h"
+#include "sampler/samplers.h"
 
 namespace sampler {
 
@@ -48,12 +51,12 @@ const char* event_type_name(EventType t);
 
 struct Event {
   EventType type = EventType::ExecutionSample;
-  std::string sampler;     // "cooperative", "classical", "async", "safepoint", "oracle"
+  SamplerId sampler = SamplerId::cooperative;
   uint64_t sample = 0;     // the interruption's id, shared by every sampler under --sampler=all
   int thread = 0;
   uint64_t time_ns = 0;    // when the interruption happened
   bool biased = false;     // ExecutionSample / NativeMethodSample: fell back to the poll-site stack
-  std::string reason;      // FailedSample: why; biased samples: why biased
+  std::optional<Reason> reason;  // FailedSample: why; biased samples: why biased
   uint64_t latency_ns = 0; // SafepointLatency
   uint32_t stack = 0;      // StackTraceRepository id (not for FailedSample)
 };
@@ -63,17 +66,25 @@ struct SamplerStats {
   uint64_t interruptions = 0;
   uint64_t samples = 0;                       // ExecutionSample + NativeMethodSample
   uint64_t truncated = 0;                     // samples whose stack the depth limit cut (classical, async)
-  std::map<std::string, uint64_t> failed;     // reason -> count
-  std::map<std::string, uint64_t> biased;     // reason -> count (these are also samples)
-  std::map<std::string, uint64_t> dropped;    // reason -> count (e.g. "ring_full")
+  // reason -> count, in table order; a reason counted zero times may be listed (it is printed)
+  std::map<Reason, uint64_t> failed;
+  std::map<Reason, uint64_t> biased;          // (these are also samples)
+  std::map<Reason, uint64_t> dropped;         // (e.g. ring_full)
   std::vector<uint64_t> suspension_ns;        // how long the thread was held, per interruption
   std::vector<uint64_t> latency_ns;           // request ticks -> served, per sample (cooperative)
 };
 
+// The sum of a reason -> count map (a sampler's failed, biased or dropped).
+inline uint64_t total(const std::map<Reason, uint64_t>& by_reason) {
+  uint64_t n = 0;
+  for (const auto& [reason, count] : by_reason) n += count;
+  return n;
+}
+
 struct Profile {
   std::string program;                        // the .mini file
-  std::vector<std::string> samplers;          // in report order
-  std::map<std::string, SamplerStats> stats;  // by sampler name
+  std::vector<SamplerId> samplers;            // in report order
+  std::map<SamplerId, SamplerStats> stats;
   std::vector<Event> events;                  // in emission order
   StackTraceRepository stacks;
   uint64_t interval_ns = 0;

@@ -1,18 +1,18 @@
-// The profiler: the sampler thread, the interruption (a signal handler that records a
-// SampleRequest and arms the thread's poll), the cooperative reconstruction at the poll
-// (JEP 518), and the reports at exit.
+// The profiler's entry points for the command line: start sampling, and finish it with
+// the reports. How a sample passes through the files behind them: sampler/README.md.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "sampler/profile.h"
+#include "sampler/samplers.h"
 
 namespace sampler {
 
 struct ProfilerOptions {
   uint64_t interval_ns = 1'000'000;     // --interval
-  std::vector<std::string> samplers{"cooperative"};  // --sampler: cooperative, safepoint
+  std::vector<SamplerId> samplers{SamplerId::cooperative};  // --sampler, in report order
   size_t threads_per_period = 64;       // visited per wake-up, round-robin
   bool handshake = false;               // --suspend=handshake (else signal)
   bool stub_metadata = false;           // --stub-metadata: step out of intrinsic stubs
@@ -28,7 +28,7 @@ void start_profiler(const ProfilerOptions& options);
 // Stops sampling, accounts for requests still pending, and writes the reports; runs
 // from the VM's exit hook.
 void finish_profiler();
-// The profile collected so far (tests).
+// The profile merged by finish_profiler (tests).
 const Profile& current_profile();
 
 // "1ms", "250us", "2s" -> ns; false on anything else.

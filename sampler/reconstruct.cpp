@@ -38,16 +38,11 @@ size_t find_by_fp(const std::vector<runtime::Frame>& frames, uintptr_t fp) {
 CompactFrame compact(const runtime::Method* m, int32_t bci, FrameKind kind) { return CompactFrame{m, nullptr, bci, kind}; }
 
 void append_frames(CompactTrace& out, const std::vector<runtime::Frame>& frames, size_t from) {
-  for (size_t i = from; i < frames.size(); i++) out.push_back(compact(frames[i].method, frames[i].bci, frames[i].kind));
+  for (size_t i = from; i < frames.size(); i++) out.push_back(compact_frame(frames[i]));
 }
 
-// The scopes of compiled code at an exact pc, innermost first.
-void append_scopes(CompactTrace& out, const runtime::CompiledCode* code, uintptr_t pc) {
-  const runtime::PcDesc& d = code->desc_at(pc);
-  for (uint16_t k = 0; k < d.scope_count; k++) {
-    const runtime::Scope& s = code->scopes[d.scope_begin + k];
-    out.push_back(compact(s.method, s.bci, k + 1 == d.scope_count ? FrameKind::jit : FrameKind::inlined));
-  }
+void append_scopes(CompactTrace& out, const runtime::ScopeChain& scopes) {
+  for (uint32_t k = 0; k < scopes.count; k++) out.push_back(compact(scopes[k].method, scopes[k].bci, scopes.kind(k)));
 }
 
 }  // namespace
@@ -76,14 +71,14 @@ StackTrace named(const CompactTrace& t) {
   return out;
 }
 
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out) {
   CompactTrace t;
-  const char* failure = reconstruct(r, frames, t);
-  if (failure == nullptr) out = named(t);
+  std::optional<Reason> failure = reconstruct(r, frames, t);
+  if (!failure) out = named(t);
   return failure;
 }
 
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out) {
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out) {
   out.reserve(frames.size() + 1);
   switch (r.kind) {
     case RequestKind::unparsable:
@@ -92,42 +87,42 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
     case RequestKind::stub:
     case RequestKind::compiled: {
       const runtime::CodeBlob* blob = runtime::find_blob(r.pc);
-      if (blob == nullptr || blob->kind != runtime::BlobKind::compiled) return "stub_caller_not_compiled";
+      if (blob == nullptr || blob->kind != runtime::BlobKind::compiled) return Reason::stub_caller_not_compiled;
       auto* code = static_cast<const runtime::CompiledCode*>(blob);
-      // A stub request's pc is a return address: it belongs to the call before it.
-      uintptr_t pc = r.kind == RequestKind::stub ? r.pc - 1 : r.pc;
       if (r.kind == RequestKind::stub) out.push_back(CompactFrame{nullptr, r.stub_name, -1, FrameKind::stub});
       // Step over frames while real_fp <= sp: they were called after the sample.
       for (size_t i = 0; i < frames.size(); i++) {
         if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
         if (frames[i].pos.fp + 16 <= r.sp) continue;
-        if (runtime::find_blob(frames[i].pos.pc) != code) return "frame_escaped";
+        if (runtime::find_blob(frames[i].pos.pc) != code) return Reason::frame_escaped;
         size_t next = i;
         while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;
-        append_scopes(out, code, pc);  // the bias correction: the sampled pc, not the poll's
+        // The bias correction: the sampled pc, not the poll's (a stub request's pc is the
+        // stub's return address).
+        append_scopes(out, r.kind == RequestKind::stub ? code->scopes_at_return(r.pc) : code->scopes_at(r.pc));
         append_frames(out, frames, next);
-        return nullptr;
+        return std::nullopt;
       }
-      return "frame_not_found";
+      return Reason::frame_not_found;
     }
     case RequestKind::interpreted: {
       size_t i = find_by_fp(frames, r.fp);
-      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return "frame_not_found";
+      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return Reason::frame_not_found;
       const runtime::Method* m = frames[i].method;
-      if (r.bcp < m->code || r.bcp >= m->code + m->code_size) return "bad_bcp";
+      if (!m->holds(r.bcp)) return Reason::bad_bcp;
       out.push_back(compact(m, int32_t(r.bcp - m->code), FrameKind::interp));
       append_frames(out, frames, i + 1);
-      return nullptr;
+      return std::nullopt;
     }
     case RequestKind::compiled_over_caller:
     case RequestKind::interpreted_over_caller: {
       size_t i = find_by_fp(frames, r.caller_fp);
-      if (i == SIZE_MAX) return "caller_not_found";
+      if (i == SIZE_MAX) return Reason::caller_not_found;
       if (r.kind == RequestKind::compiled_over_caller) {
-        append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc)), r.pc);
+        append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc))->scopes_at(r.pc));
       } else {
         const runtime::Method* m = r.method != nullptr ? r.method : runtime::VM::get().method_containing(r.bcp);
-        if (m == nullptr) return "bad_bcp";
+        if (m == nullptr) return Reason::bad_bcp;
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
         out.push_back(compact(m, bci, FrameKind::interp));
       }
@@ -136,19 +131,18 @@ const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame
       const runtime::CodeBlob* caller = r.caller_pc != 0 ? runtime::find_blob(r.caller_pc) : nullptr;
       if (caller != nullptr && caller->kind == runtime::BlobKind::compiled &&
           frames[i].kind != runtime::FrameKind::interp) {
-        append_scopes(out, static_cast<const runtime::CompiledCode*>(caller), r.caller_pc - 1);
+        append_scopes(out, static_cast<const runtime::CompiledCode*>(caller)->scopes_at_return(r.caller_pc));
         while (i < frames.size() && frames[i].pos.fp == r.caller_fp) i++;
       } else if (caller != nullptr && caller->kind == runtime::BlobKind::interpreter &&
-                 frames[i].kind == runtime::FrameKind::interp && r.caller_bcp >= frames[i].method->code &&
-                 r.caller_bcp < frames[i].method->code + frames[i].method->code_size) {
+                 frames[i].kind == runtime::FrameKind::interp && frames[i].method->holds(r.caller_bcp)) {
         out.push_back(compact(frames[i].method, int32_t(r.caller_bcp - frames[i].method->code), FrameKind::interp));
         i++;
       }
       append_frames(out, frames, i);
-      return nullptr;
+      return std::nullopt;
     }
   }
-  return "unknown_request";
+  return Reason::unknown_request;
 }
 
 

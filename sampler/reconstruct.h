@@ -1,6 +1,7 @@
 // Cooperative reconstruction (JEP 518): at its poll, a thread rebuilds the stack that a
 // sample request describes from its own, now walkable, stack.
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "runtime/stack_walker.h"
@@ -22,15 +23,15 @@ StackTrace named(const CompactTrace& t);
 StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
 
 // Rebuilds the sampled stack from `frames` (the thread's frames at the poll, top first,
-// inlined scopes included). Returns nullptr and fills `out`, or returns why it could
+// inlined scopes included). Returns no reason and fills `out`, or returns why it could
 // not (the caller then records a biased sample from the poll site):
 //   compiled: skip frames while real_fp (fp + 16) <= request.sp; the first other one
 //     must be the sampled method's compiled frame; its scopes come from the debug info
 //     at request.pc (the bias correction); "frame_escaped" if it is another method's.
 //   interpreted: the interpreter frame whose fp is request.fp, at request.bcp.
 //   *_over_caller: the sampled method on top of the frame whose fp is request.caller_fp.
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out);
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out);
 // The same, with named frames.
-const char* reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out);
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out);
 
 }  // namespace sampler

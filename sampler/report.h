@@ -52,7 +52,10 @@ bool write_profile_file(const Profile&, const std::string& path, const ReportOpt
 
 // Samplers in report order: Profile::samplers, then (so nothing is silently left out) any
 // other sampler that has stats or events, in order of first appearance.
-std::vector<std::string> report_samplers(const Profile&);  // report_collapsed.cpp
+std::vector<SamplerId> report_samplers(const Profile&);  // report_collapsed.cpp
+
+// A sampler's counters; all zero for a sampler the profile has none for.
+const SamplerStats& stats_of(const Profile&, SamplerId);  // report_collapsed.cpp
 
 // ExecutionSample or NativeMethodSample.
 inline bool is_stack_sample(const Event& e) {
@@ -66,7 +69,7 @@ const StackTrace& event_stack(const Profile&, const Event&);  // report_collapse
 // walking the same trace once per sample): (stack id, samples), ids ascending. Use
 // stack_of_id for the trace; an id the repository lacks is an empty trace.
 std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile&,
-                                                        const std::string& sampler);  // report_collapsed.cpp
+                                                        SamplerId sampler);  // report_collapsed.cpp
 const StackTrace& stack_of_id(const Profile&, uint32_t id);                          // report_collapsed.cpp
 
 // A frame's name in folded stacks and flame graphs: `function`, or `function:line` with
@@ -74,9 +77,11 @@ const StackTrace& stack_of_id(const Profile&, uint32_t id);                     
 // an empty name is "[unknown]". A sample with no frames at all is the frame "[no_frames]".
 std::string frame_label(const FrameRef&, bool lines);  // report_collapsed.cpp
 inline constexpr const char* kNoFramesLabel = "[no_frames]";
+// A frame's function as every writer names it: "[unknown]" when it has no name.
+inline std::string function_name(const FrameRef& f) { return f.function.empty() ? std::string("[unknown]") : f.function; }
 
 // One sampler's samples folded: "root;...;top" -> count (root first, no sampler prefix).
-std::map<std::string, uint64_t> fold_stacks(const Profile&, const std::string& sampler,
+std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,
                                             bool lines);  // report_collapsed.cpp
 
 // `s` as a JSON string literal, quotes included. Escapes '"', '\\', control characters,

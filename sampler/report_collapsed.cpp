@@ -15,16 +15,22 @@
 
 namespace sampler {
 
-std::vector<std::string> report_samplers(const Profile& p) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  auto add = [&](const std::string& name) {
-    if (seen.insert(name).second) out.push_back(name);
+std::vector<SamplerId> report_samplers(const Profile& p) {
+  std::vector<SamplerId> out;
+  std::set<SamplerId> seen;
+  auto add = [&](SamplerId s) {
+    if (seen.insert(s).second) out.push_back(s);
   };
   for (const auto& s : p.samplers) add(s);
   for (const auto& e : p.events) add(e.sampler);
   for (const auto& [name, stats] : p.stats) add(name);
   return out;
+}
+
+const SamplerStats& stats_of(const Profile& p, SamplerId sampler) {
+  static const SamplerStats none;
+  auto it = p.stats.find(sampler);
+  return it == p.stats.end() ? none : it->second;
 }
 
 const StackTrace& stack_of_id(const Profile& p, uint32_t id) {
@@ -38,7 +44,7 @@ const StackTrace& event_stack(const Profile& p, const Event& e) {
 }
 
 std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,
-                                                        const std::string& sampler) {
+                                                        SamplerId sampler) {
   std::map<uint32_t, uint64_t> counts;
   for (const Event& e : p.events)
     if (is_stack_sample(e) && e.sampler == sampler) ++counts[e.stack];
@@ -46,7 +52,7 @@ std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,
 }
 
 std::string frame_label(const FrameRef& f, bool lines) {
-  std::string s = f.function.empty() ? std::string("[unknown]") : f.function;
+  std::string s = function_name(f);
   for (char& c : s) {
     if (c == ';' || static_cast<unsigned char>(c) <= ' ' || c == '\x7f') c = '_';
   }
@@ -63,7 +69,7 @@ static std::string sanitize_root(const std::string& name) {
   return frame_label(f, false);
 }
 
-std::map<std::string, uint64_t> fold_stacks(const Profile& p, const std::string& sampler,
+std::map<std::string, uint64_t> fold_stacks(const Profile& p, SamplerId sampler,
                                             bool lines) {
   std::map<std::string, uint64_t> folded;
   std::string key;
@@ -81,12 +87,12 @@ std::map<std::string, uint64_t> fold_stacks(const Profile& p, const std::string&
 }
 
 void write_collapsed(const Profile& p, std::ostream& out, const ReportOptions& opt) {
-  std::vector<std::string> samplers = report_samplers(p);
+  std::vector<SamplerId> samplers = report_samplers(p);
   // Several samplers: prefix each stack with the sampler's name as a root frame.
   bool prefix = samplers.size() > 1;
   std::string buf;
-  for (const auto& s : samplers) {
-    std::string root = prefix ? sanitize_root(s) + ";" : std::string();
+  for (SamplerId s : samplers) {
+    std::string root = prefix ? sanitize_root(sampler_name(s)) + ";" : std::string();
     for (const auto& [stack, count] : fold_stacks(p, s, opt.lines)) {
       buf += root;
       buf += stack;

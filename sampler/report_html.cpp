@@ -33,7 +33,7 @@ struct Node {
   std::map<std::string, std::unique_ptr<Node>> children;  // by label: sorted output
 };
 
-Node build_tree(const Profile& p, const std::string& sampler, bool with_lines) {
+Node build_tree(const Profile& p, SamplerId sampler, bool with_lines) {
   Node root;
   for (const auto& [id, count] : count_stacks(p, sampler)) {  // each distinct stack once
     const StackTrace& st = stack_of_id(p, id);
@@ -56,8 +56,7 @@ Node build_tree(const Profile& p, const std::string& sampler, bool with_lines) {
     if (st.empty()) step(kNoFramesLabel, kNoFramesLabel, 0, FrameKind::stub);
     for (size_t i = st.size(); i-- > 0;) {
       const FrameRef& f = st[i];
-      step(frame_label(f, with_lines), f.function.empty() ? "[unknown]" : f.function, f.line,
-           f.kind);
+      step(frame_label(f, with_lines), function_name(f), f.line, f.kind);
     }
     n->self += c;
   }
@@ -125,11 +124,6 @@ class TreeWriter {
   std::vector<std::string> names_;
 };
 
-uint64_t sum(const std::map<std::string, uint64_t>& m) {
-  uint64_t s = 0;
-  for (const auto& [k, v] : m) s += v;
-  return s;
-}
 
 std::string html_escape(const std::string& s) {
   std::string o;
@@ -403,7 +397,7 @@ choose(0);
 }  // namespace
 
 void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
-  std::vector<std::string> samplers = report_samplers(p);
+  std::vector<SamplerId> samplers = report_samplers(p);
   std::string program = p.program.empty() ? std::string("(unnamed program)") : p.program;
 
   std::string samplers_json, names;
@@ -411,18 +405,17 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
     std::string body;
     TreeWriter tw(body, opt.lines);
     for (size_t i = 0; i < samplers.size(); ++i) {
-      const std::string& s = samplers[i];
-      auto it = p.stats.find(s);
-      SamplerStats st = it == p.stats.end() ? SamplerStats{} : it->second;
+      SamplerId s = samplers[i];
+      const SamplerStats& st = stats_of(p, s);
       Node root = build_tree(p, s, opt.lines);
       if (i) body += ",\n";
       body += "{\"name\":";
-      append_json_string(body, s);
+      append_json_string(body, sampler_name(s));
       body += ",\"interruptions\":" + std::to_string(st.interruptions);
       body += ",\"samples\":" + std::to_string(root.total);
-      body += ",\"biased\":" + std::to_string(sum(st.biased));
-      body += ",\"failed\":" + std::to_string(sum(st.failed));
-      body += ",\"dropped\":" + std::to_string(sum(st.dropped));
+      body += ",\"biased\":" + std::to_string(total(st.biased));
+      body += ",\"failed\":" + std::to_string(total(st.failed));
+      body += ",\"dropped\":" + std::to_string(total(st.dropped));
       body += ",\"root\":";
       tw.node(root, true);
       body += '}';

@@ -112,7 +112,7 @@ void append_head(std::string& b, const Event& e) {
   b += "{\"event\":\"";
   b += event_type_name(e.type);
   b += "\",\"sampler\":";
-  append_json_string(b, e.sampler);
+  append_json_string(b, sampler_name(e.sampler));
   b += ",\"sample\":";
   b += std::to_string(e.sample);
   b += ",\"thread\":";
@@ -131,9 +131,9 @@ void write_jsonl(const Profile& p, std::ostream& out) {
         b += ",\"time_ns\":";
         b += std::to_string(e.time_ns);
         b += e.biased ? ",\"biased\":true" : ",\"biased\":false";
-        if (e.biased && !e.reason.empty()) {
+        if (e.biased && e.reason) {
           b += ",\"reason\":";
-          append_json_string(b, e.reason);
+          append_json_string(b, reason_name(*e.reason));
         }
         b += ',';
         append_stack(b, event_stack(p, e));
@@ -146,7 +146,7 @@ void write_jsonl(const Profile& p, std::ostream& out) {
         break;
       case EventType::FailedSample:
         b += ",\"reason\":";
-        append_json_string(b, e.reason);
+        append_json_string(b, e.reason ? reason_name(*e.reason) : "");
         break;
     }
     b += "}\n";

@@ -12,7 +12,7 @@
 namespace sampler {
 
 void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& opt) {
-  std::vector<std::string> samplers = report_samplers(p);
+  std::vector<SamplerId> samplers = report_samplers(p);
 
   // The shared frames table, in order of first use.
   std::unordered_map<std::string, size_t> index;
@@ -37,7 +37,7 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
 
   std::string profiles;
   for (size_t si = 0; si < samplers.size(); ++si) {
-    const std::string& s = samplers[si];
+    SamplerId s = samplers[si];
     std::string stacks, weights;
     std::unordered_map<uint32_t, std::string> cache;  // stack id -> "i,j,k", root first
     uint64_t n = 0;
@@ -62,7 +62,7 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
     }
     if (si) profiles += ",\n";
     profiles += "{\"type\":\"sampled\",\"name\":";
-    append_json_string(profiles, s);
+    append_json_string(profiles, sampler_name(s));
     profiles += ",\"unit\":\"none\",\"startValue\":0,\"endValue\":" + std::to_string(n);
     profiles += ",\n \"samples\":[" + stacks + "],\n \"weights\":[" + weights + "]}";
   }

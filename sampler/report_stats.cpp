@@ -16,24 +16,17 @@ namespace sampler {
 
 namespace {
 
-// reason -> count as a JSON object, in the map's order. The one place this writer reads
-// a reason, so that how reasons are named is decided in one line.
-void append_by_reason(std::string& out, const std::map<std::string, uint64_t>& by_reason) {
+// reason -> count as a JSON object, in the map's order (the table's, by name).
+void append_by_reason(std::string& out, const std::map<Reason, uint64_t>& by_reason) {
   out += '{';
   bool first = true;
   for (const auto& [reason, count] : by_reason) {
     if (!first) out += ", ";
     first = false;
-    append_json_string(out, reason);
+    append_json_string(out, reason_name(reason));
     out += fmt::format(": {}", count);
   }
   out += '}';
-}
-
-uint64_t total(const std::map<std::string, uint64_t>& by_reason) {
-  uint64_t n = 0;
-  for (const auto& [reason, count] : by_reason) n += count;
-  return n;
 }
 
 // {"n": N, "p50": ns, "p99": ns, "max": ns}; the three values are null when n is 0.
@@ -46,9 +39,9 @@ void append_percentiles(std::string& out, const std::vector<uint64_t>& values) {
   out += fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n, q.p50, q.p99, q.max);
 }
 
-void append_sampler(std::string& out, const std::string& name, const SamplerStats& st) {
+void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st) {
   out += "  {\"name\": ";
-  append_json_string(out, name);
+  append_json_string(out, sampler_name(sampler));
   out += fmt::format(",\n   \"interruptions\": {}, \"samples\": {}, \"truncated\": {},",
                      st.interruptions, st.samples, st.truncated);
   out += "\n   \"biased\": ";
@@ -79,13 +72,11 @@ void write_stats_json(const Profile& p, std::ostream& os) {
                      p.sampler_thread_cpu_ns);
   append_percentiles(out, p.sampler_cpu_ns);
   out += "},\n \"samplers\": [";
-  static const SamplerStats no_stats;
   bool first = true;
-  for (const std::string& name : report_samplers(p)) {
-    auto it = p.stats.find(name);
+  for (SamplerId sampler : report_samplers(p)) {
     out += first ? "\n" : ",\n";
     first = false;
-    append_sampler(out, name, it == p.stats.end() ? no_stats : it->second);
+    append_sampler(out, sampler, stats_of(p, sampler));
   }
   out += first ? "]}\n" : "\n ]}\n";
   os << out;

@@ -59,10 +59,6 @@ std::string pct(uint64_t part, uint64_t whole) {
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-std::string function_name(const FrameRef& f) {
-  return f.function.empty() ? std::string("[unknown]") : f.function;
-}
-
 struct Row {
   std::string function;
   uint32_t line = 0;
@@ -81,7 +77,7 @@ struct Aggregate {
   std::set<int> threads;
 };
 
-Aggregate aggregate(const Profile& p, const std::string& sampler) {
+Aggregate aggregate(const Profile& p, SamplerId sampler) {
   Aggregate a;
   for (const Event& e : p.events) {
     if (!is_stack_sample(e) || e.sampler != sampler) continue;
@@ -177,12 +173,6 @@ void table(std::string& out, const std::vector<Row>& all, bool by_self, const ch
   }
 }
 
-uint64_t sum(const std::map<std::string, uint64_t>& m) {
-  uint64_t s = 0;
-  for (const auto& [k, v] : m) s += v;
-  return s;
-}
-
 void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   struct Line {
     std::string label;
@@ -190,17 +180,17 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
     std::string note;
   };
   std::vector<Line> lines;
-  uint64_t failed = sum(st.failed), biased = sum(st.biased), dropped = sum(st.dropped);
+  uint64_t failed = total(st.failed), biased = total(st.biased), dropped = total(st.dropped);
   lines.push_back({"samples", st.samples,
                    fmt::format("({} execution, {} native)", a.execution, a.native)});
   lines.push_back({"  of which biased", biased, "(stack taken at the poll, not where sampled)"});
-  for (const auto& [reason, n] : st.biased) lines.push_back({"    " + reason, n, ""});
+  for (const auto& [reason, n] : st.biased) lines.push_back({std::string("    ") + reason_name(reason), n, ""});
   if (st.truncated > 0)
     lines.push_back({"  of which truncated", st.truncated, "(stack cut at the walk's depth limit)"});
   lines.push_back({"failed", failed, ""});
-  for (const auto& [reason, n] : st.failed) lines.push_back({"  " + reason, n, ""});
+  for (const auto& [reason, n] : st.failed) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
   lines.push_back({"dropped", dropped, ""});
-  for (const auto& [reason, n] : st.dropped) lines.push_back({"  " + reason, n, ""});
+  for (const auto& [reason, n] : st.dropped) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
 
   size_t lw = std::string("interruptions").size();
   for (const auto& l : lines) lw = std::max(lw, l.label.size());
@@ -247,14 +237,12 @@ void timing(std::string& out, const SamplerStats& st) {
   out += line("safepoint latency (request -> served)", st.latency_ns);
 }
 
-void section(std::string& out, const Profile& p, const std::string& name,
+void section(std::string& out, const Profile& p, SamplerId sampler,
              const ReportOptions& opt) {
-  static const SamplerStats no_stats;
-  auto it = p.stats.find(name);
-  const SamplerStats& st = it == p.stats.end() ? no_stats : it->second;
-  Aggregate a = aggregate(p, name);
+  const SamplerStats& st = stats_of(p, sampler);
+  Aggregate a = aggregate(p, sampler);
 
-  out += fmt::format("\n== sampler: {} ==\n", name);
+  out += fmt::format("\n== sampler: {} ==\n", sampler_name(sampler));
   if (a.threads.size() > 1) {
     std::string ts;
     for (int t : a.threads) ts += (ts.empty() ? "" : ", ") + std::to_string(t);
@@ -288,16 +276,15 @@ void section(std::string& out, const Profile& p, const std::string& name,
   table(out, lns, false, "lines", a.samples, opt.top);
 }
 
-void comparison(std::string& out, const Profile& p, const std::vector<std::string>& samplers) {
+void comparison(std::string& out, const Profile& p, const std::vector<SamplerId>& samplers) {
   size_t nw = 7;
-  for (const auto& s : samplers) nw = std::max(nw, s.size());
+  for (SamplerId s : samplers) nw = std::max(nw, std::string_view(sampler_name(s)).size());
   out += "\nComparison (one row per sampler; the same interruptions):\n";
   out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", "sampler", nw,
                      "interruptions", "samples", "biased", "failed", "dropped",
                      "top function by self");
-  for (const auto& s : samplers) {
-    auto it = p.stats.find(s);
-    SamplerStats st = it == p.stats.end() ? SamplerStats{} : it->second;
+  for (SamplerId s : samplers) {
+    const SamplerStats& st = stats_of(p, s);
     Aggregate a = aggregate(p, s);
     std::vector<Row> fns;
     for (const auto& [k, r] : a.functions) fns.push_back(r);
@@ -305,9 +292,9 @@ void comparison(std::string& out, const Profile& p, const std::vector<std::strin
     std::string top = fns.empty() ? std::string("-")
                                   : fmt::format("{} {} ({} samples)", fns[0].function,
                                                 pct(fns[0].self, a.samples), fns[0].self);
-    out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", s, nw,
-                       st.interruptions, st.samples, sum(st.biased), sum(st.failed),
-                       sum(st.dropped), top);
+    out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", sampler_name(s), nw,
+                       st.interruptions, st.samples, total(st.biased), total(st.failed),
+                       total(st.dropped), top);
   }
 }
 
@@ -315,15 +302,15 @@ void comparison(std::string& out, const Profile& p, const std::vector<std::strin
 
 void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   std::string out;
-  std::vector<std::string> samplers = report_samplers(p);
+  std::vector<SamplerId> samplers = report_samplers(p);
   out += fmt::format("minivm profile: {}\n", p.program.empty() ? "(unnamed program)" : p.program);
   std::vector<std::string> facts;
   if (p.interval_ns) facts.push_back("interval " + format_duration(p.interval_ns));
   if (p.duration_ns) facts.push_back("run time " + format_duration(p.duration_ns));
-  if (samplers.size() == 1) facts.push_back("sampler " + samplers[0]);
+  if (samplers.size() == 1) facts.push_back(std::string("sampler ") + sampler_name(samplers[0]));
   if (samplers.size() > 1) {
     std::string list;
-    for (const auto& s : samplers) list += (list.empty() ? "" : ", ") + s;
+    for (SamplerId s : samplers) list += (list.empty() ? "" : ", ") + std::string(sampler_name(s));
     facts.push_back(fmt::format("samplers {} (each on the same interruptions, one section "
                                 "each)", list));
   }
@@ -344,7 +331,7 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
     return;
   }
   if (samplers.size() > 1) comparison(out, p, samplers);
-  for (const auto& s : samplers) section(out, p, s, opt);
+  for (SamplerId s : samplers) section(out, p, s, opt);
   os << out;
 }
 

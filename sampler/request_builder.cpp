@@ -25,6 +25,13 @@ void record_caller_position(SampleRequest& r, const runtime::CodeBlob* blob, con
 }
 }  // namespace
 
+InterpPosition interrupted_interp_position(const Registers& regs) {
+  auto* m = reinterpret_cast<const runtime::Method*>(slot(regs.fp, runtime::kInterpFrameMethodOffset));
+  auto* bcp = reinterpret_cast<const uint8_t*>(regs.r13);
+  if (!m->holds(bcp)) bcp = reinterpret_cast<const uint8_t*>(slot(regs.fp, runtime::kInterpFrameBcpOffset));
+  return InterpPosition{m, bcp};
+}
+
 SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   SampleRequest r;
   r.pc = regs.pc;
@@ -32,7 +39,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   r.fp = regs.fp;
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) {
-    r.reason = "unknown_pc";  // C++ code on a thread marked in_java (a transition)
+    r.reason = Reason::unknown_pc;  // C++ code on a thread marked in_java (a transition)
     return r;
   }
   const runtime::PcRange* special = blob->special_at(regs.pc);
@@ -69,33 +76,30 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
         record_caller_position(r, blob, regs);
       } else {
         r.kind = RequestKind::interpreted;
-        r.method = reinterpret_cast<const runtime::Method*>(slot(regs.fp, runtime::kInterpFrameMethodOffset));
-        r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);  // the live bcp: exact, unlike the frame's copy
-        // ... except right after a call returns: the callee clobbered r13, and until the
-        // interpreter reloads it the frame's copy (stored at the call) is the exact one.
-        if (r.bcp < r.method->code || r.bcp >= r.method->code + r.method->code_size)
-          r.bcp = reinterpret_cast<const uint8_t*>(slot(regs.fp, runtime::kInterpFrameBcpOffset));
+        InterpPosition at = interrupted_interp_position(regs);
+        r.method = at.method;
+        r.bcp = at.bcp;
       }
       return r;
     case runtime::BlobKind::stub: {
       const runtime::StubFrame* sf = stub_metadata ? blob->stub_frame_at(regs.pc) : nullptr;
       if (sf == nullptr) {
-        r.reason = "pc_in_stub";  // frameless and undescribed: nothing says where its caller is
+        r.reason = Reason::pc_in_stub;  // frameless and undescribed: nothing says where its caller is
         return r;
       }
-      uintptr_t ret_slot = regs.sp + uintptr_t(sf->ret_sp_offset);
+      runtime::FramePos caller = step_out_of_stub(*sf, regs);
       r.kind = RequestKind::stub;
-      r.pc = *reinterpret_cast<const uintptr_t*>(ret_slot);
-      r.sp = ret_slot + 8;
+      r.pc = caller.pc;
+      r.sp = caller.sp;
       r.stub_name = blob->frame_name.c_str();
       return r;
     }
     case runtime::BlobKind::call_stub:
     case runtime::BlobKind::safepoint_blob:
-      r.reason = "pc_in_runtime_stub";
+      r.reason = Reason::pc_in_runtime_stub;
       return r;
   }
-  r.reason = "unknown_pc";
+  r.reason = Reason::unknown_pc;
   return r;
 }
 

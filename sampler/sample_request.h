@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "sampler/reasons.h"
+
 namespace runtime {
 struct Method;
 }
@@ -40,7 +42,7 @@ struct SampleRequest {
   uint64_t ticks = 0;     // CLOCK_MONOTONIC ns at the interruption
   uint64_t held_ns = 0;   // how long the thread was held for it
   RequestKind kind = RequestKind::unparsable;
-  const char* reason = nullptr;  // static string
+  Reason reason = Reason::unknown_request;  // unparsable, failed: why
   uintptr_t pc = 0, sp = 0, fp = 0, caller_fp = 0;
   const uint8_t* bcp = nullptr;
   const runtime::Method* method = nullptr;
@@ -56,6 +58,16 @@ struct SampleRequest {
 struct Registers {
   uintptr_t pc, sp, fp, rbx, r13, rax, rcx = 0, rdx = 0, r14 = 0;
 };
+
+// An interpreted frame interrupted in its body (its fp in rbp): its method, and its
+// position: the live bcp (r13), which is exact, unlike the frame's copy, except right
+// after a call returns: the callee clobbered r13 and, until the interpreter reloads it,
+// the frame's copy (stored at the call) is the exact one. Async-signal-safe.
+struct InterpPosition {
+  const runtime::Method* method;
+  const uint8_t* bcp;  // may lie outside the method when neither copy is usable
+};
+InterpPosition interrupted_interp_position(const Registers& regs);
 
 // Classifies an interrupted context. Async-signal-safe: reads the registers, the code
 // blob registry and a frame's own slots above rsp.

@@ -56,7 +56,7 @@ TEST_CASE("reconstruct: compiled request skips callee frames and corrects the pc
   r.pc = pc_at_bci(sum, 20);  // inside sum_to's loop body
   r.sp = 0x1fc0;              // below sum_to's fp, above fib's real fp (0x1010)
   sampler::StackTrace out;
-  REQUIRE(sampler::reconstruct(r, frames, out) == nullptr);
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
   REQUIRE(out.size() == 2);
   CHECK(out[0].function == "sum_to");
   CHECK(out[0].bci == 20);  // the sampled pc's bci, not where the frame was at the poll
@@ -74,10 +74,10 @@ TEST_CASE("reconstruct: a compiled frame that escaped is reported, not guessed")
   r.pc = pc_at_bci(sum, 20);
   r.sp = 0x1fc0;  // the first frame above is fib's, not sum_to's
   sampler::StackTrace out;
-  CHECK(std::string(sampler::reconstruct(r, frames, out)) == "frame_escaped");
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_escaped);
   r.sp = 0x4000;  // above everything
   out.clear();
-  CHECK(std::string(sampler::reconstruct(r, frames, out)) == "frame_not_found");
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_not_found);
 }
 
 TEST_CASE("reconstruct: inlined scopes at the sampled pc are expanded") {
@@ -92,7 +92,7 @@ TEST_CASE("reconstruct: inlined scopes at the sampled pc are expanded") {
   r.pc = inlined_pc;
   r.sp = 0x1f00;
   sampler::StackTrace out;
-  REQUIRE(sampler::reconstruct(r, frames, out) == nullptr);
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
   REQUIRE(out.size() == 3);
   CHECK(out[0].function == "sum_to_inl");
   CHECK(out[0].kind == sampler::FrameKind::inlined);
@@ -110,7 +110,7 @@ TEST_CASE("reconstruct: interpreted request matches the frame by fp and takes it
   r.fp = 0x2000;
   r.bcp = sum->code + 18;
   sampler::StackTrace out;
-  REQUIRE(sampler::reconstruct(r, frames, out) == nullptr);
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
   REQUIRE(out.size() == 2);
   CHECK(out[0].function == "sum_to");
   CHECK(out[0].bci == 18);
@@ -118,11 +118,11 @@ TEST_CASE("reconstruct: interpreted request matches the frame by fp and takes it
 
   r.fp = 0x2500;
   out.clear();
-  CHECK(std::string(sampler::reconstruct(r, frames, out)) == "frame_not_found");
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_not_found);
   r.fp = 0x2000;
   r.bcp = fixture_vm().method(kFib)->code;  // a bcp of another method
   out.clear();
-  CHECK(std::string(sampler::reconstruct(r, frames, out)) == "bad_bcp");
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::bad_bcp);
 }
 
 TEST_CASE("reconstruct: a returning or entering method goes on top of its caller") {
@@ -132,7 +132,7 @@ TEST_CASE("reconstruct: a returning or entering method goes on top of its caller
   r.caller_fp = 0x3000;
   r.bcp = fixture_vm().method(kSumTo)->code + 48;  // sum_to's vret, found from the bcp
   sampler::StackTrace out;
-  REQUIRE(sampler::reconstruct(r, frames, out) == nullptr);
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
   REQUIRE(out.size() == 2);
   CHECK(out[0].function == "sum_to");
   CHECK(out[0].bci == 48);
@@ -141,11 +141,11 @@ TEST_CASE("reconstruct: a returning or entering method goes on top of its caller
   r.bcp = nullptr;  // method entry: the Method is known, bci 0
   r.method = fixture_vm().method(kDepth);
   out.clear();
-  REQUIRE(sampler::reconstruct(r, frames, out) == nullptr);
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
   CHECK(out[0].function == "depth");
   CHECK(out[0].bci == 0);
 
   r.caller_fp = 0x9999;
   out.clear();
-  CHECK(std::string(sampler::reconstruct(r, frames, out)) == "caller_not_found");
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::caller_not_found);
 }

@@ -30,27 +30,27 @@ std::string stats_json(const Profile& p) {
 Profile two_samplers() {
   Profile p;
   p.program = "dir/prog \"x\".mini";
-  p.samplers = {"cooperative", "classical"};
+  p.samplers = {SamplerId::cooperative, SamplerId::classical};
   p.interval_ns = 1'000'000;
   p.duration_ns = 12'345'678;
   p.sampler_cpu_ns = {4000, 1000, 3000, 2000};  // p50 = rank 2 = 2000, p99 = rank 4
   p.sampler_thread_cpu_ns = 98'765;
-  SamplerStats& coop = p.stats["cooperative"];
+  SamplerStats& coop = p.stats[SamplerId::cooperative];
   coop.interruptions = 10;
   coop.samples = 9;
-  coop.biased["frame_not_found"] = 1;
-  coop.dropped["ring_full"] = 1;
+  coop.biased[Reason::frame_not_found] = 1;
+  coop.dropped[Reason::ring_full] = 1;
   for (uint64_t v = 1; v <= 10; v++) coop.suspension_ns.push_back(v * 100);  // p50 500, p99 1000
   coop.latency_ns = {7000, 5000, 6000};                                     // p50 6000
-  SamplerStats& cls = p.stats["classical"];
+  SamplerStats& cls = p.stats[SamplerId::classical];
   cls.interruptions = 10;
   cls.samples = 6;
   cls.truncated = 2;
-  cls.failed["pc_in_stub"] = 2;
-  cls.failed["bad_fp"] = 1;
-  cls.dropped["ring_full"] = 1;
+  cls.failed[Reason::pc_in_stub] = 2;
+  cls.failed[Reason::bad_sender_fp] = 1;
+  cls.dropped[Reason::ring_full] = 1;
   cls.suspension_ns = {20000};
-  p.stats["async"];
+  p.stats[SamplerId::async];
   return p;
 }
 
@@ -75,7 +75,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "  {\"name\": \"classical\",\n"
       "   \"interruptions\": 10, \"samples\": 6, \"truncated\": 2,\n"
       "   \"biased\": {},\n"
-      "   \"failed\": {\"bad_fp\": 1, \"pc_in_stub\": 2},\n"
+      "   \"failed\": {\"bad_sender_fp\": 1, \"pc_in_stub\": 2},\n"
       "   \"dropped\": {\"ring_full\": 1},\n"
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 1, \"p50\": 20000, \"p99\": 20000, \"max\": 20000},\n"
@@ -103,7 +103,7 @@ TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stat
     for (const auto* values : {&st.suspension_ns, &st.latency_ns}) {
       Percentiles q = percentiles(*values);
       if (q.n == 0) continue;
-      INFO(name);
+      INFO(sampler_name(name));
       CHECK(json.find(fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n, q.p50,
                                   q.p99, q.max)) != std::string::npos);
       CHECK(text.str().find(fmt::format("p50 {}  p99 {}  max {}  (n={})", format_us(q.p50),
@@ -125,16 +125,16 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
   SamplerStats st;
   st.interruptions = 5;
   st.samples = 3;
-  st.failed["pc_in_stub"] = 1;
+  st.failed[Reason::pc_in_stub] = 1;
   CHECK_FALSE(all_accounted(st));  // one interruption unaccounted for
-  st.dropped["ring_full"] = 1;
+  st.dropped[Reason::ring_full] = 1;
   CHECK(all_accounted(st));
-  st.dropped["ring_full"] = 2;
+  st.dropped[Reason::ring_full] = 2;
   CHECK_FALSE(all_accounted(st));  // more endings than interruptions
 
   Profile p;
-  p.samplers = {"safepoint"};
-  p.stats["safepoint"] = st;
+  p.samplers = {SamplerId::safepoint};
+  p.stats[SamplerId::safepoint] = st;
   CHECK(stats_json(p).find("\"accounted\": false") != std::string::npos);
 }
 

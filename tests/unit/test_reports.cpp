@@ -312,7 +312,7 @@ const StackTrace kC = {F("sqrt", 0, -1, FrameKind::native), F("compute", 21, 20,
                        F("main", 30, 40, FrameKind::interp)};
 const StackTrace kD = {F("main", 28, 2, FrameKind::interp)};
 
-Event sample_event(const std::string& sampler, uint64_t id, uint32_t stack, bool native = false) {
+Event sample_event(SamplerId sampler, uint64_t id, uint32_t stack, bool native = false) {
   Event e;
   e.type = native ? EventType::NativeMethodSample : EventType::ExecutionSample;
   e.sampler = sampler;
@@ -323,7 +323,7 @@ Event sample_event(const std::string& sampler, uint64_t id, uint32_t stack, bool
   return e;
 }
 
-Event failed_event(const std::string& sampler, uint64_t id, const std::string& reason) {
+Event failed_event(SamplerId sampler, uint64_t id, Reason reason) {
   Event e;
   e.type = EventType::FailedSample;
   e.sampler = sampler;
@@ -333,7 +333,7 @@ Event failed_event(const std::string& sampler, uint64_t id, const std::string& r
   return e;
 }
 
-Event latency_event(const std::string& sampler, uint64_t id, uint32_t stack, uint64_t ns) {
+Event latency_event(SamplerId sampler, uint64_t id, uint32_t stack, uint64_t ns) {
   Event e;
   e.type = EventType::SafepointLatency;
   e.sampler = sampler;
@@ -352,13 +352,13 @@ Event latency_event(const std::string& sampler, uint64_t id, uint32_t stack, uin
 Profile two_sampler_profile() {
   Profile p;
   p.program = "prog.mini";
-  p.samplers = {"cooperative", "classical"};
+  p.samplers = {SamplerId::cooperative, SamplerId::classical};
   p.interval_ns = 1000000;
   p.duration_ns = 10500000;
   uint32_t a = p.stacks.intern(kA), b = p.stacks.intern(kB), c = p.stacks.intern(kC),
            d = p.stacks.intern(kD);
   auto coop = [&](Event e) { p.events.push_back(e); };
-  const std::string co = "cooperative", cl = "classical";
+  const SamplerId co = SamplerId::cooperative, cl = SamplerId::classical;
   // sample 1
   coop(sample_event(co, 1, a));
   p.events.push_back(latency_event(co, 1, a, 4200));
@@ -368,7 +368,7 @@ Profile two_sampler_profile() {
   p.events.push_back(sample_event(cl, 2, a));
   // 3
   coop(sample_event(co, 3, a));
-  p.events.push_back(failed_event(cl, 3, "pc_in_stub"));
+  p.events.push_back(failed_event(cl, 3, Reason::pc_in_stub));
   // 4, 5
   for (uint64_t id : {4, 5}) {
     coop(sample_event(co, id, b));
@@ -380,40 +380,40 @@ Profile two_sampler_profile() {
   // 7: biased at the poll site
   Event biased7 = sample_event(co, 7, d);
   biased7.biased = true;
-  biased7.reason = "pc_in_stub";
+  biased7.reason = Reason::pc_in_stub;
   coop(biased7);
-  p.events.push_back(failed_event(cl, 7, "unknown_pc"));
+  p.events.push_back(failed_event(cl, 7, Reason::unknown_pc));
   // 8
   Event biased8 = sample_event(co, 8, a);
   biased8.biased = true;
-  biased8.reason = "frame_not_found";
+  biased8.reason = Reason::frame_not_found;
   coop(biased8);
   p.events.push_back(sample_event(cl, 8, a));
   // 9: cooperative dropped (no event)
   p.events.push_back(sample_event(cl, 9, a));
   // 10: cooperative dropped, classical failed
-  p.events.push_back(failed_event(cl, 10, "pc_in_stub"));
+  p.events.push_back(failed_event(cl, 10, Reason::pc_in_stub));
 
   SamplerStats& s1 = p.stats[co];
   s1.interruptions = 10;
   s1.samples = 8;
-  s1.biased = {{"pc_in_stub", 1}, {"frame_not_found", 1}};
-  s1.dropped = {{"ring_full", 2}};
+  s1.biased = {{Reason::pc_in_stub, 1}, {Reason::frame_not_found, 1}};
+  s1.dropped = {{Reason::ring_full, 2}};
   s1.suspension_ns = {3000, 1000, 2000, 4000, 5000, 6000, 7000, 8000, 9000, 150000};
   s1.latency_ns = {4200, 1000, 3000, 2000, 5000, 800, 1200};
   SamplerStats& s2 = p.stats[cl];
   s2.interruptions = 10;
   s2.samples = 7;
-  s2.failed = {{"pc_in_stub", 2}, {"unknown_pc", 1}};
+  s2.failed = {{Reason::pc_in_stub, 2}, {Reason::unknown_pc, 1}};
   s2.suspension_ns = {1500, 500};
   return p;
 }
 
 Profile one_sampler_profile() {
   Profile p = two_sampler_profile();
-  p.samplers = {"cooperative"};
-  std::erase_if(p.events, [](const Event& e) { return e.sampler != "cooperative"; });
-  p.stats.erase("classical");
+  p.samplers = {SamplerId::cooperative};
+  std::erase_if(p.events, [](const Event& e) { return e.sampler != SamplerId::cooperative; });
+  p.stats.erase(SamplerId::classical);
   return p;
 }
 
@@ -646,10 +646,10 @@ TEST_CASE("reports: text report is honest about missing samples and bad accounti
   SECTION("a run shorter than one interval") {
     Profile p;
     p.program = "short.mini";
-    p.samplers = {"cooperative"};
+    p.samplers = {SamplerId::cooperative};
     p.interval_ns = 1000000;
     p.duration_ns = 300000;
-    p.stats["cooperative"];
+    p.stats[SamplerId::cooperative];
     std::string t = text_of(p);
     INFO(t);
     CHECK(has_line(t, "No samples: the program was never interrupted (it ran for 300 µs, less than one "
@@ -659,10 +659,10 @@ TEST_CASE("reports: text report is honest about missing samples and bad accounti
   }
   SECTION("every interruption failed") {
     Profile p;
-    p.samplers = {"classical"};
-    p.stats["classical"].interruptions = 3;
-    p.stats["classical"].failed["unknown_pc"] = 3;
-    for (uint64_t i = 1; i <= 3; ++i) p.events.push_back(failed_event("classical", i, "unknown_pc"));
+    p.samplers = {SamplerId::classical};
+    p.stats[SamplerId::classical].interruptions = 3;
+    p.stats[SamplerId::classical].failed[Reason::unknown_pc] = 3;
+    for (uint64_t i = 1; i <= 3; ++i) p.events.push_back(failed_event(SamplerId::classical, i, Reason::unknown_pc));
     std::string t = text_of(p);
     INFO(t);
     CHECK(has_line(t, "0 samples + 3 failed + 0 dropped = 3 = interruptions: all accounted for"));
@@ -670,13 +670,13 @@ TEST_CASE("reports: text report is honest about missing samples and bad accounti
   }
   SECTION("counters that do not add up are flagged") {
     Profile p = one_sampler_profile();
-    p.stats["cooperative"].interruptions = 12;
+    p.stats[SamplerId::cooperative].interruptions = 12;
     std::string t = text_of(p);
     CHECK(has_line(t, "8 samples + 0 failed + 2 dropped = 10, but 12 interruptions: 2 NOT accounted for"));
-    p.stats["cooperative"].interruptions = 9;
+    p.stats[SamplerId::cooperative].interruptions = 9;
     t = text_of(p);
     CHECK(has_line(t, "8 samples + 0 failed + 2 dropped = 10, more than the 9 interruptions counted (by 1)"));
-    p.stats["cooperative"].samples = 9;
+    p.stats[SamplerId::cooperative].samples = 9;
     t = text_of(p);
     CHECK(has_line(t, "note: 8 sample events recorded, but the counters say 9 samples; the tables below "
                       "use the 8 events"));
@@ -717,11 +717,11 @@ TEST_CASE("reports: collapsed stacks, root first, one line per distinct stack", 
   }
   SECTION("frame names never contain ';' or spaces; empty stacks are named") {
     Profile p;
-    p.samplers = {"cooperative"};
+    p.samplers = {SamplerId::cooperative};
     uint32_t odd = p.stacks.intern({F("a b;c", 1, 0, FrameKind::jit), F("", 2, 0, FrameKind::interp)});
     uint32_t none = p.stacks.intern({});
-    p.events.push_back(sample_event("cooperative", 1, odd));
-    p.events.push_back(sample_event("cooperative", 2, none));
+    p.events.push_back(sample_event(SamplerId::cooperative, 1, odd));
+    p.events.push_back(sample_event(SamplerId::cooperative, 2, none));
     CHECK(collapsed_of(p) == "[no_frames] 1\n[unknown];a_b_c 1\n");
   }
 }
@@ -760,7 +760,7 @@ TEST_CASE("reports: jsonl is one event per line, byte for byte the DESIGN.md sch
   for (size_t i = 0; i < lines.size(); ++i) {
     Json j = parse_json(lines[i]);
     CHECK(j["event"].str == event_type_name(p.events[i].type));
-    CHECK(j["sampler"].str == p.events[i].sampler);
+    CHECK(j["sampler"].str == sampler_name(p.events[i].sampler));
     CHECK(j["sample"].u64() == p.events[i].sample);
   }
   CHECK(python_accepts(out, true));
@@ -783,7 +783,7 @@ TEST_CASE("reports: speedscope has one sampled profile per sampler and agrees wi
     for (size_t i = 0; i < 2; ++i) {
       const Json& prof = doc["profiles"][i];
       CHECK(prof["type"].str == "sampled");
-      CHECK(prof["name"].str == p.samplers[i]);
+      CHECK(prof["name"].str == sampler_name(p.samplers[i]));
       CHECK(prof["unit"].str == "none");
       CHECK(prof["endValue"].u64() == prof["samples"].items.size());
       CHECK(fold_speedscope(doc, prof) == fold_stacks(p, p.samplers[i], lines));
@@ -821,7 +821,7 @@ TEST_CASE("reports: the HTML flame graph is self-contained and its data agrees w
     REQUIRE(d["samplers"].items.size() == 2);
     for (size_t i = 0; i < 2; ++i) {
       const Json& s = d["samplers"][i];
-      CHECK(s["name"].str == p.samplers[i]);
+      CHECK(s["name"].str == sampler_name(p.samplers[i]));
       CHECK(s["interruptions"].u64() == 10);
       CHECK(s["root"]["f"].number == -1);
       CHECK(s["samples"].u64() == s["root"]["v"].u64());

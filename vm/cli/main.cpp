@@ -21,6 +21,8 @@
 #include "jit/code_registration.h"
 #include "runtime/errors.h"
 #include "sampler/profiler.h"
+#include "sampler/reasons.h"
+#include "sampler/samplers.h"
 #include "runtime/vm.h"
 #include "vm/disasm.h"
 #include "vm/frontend.h"
@@ -31,8 +33,10 @@ namespace {
 
 constexpr const char* kVersion = "minivm 0.1.0";
 
-constexpr const char* kUsage = R"(usage: minivm run [options] PROGRAM.mini
+// The usage text; the list of samplers comes from their table (sampler/samplers.def).
+constexpr const char* kUsageHead = R"(usage: minivm run [options] PROGRAM.mini
        minivm disasm [--templates] [--jit] [PROGRAM.mini]
+       minivm help reasons
        minivm --help | --version
 
 Commands:
@@ -41,6 +45,7 @@ Commands:
                   --templates: print the interpreter's generated machine code per bytecode
                   --jit: print each function's baseline-compiled machine code with bci/line
                   markers, poll sites and the debug-info table
+  help reasons    what each failed, biased and dropped reason in a profile means
 
 Options for run:
   (default)       tiered: interpret, compile hot functions on a background thread
@@ -75,13 +80,11 @@ Profiling:
                   sampler thread's CPU (schema: sampler/README.md)
   --profile-lines        folded stacks name frames function:line
   --interval=T    time between samples: 250us, 1ms (default), 2s
-  --sampler=LIST  comma-separated, each reported separately on the same interruptions:
-                  cooperative (default; JEP 518: rebuilt at the next poll, bias-corrected),
-                  classical (JFR before JDK 25: the sampler thread walks the held thread),
-                  async (AsyncGetCallTrace: the same guessing walk in the signal handler),
-                  safepoint (biased: the stack at the next poll), oracle (exact: complete
-                  frame metadata, in the handler), or all (every one of them)
-  --stub-metadata give the intrinsic stubs (arraycopy, crc32) a frame description, so a
+  --sampler=LIST  comma-separated, each reported separately on the same interruptions,
+                  or all (every one of them):
+)";
+
+constexpr const char* kUsageTail = R"(  --stub-metadata give the intrinsic stubs (arraycopy, crc32) a frame description, so a
                   sample inside one is its compiled caller with a stub frame on top
   --suspend=signal|handshake
                   signal (default): the interrupted thread's signal handler builds the
@@ -90,6 +93,28 @@ Profiling:
 
 Exit status: the program's, 1 on a Mini runtime error, 2 on a compile error or bad usage.
 )";
+
+std::string usage() {
+  std::string text = kUsageHead;
+  for (size_t i = 0; i < sampler::kSamplerCount; i++)
+    text += fmt::format("                    {:<12} {}\n", sampler::kSamplerNames[i], sampler::kSamplerHelp[i]);
+  return text + kUsageTail;
+}
+
+// `minivm help reasons`: the reasons table, name and meaning.
+void print_reasons() {
+  std::cout << "Why an interruption ends as a failed, biased or dropped sample (the names the\n"
+               "profile's text report, .jsonl events and the bench print):\n";
+  for (size_t i = 0; i < sampler::kReasonCount; i++)
+    std::cout << fmt::format("  {:<26} {}\n", sampler::kReasonNames[i], sampler::kReasonMeanings[i]);
+}
+
+// "cooperative, classical, async, safepoint, oracle"
+std::string sampler_list() {
+  std::string list;
+  for (size_t i = 0; i < sampler::kSamplerCount; i++) list += (i ? ", " : "") + std::string(sampler::kSamplerNames[i]);
+  return list;
+}
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "minivm: %s\nTry 'minivm --help'.\n", message.c_str());
@@ -200,14 +225,17 @@ int cmd_run(const std::vector<std::string>& args) {
       while (start <= list.size()) {
         size_t comma = list.find(',', start);
         std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        static const char* const kAll[] = {"cooperative", "classical", "async", "safepoint", "oracle"};
-        std::vector<std::string> names;
-        if (name == "all") names.assign(std::begin(kAll), std::end(kAll));
-        else if (std::find(std::begin(kAll), std::end(kAll), name) != std::end(kAll)) names.push_back(name);
-        else usage_error("unknown sampler '" + name + "' (cooperative, classical, async, safepoint, oracle or all)");
-        for (const std::string& n : names)
-          if (std::find(profiler.samplers.begin(), profiler.samplers.end(), n) == profiler.samplers.end())
-            profiler.samplers.push_back(n);
+        std::vector<sampler::SamplerId> ids;
+        if (name == "all") {
+          for (size_t i = 0; i < sampler::kSamplerCount; i++) ids.push_back(sampler::SamplerId(i));
+        } else if (auto id = sampler::sampler_named(name)) {
+          ids.push_back(*id);
+        } else {
+          usage_error("unknown sampler '" + name + "' (" + sampler_list() + " or all)");
+        }
+        for (sampler::SamplerId id : ids)
+          if (std::find(profiler.samplers.begin(), profiler.samplers.end(), id) == profiler.samplers.end())
+            profiler.samplers.push_back(id);
         if (comma == std::string::npos) break;
         start = comma + 1;
       }
@@ -289,8 +317,9 @@ void print_jit(std::unique_ptr<vm::Module> module) {
     std::cout << "\n  debug info (pc -> scopes, innermost first; * = poll or call site):\n";
     for (auto& d : code->pc_descs) {
       std::cout << fmt::format("    +{:#06x}{}", d.pc_offset, d.safepoint ? " *" : "  ");
-      for (uint16_t k = 0; k < d.scope_count; k++) {
-        const runtime::Scope& sc = code->scopes[d.scope_begin + k];
+      runtime::ScopeChain scopes = code->scope_chain(d);
+      for (uint32_t k = 0; k < scopes.count; k++) {
+        const runtime::Scope& sc = scopes[k];
         std::cout << fmt::format(" {}@{} (line {})", sc.method->function->name, sc.bci,
                                  sc.method->function->line_at(uint32_t(sc.bci)));
       }
@@ -331,13 +360,18 @@ int cmd_disasm(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
-    std::fputs(kUsage, stderr);
+    std::fputs(usage().c_str(), stderr);
     return 2;
   }
   const std::string cmd = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (cmd == "help" && rest.size() == 1 && rest[0] == "reasons") {
+    print_reasons();
+    return 0;
+  }
+  if (cmd == "help" && !rest.empty()) usage_error("unknown help topic '" + rest[0] + "' (reasons)");
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(usage().c_str(), stdout);
     return 0;
   }
   if (cmd == "--version") {

@@ -1,0 +1,147 @@
+// The interruption: where a sample begins. The sampler thread sent SIGPROF to a thread in
+// Java; its handler runs here, on that thread, with the interrupted registers. It does
+// only what is async-signal-safe: the handler walks of async and oracle (into the
+// thread's frame arena), the sample request for cooperative and safepoint (pushed into
+// the thread's ring, with its poll armed), or, when the sampler thread must hold the
+// thread (classical, --suspend=handshake), publishing the registers and waiting.
+#include <sched.h>
+#include <ucontext.h>
+
+#include <cerrno>
+
+#include "runtime/poll.h"
+#include "runtime/thread.h"
+#include "sampler/profiler_state.h"
+
+namespace sampler {
+
+namespace {
+
+Registers registers_of(const ucontext_t* uc) {
+  const greg_t* g = uc->uc_mcontext.gregs;
+  return Registers{uintptr_t(g[REG_RIP]), uintptr_t(g[REG_RSP]), uintptr_t(g[REG_RBP]),
+                   uintptr_t(g[REG_RBX]), uintptr_t(g[REG_R13]), uintptr_t(g[REG_RAX]),
+                   uintptr_t(g[REG_RCX]), uintptr_t(g[REG_RDX]), uintptr_t(g[REG_R14])};
+}
+
+// Frames of a walk into the thread's arena.
+class ArenaSink : public FrameSink {
+ public:
+  ArenaSink(ThreadSampling* st, uint64_t& cursor) : st_(st), cursor_(cursor) {}
+  bool put(const CompactFrame& f) override { return st_->arena.put(cursor_, f); }
+
+ private:
+  ThreadSampling* st_;
+  uint64_t& cursor_;
+};
+
+// JEP 518's handshake (and JFR's classical suspension): publish the context and wait
+// while the sampler thread does its part (sampler_thread.cpp, held_sample).
+void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start) {
+  int asked = ThreadSampling::kAsked;
+  if (!st->handshake.compare_exchange_strong(asked, ThreadSampling::kAsked)) {
+    // Not (or no longer) asked: the sampler gave up waiting for this signal.
+    g_state.orphan_signals.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  st->regs = regs;
+  st->regs_in_java = in_java;
+  st->handler_entry_ns = start;
+  st->pending_cursor = st->arena.cursor();
+  st->pending_count = walk_in_handler(t, st, regs, in_java, st->pending_cursor, st->pending);
+  st->handshake.store(ThreadSampling::kPublished, std::memory_order_release);
+  // sched_yield is async-signal-safe; on a machine with fewer cores than threads the
+  // sampler thread needs the core to finish the request.
+  while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kResume) sched_yield();
+  st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
+}
+
+}  // namespace
+
+WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
+                            FrameSink& sink) {
+  if (!in_java) return WalkResult{Reason::not_in_java};
+  return walk_protected(/*exact=*/sampler == SamplerId::oracle, t, regs, sink);
+}
+
+int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t& cursor,
+                    WalkRecord out[kHandlerWalks]) {
+  int n = 0;
+  for (size_t i = 0; i < kSamplerCount; i++) {
+    SamplerId id = SamplerId(i);
+    if (stack_taken(id) != StackTaken::in_handler || !g_state.wants(id)) continue;
+    WalkRecord& w = out[n++];
+    w = WalkRecord{};
+    w.sampler = id;
+    w.begin = cursor;
+    ArenaSink sink(st, cursor);
+    WalkResult r = walk_interrupted(id, t, regs, in_java, sink);
+    w.failure = r.failure;
+    w.truncated = r.truncated;
+    if (r.failure) cursor = w.begin;  // a failed walk keeps no frames
+    w.count = r.failure ? 0 : r.depth;
+  }
+  return n;
+}
+
+void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64_t ticks, uint64_t held,
+                uint64_t cursor) {
+  st->arena.commit(cursor);
+  for (int i = 0; i < n; i++) {
+    recs[i].id = id;
+    recs[i].ticks = ticks;
+    recs[i].held_ns = held;
+    if (!st->walks.push(recs[i])) st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+SampleRequest request_for(const Registers& regs, bool in_java) {
+  if (in_java) return build_request(regs, g_state.options.stub_metadata);
+  SampleRequest r;
+  r.kind = RequestKind::failed;
+  r.reason = Reason::not_in_java;
+  return r;
+}
+
+void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held) {
+  r.id = id;
+  r.ticks = ticks;
+  r.held_ns = held;
+  if (st->ring.push(r))
+    runtime::arm_poll(t);  // served at the thread's next poll (poll_client.cpp)
+  else
+    st->ring_full.fetch_add(1, std::memory_order_relaxed);
+}
+
+void on_sigprof(int, siginfo_t*, void* context) {
+  int saved_errno = errno;
+  uint64_t start = now_ns();
+  runtime::Thread* t = runtime::Thread::current();
+  ThreadSampling* st = t != nullptr ? sampling_of(t) : nullptr;
+  if (st == nullptr) {
+    g_state.orphan_signals.fetch_add(1, std::memory_order_relaxed);
+    errno = saved_errno;
+    return;
+  }
+  Registers regs = registers_of(static_cast<ucontext_t*>(context));
+  // The thread may have left Java between the sampler's look and the signal: nothing to
+  // sample, but the interruption is reported (a FailedSample for every sampler).
+  bool in_java = t->get_state() == runtime::ThreadState::in_java;
+  if (g_state.hold) {
+    publish_and_wait(t, st, regs, in_java, start);
+    errno = saved_errno;
+    return;
+  }
+  uint64_t cursor = st->arena.cursor();
+  WalkRecord recs[kHandlerWalks];
+  int n = walk_in_handler(t, st, regs, in_java, cursor, recs);
+  SampleRequest r;
+  if (g_state.want_request) r = request_for(regs, in_java);
+  uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
+  uint64_t held = now_ns() - start;
+  push_walks(st, recs, n, id, start, held, cursor);
+  if (g_state.want_request) push_request(t, st, r, id, start, held);
+  errno = saved_errno;
+}
+
+}  // namespace sampler

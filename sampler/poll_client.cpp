@@ -1,0 +1,60 @@
+// At the thread's next poll (the poll the handler armed), in ordinary context on the
+// sampled thread itself: every request in its ring is served. The thread walks its own
+// stack once, now walkable, and for each request records
+//   - cooperative (JEP 518): the sampled stack rebuilt from the request (reconstruct.cpp),
+//     or, when it cannot be, the poll-site stack as a biased sample with the reason; and
+//     the safepoint latency (request -> served);
+//   - safepoint: the poll-site stack, biased by construction.
+// A failed request (the thread was not in Java) is a FailedSample for both. Everything
+// goes to the thread's own event buffer, as compact (Method*, bci) traces.
+#include "runtime/stack_walker.h"
+#include "sampler/profiler_state.h"
+
+namespace sampler {
+
+namespace {
+
+class CooperativeClient : public runtime::PollClient {
+ public:
+  void on_poll(runtime::Thread* t) override {
+    ThreadSampling* st = sampling_of(t);
+    if (st == nullptr) return;
+    SampleRequest r;
+    bool walked = false;
+    std::vector<runtime::Frame> frames;
+    while (st->ring.pop(r)) {
+      if (!walked) {
+        frames = runtime::frames_from_anchor(t);
+        walked = true;
+      }
+      uint64_t served = now_ns();
+      Profile& p = st->events.part;
+      if (r.kind == RequestKind::failed) {
+        std::lock_guard<std::mutex> lock(st->events.mutex);
+        record_request_failure(p, r.reason, &r, st->thread_id);
+        continue;
+      }
+      bool cooperative = g_state.wants(SamplerId::cooperative), safepoint = g_state.wants(SamplerId::safepoint);
+      // Compact traces (Method*, bci): hashed and interned without a string in sight.
+      CompactTrace trace;
+      std::optional<Reason> failure = cooperative ? reconstruct(r, frames, trace) : std::nullopt;
+      std::lock_guard<std::mutex> lock(st->events.mutex);  // its own: uncontended
+      uint32_t poll_site = (safepoint || failure) ? st->events.intern(compact_trace(frames, 0)) : 0;
+      if (cooperative) {
+        uint32_t used = failure ? poll_site : st->events.intern(trace);
+        record_sample(p, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
+        record_latency(p, r, st->thread_id, used, served);
+      }
+      if (safepoint)
+        record_sample(p, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, std::nullopt, false);
+    }
+  }
+};
+
+CooperativeClient g_client;
+
+}  // namespace
+
+runtime::PollClient& poll_client() { return g_client; }
+
+}  // namespace sampler

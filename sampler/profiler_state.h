@@ -1,0 +1,179 @@
+// What the profiler's files share: the per-thread sampling state, the thread-local event
+// buffers, the one ProfilerState, and the functions each file offers the others. Not for
+// use outside sampler/ (the CLI uses profiler.h).
+#pragma once
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/poll.h"
+#include "runtime/thread.h"
+#include "sampler/context_walk.h"
+#include "sampler/frame_arena.h"
+#include "sampler/profile.h"
+#include "sampler/profiler.h"
+#include "sampler/reconstruct.h"
+#include "sampler/sample_request.h"
+#include "sampler/spsc_ring.h"
+
+namespace sampler {
+
+inline uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// How many samplers walk in the signal handler: the records one interruption can leave.
+constexpr size_t handler_walk_count() {
+  size_t n = 0;
+  for (StackTaken where : kSamplerStackTaken) n += where == StackTaken::in_handler;
+  return n;
+}
+inline constexpr size_t kHandlerWalks = handler_walk_count();
+
+// What a walk at the interruption (async, oracle) produced, waiting in the thread's walk
+// ring for the sampler thread to record it; its frames are in the thread's arena.
+struct WalkRecord {
+  uint64_t id = 0, ticks = 0, held_ns = 0;
+  SamplerId sampler = SamplerId::async;
+  std::optional<Reason> failure;
+  uint64_t begin = 0;
+  uint32_t count = 0;
+  bool truncated = false;
+};
+
+struct CompactTraceHash {
+  size_t operator()(const CompactTrace& t) const;
+};
+
+// A recording thread's own events (JFR's thread-local buffers): its interned stacks,
+// events and counters, merged into the profile at exit. The owner takes the mutex for
+// each record and the merge at exit takes it once, so while the program runs it is never
+// contended and no thread waits for another to record. Never touched by a handler.
+struct EventBuffer {
+  std::mutex mutex;
+  Profile part;  // stacks, events and stats only
+  // A Mini thread's buffer interns the traces its polls build in compact form, and its
+  // events' stack ids index `compact` (named once per distinct trace at the merge); the
+  // sampler thread's buffer interns named traces in part.stacks.
+  bool compact_stacks = false;
+  std::vector<CompactTrace> compact;
+  std::unordered_map<CompactTrace, uint32_t, CompactTraceHash> compact_ids;
+  uint32_t intern(const CompactTrace& t);
+};
+
+// Per Mini thread, what sampling it needs (runtime::Thread::sampler_state points to it):
+// the ring the handler fills and the poll drains (cooperative, safepoint), the walks the
+// handler made (async, oracle) and what it had to count.
+struct ThreadSampling {
+  SpscRing<SampleRequest, 256> ring;
+  SpscRing<WalkRecord, 512> walks;
+  FrameArena<32768> arena;
+  // Holding the thread (--suspend=handshake, and always for classical, which walks a
+  // suspended thread): the sampler asks (kAsked), the handler publishes its registers
+  // (kPublished) and waits, the sampler does its part and lets it go (kResume); the
+  // handler then returns (kIdle).
+  enum : int { kIdle, kAsked, kPublished, kResume };
+  std::atomic<int> handshake{kIdle};
+  Registers regs{};
+  bool regs_in_java = false;
+  uint64_t handler_entry_ns = 0;
+  WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
+  int pending_count = 0;
+  uint64_t pending_cursor = 0;
+  std::atomic<uint64_t> ring_full{0};
+  std::atomic<uint64_t> walks_full[kSamplerCount] = {};
+  int thread_id = 0;
+  EventBuffer events;  // what this thread records at its polls (compact stacks)
+  ThreadSampling() { events.compact_stacks = true; }
+};
+
+// A Mini thread's sampling state; null before the profiler saw it start.
+inline ThreadSampling* sampling_of(runtime::Thread* t) {
+  return static_cast<ThreadSampling*>(t->sampler_state.load(std::memory_order_acquire));
+}
+
+// Everything the profiler keeps while it runs. Set up by start_profiler before the
+// handler, the sampler thread and the poll client exist; read by all three.
+struct ProfilerState {
+  ProfilerOptions options;
+  bool want[kSamplerCount] = {};
+  bool want_request = false;        // a sampler served at the poll: the handler builds a request
+  bool want_handler_walks = false;  // a sampler that walks in the handler
+  bool hold = false;                // the handler waits for the sampler thread
+  std::atomic<bool> running{false};
+  std::atomic<uint64_t> next_sample{1};
+  std::atomic<uint64_t> orphan_signals{0};  // landed on no Mini thread (it had ended)
+  std::mutex threads_mutex;                 // guards threads
+  std::vector<ThreadSampling*> threads;     // every Mini thread seen, to the end
+  EventBuffer sampler_events;  // what the sampler thread records (classical, async, oracle, native)
+  std::thread sampler_thread;
+  // The sampler thread's own: the classical walk's pre-allocated buffer, its CPU per
+  // visit and in all.
+  std::vector<CompactFrame> classical_frames;
+  std::vector<uint64_t> visit_cpu_ns;
+  uint64_t sampler_total_cpu_ns = 0;
+  Profile profile;  // the merged profile, built at exit
+
+  bool wants(SamplerId s) const { return want[size_t(s)]; }
+};
+extern ProfilerState g_state;  // profiler.cpp
+
+// --- interruption.cpp: the signal handler and the requests it builds -----------------
+void on_sigprof(int, siginfo_t*, void* context);
+// The request for an interrupted context: built from the registers, or a failed one
+// when the thread had left Java.
+SampleRequest request_for(const Registers& regs, bool in_java);
+// Stamps a request with its interruption (id, when, how long the thread was held), pushes
+// it into the thread's ring and arms its poll (or counts a full ring).
+void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held);
+// The walks at the interruption (the samplers taken in_handler), into the thread's arena
+// from `cursor`; returns how many records it filled.
+int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t& cursor,
+                    WalkRecord out[kHandlerWalks]);
+// One sampler's walk of an interrupted thread under crash protection, or not_in_java.
+WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
+                            FrameSink& sink);
+// Publishes the arena up to `cursor` and the walk records for the sampler thread.
+void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64_t ticks, uint64_t held,
+                uint64_t cursor);
+
+// --- sampler_thread.cpp ----------------------------------------------------------------
+void sampler_loop();
+// Records the walks every thread's handler made (also once more at exit).
+void drain_all_walks();
+
+// --- poll_client.cpp -------------------------------------------------------------------
+runtime::PollClient& poll_client();
+
+// --- event_buffers.cpp: per-thread state and recording into a buffer's part ----------
+// The VM's thread hook: a starting thread gets its ThreadSampling; an ending one's
+// unserved requests are failures.
+void on_thread(runtime::Thread* t, bool starting);
+// An ExecutionSample for one sampler; biased (fell back to the poll-site stack) when a
+// reason is given.
+void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
+                   uint32_t stack, std::optional<Reason> biased, bool truncated);
+// The cooperative sampler's safepoint latency: from the interruption to `served_ns`.
+void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
+// A NativeMethodSample for every sampler: a thread in native code is walked once for all.
+void record_native(Profile& p, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);
+// A failed interruption for one sampler, with a FailedSample event when its id is known.
+void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread);
+// The same for the samplers served at the poll.
+void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, int thread);
+
+// --- merge.cpp -------------------------------------------------------------------------
+// Every buffer merged into g_state.profile, in time order, and what was never served
+// (full rings, requests left in rings, signals that found no thread) accounted.
+void merge_profile();
+
+}  // namespace sampler

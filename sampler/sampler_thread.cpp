@@ -1,0 +1,206 @@
+// The sampler thread: every --interval it visits up to threads_per_period threads,
+// round-robin. A thread in Java is interrupted (SIGPROF; its handler is in
+// interruption.cpp); when the handler must wait (classical, --suspend=handshake) this
+// thread holds it, walks it (classical), builds its request and lets it go. A thread in
+// native code is not signalled: its stack is walked here from its anchor. Between visits
+// it records the walks the handlers made (async, oracle) into its own event buffer.
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "runtime/stack_walker.h"
+#include "runtime/vm.h"
+#include "sampler/profiler_state.h"
+#include "vm/builtins.h"
+#include "vm/opcodes.h"
+
+namespace sampler {
+
+namespace {
+
+uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// Frames of the classical walk: the sampler thread's own pre-allocated buffer.
+class BufferSink : public FrameSink {
+ public:
+  explicit BufferSink(std::vector<CompactFrame>& buf) : buf_(buf) { buf_.clear(); }
+  bool put(const CompactFrame& f) override {
+    if (buf_.size() == buf_.capacity()) return false;
+    buf_.push_back(f);
+    return true;
+  }
+
+ private:
+  std::vector<CompactFrame>& buf_;
+};
+
+// A walk's outcome for one sampler, recorded in the sampler thread's buffer.
+void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const StackTrace& trace, bool truncated,
+                 uint64_t id, uint64_t ticks, uint64_t held, int thread) {
+  std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
+  Profile& p = g_state.sampler_events.part;
+  if (failure)
+    record_failure(p, sampler, *failure, id, ticks, thread);
+  else
+    record_sample(p, sampler, id, ticks, held, thread, p.stacks.intern(trace), std::nullopt, truncated);
+}
+
+// The walks one thread's handler made.
+void drain_walks(ThreadSampling* st) {
+  WalkRecord w;
+  StackTrace trace;
+  while (st->walks.pop(w)) {
+    trace.clear();
+    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_ref(st->arena.at(w.begin + i)));
+    st->arena.release_to(w.begin + w.count);
+    record_walk(w.sampler, w.failure, trace, w.truncated, w.id, w.ticks, w.held_ns, st->thread_id);
+  }
+}
+
+// Signal the thread, wait until its handler has published its registers, walk it
+// (classical) and build its request here, arm its poll, and let it go.
+void held_sample(runtime::Thread* t, pid_t pid, int tid) {
+  ThreadSampling* st = sampling_of(t);
+  if (st == nullptr) return;
+  st->handshake.store(ThreadSampling::kAsked, std::memory_order_release);
+  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
+    st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
+    return;
+  }
+  uint64_t give_up = now_ns() + 100'000'000;  // a thread that exits never answers
+  while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kPublished) {
+    sched_yield();
+    if (now_ns() > give_up) {
+      int asked = ThreadSampling::kAsked;
+      if (st->handshake.compare_exchange_strong(asked, ThreadSampling::kIdle)) return;  // withdrawn
+    }
+  }
+  // The thread is held: its frames stay put while we read them.
+  bool classical = g_state.wants(SamplerId::classical);
+  WalkResult walk;
+  if (classical) {
+    BufferSink sink(g_state.classical_frames);
+    walk = walk_interrupted(SamplerId::classical, t, st->regs, st->regs_in_java, sink);
+  }
+  SampleRequest r;
+  if (g_state.want_request) r = request_for(st->regs, st->regs_in_java);
+  uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
+  uint64_t ticks = st->handler_entry_ns;
+  uint64_t held = now_ns() - ticks;
+  if (g_state.want_request) push_request(t, st, r, id, ticks, held);
+  WalkRecord pending[kHandlerWalks];
+  int pending_count = st->pending_count;
+  for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
+  uint64_t cursor = st->pending_cursor;
+  st->handshake.store(ThreadSampling::kResume, std::memory_order_release);
+  // The handler wrote the arena before publishing and will not touch it again until the
+  // next interruption, which only this thread sends.
+  push_walks(st, pending, pending_count, id, ticks, held, cursor);
+  if (classical) {
+    StackTrace trace;
+    if (!walk.failure)
+      for (const CompactFrame& f : g_state.classical_frames) trace.push_back(frame_ref(f));
+    record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, id, ticks, held, st->thread_id);
+  }
+  // Wait for the handler to leave before the next handshake can reuse the slot.
+  while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kResume) sched_yield();
+}
+
+// The builtin a native-state thread is in: the instruction at its anchor frame's bcp.
+std::string native_name(const runtime::Frame& top) {
+  const uint8_t* p = top.method->code + top.bci;
+  switch (vm::Op(*p)) {
+    case vm::Op::native: return std::string(vm::native_info(vm::NativeId(vm::read_u16(p, vm::kOperandA))).name);
+    case vm::Op::print: return "print";
+    default: return std::string(vm::op_info(vm::Op(*p)).name);
+  }
+}
+
+// A thread in native code is not signalled (JDK-8245772): the sampler walks its stack
+// from the anchor while the thread is kept from returning to Java (its transition back
+// waits while walk_in_progress is set), and records a NativeMethodSample.
+void sample_native(runtime::Thread* t) {
+  uint64_t start = now_ns();
+  t->walk_in_progress.store(true, std::memory_order_seq_cst);
+  if (t->get_state() != runtime::ThreadState::in_native) {  // it got back first
+    t->walk_in_progress.store(false, std::memory_order_release);
+    return;
+  }
+  std::vector<runtime::Frame> frames = runtime::frames_from_anchor(t);
+  t->walk_in_progress.store(false, std::memory_order_release);
+  uint64_t held = now_ns() - start;
+  ThreadSampling* st = sampling_of(t);
+  StackTrace trace;
+  if (!frames.empty()) {
+    FrameRef top;
+    top.function = native_name(frames[0]);
+    top.kind = FrameKind::native;
+    trace.push_back(top);
+  }
+  StackTrace rest = to_trace(frames, 0);
+  trace.insert(trace.end(), rest.begin(), rest.end());
+  uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
+  Profile& p = g_state.sampler_events.part;
+  record_native(p, id, start, held, st != nullptr ? st->thread_id : t->id, p.stacks.intern(trace));
+}
+
+}  // namespace
+
+void drain_all_walks() {
+  std::vector<ThreadSampling*> threads;
+  {
+    std::lock_guard<std::mutex> lock(g_state.threads_mutex);
+    threads = g_state.threads;
+  }
+  for (ThreadSampling* st : threads) drain_walks(st);
+}
+
+void sampler_loop() {
+  size_t next = 0;
+  uint64_t deadline = now_ns();
+  pid_t pid = getpid();
+  g_state.classical_frames.reserve(kGuessDepthLimit);
+  while (g_state.running.load(std::memory_order_acquire)) {
+    deadline += g_state.options.interval_ns;
+    uint64_t now = now_ns();
+    if (deadline > now) {
+      timespec ts{time_t((deadline - now) / 1000000000u), long((deadline - now) % 1000000000u)};
+      nanosleep(&ts, nullptr);
+    } else {
+      deadline = now;  // fell behind: do not burst
+    }
+    if (g_state.want_handler_walks) drain_all_walks();
+    std::vector<runtime::Thread*> threads = runtime::VM::get().threads();
+    if (threads.empty()) continue;
+    size_t visits = std::min(threads.size(), g_state.options.threads_per_period);
+    for (size_t i = 0; i < visits; i++) {
+      runtime::Thread* t = threads[(next + i) % threads.size()];
+      int tid = t->tid.load(std::memory_order_acquire);
+      if (tid == 0) continue;
+      runtime::ThreadState state = t->get_state();
+      if (state != runtime::ThreadState::in_java && state != runtime::ThreadState::in_native)
+        continue;  // in_vm and blocked threads are not sampled: not running Mini code, not in a native
+      uint64_t cpu = thread_cpu_ns();
+      if (state == runtime::ThreadState::in_java && g_state.hold)
+        held_sample(t, pid, tid);
+      else if (state == runtime::ThreadState::in_java)
+        syscall(SYS_tgkill, pid, tid, SIGPROF);
+      else
+        sample_native(t);
+      g_state.visit_cpu_ns.push_back(thread_cpu_ns() - cpu);
+    }
+    next = (next + visits) % threads.size();
+  }
+  g_state.sampler_total_cpu_ns = thread_cpu_ns();
+}
+
+}  // namespace sampler
