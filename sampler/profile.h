@@ -81,6 +81,11 @@ inline uint64_t total(const std::map<Reason, uint64_t>& by_reason) {
   return n;
 }
 
+// How many interruptions a sampler ended: as a sample, a failure or a drop. Every
+// interruption ends as exactly one, so this equals `interruptions` (all_accounted).
+inline uint64_t ended(const SamplerStats& st) { return st.samples + total(st.failed) + total(st.dropped); }
+inline bool all_accounted(const SamplerStats& st) { return ended(st) == st.interruptions; }
+
 struct Profile {
   std::string program;                        // the .mini file
   std::vector<SamplerId> samplers;            // in report order

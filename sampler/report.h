@@ -96,8 +96,6 @@ struct Percentiles {
   uint64_t p50 = 0, p99 = 0, max = 0;
 };
 Percentiles percentiles(std::vector<uint64_t> values);  // report_text.cpp
-// Whether every interruption is accounted for: samples + failed + dropped = interruptions.
-bool all_accounted(const SamplerStats&);  // report_stats.cpp
 // Nanoseconds as microseconds: "0.12 µs", "4.20 µs", "42.0 µs", "420 µs", "12345 µs".
 std::string format_us(uint64_t ns);  // report_text.cpp
 

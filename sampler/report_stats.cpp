@@ -60,10 +60,6 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
 
 }  // namespace
 
-bool all_accounted(const SamplerStats& st) {
-  return st.samples + total(st.failed) + total(st.dropped) == st.interruptions;
-}
-
 void write_stats_json(const Profile& p, std::ostream& os) {
   std::string out = "{\"program\": ";
   append_json_string(out, p.program);

@@ -205,7 +205,7 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
     if (!l.note.empty()) row += "  " + l.note;
     out += row + "\n";
   }
-  uint64_t accounted = st.samples + failed + dropped;
+  uint64_t accounted = ended(st);
   std::string eq = fmt::format("{} samples + {} failed + {} dropped = {}", st.samples, failed,
                                dropped, accounted);
   if (accounted == st.interruptions)
