@@ -351,19 +351,8 @@ void Compiler::choose_register_locals() {
     for (auto& l : fn_.loops)
       if (bci >= l.header_bci && bci <= l.latch_bci) w *= 8;
     const uint8_t* p = fn_.code.data() + bci;
-    switch (op) {
-      case Op::load: case Op::store: case Op::iinc:
-      case Op::iaddl: case Op::isubl: case Op::imull:
-      case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl:
-        weight[vm::read_u16(p, vm::kOperandA)] += w;
-        break;
-      case Op::forloop:
-        weight[vm::read_u16(p, vm::kOperandA)] += w;
-        weight[vm::read_u16(p, vm::kOperandB)] += w;
-        break;
-      default:
-        break;
-    }
+    if (vm::op_has(op, vm::kOpLocal)) weight[vm::read_u16(p, vm::kOperandA)] += w;
+    if (vm::op_has(op, vm::kOpLocal2)) weight[vm::read_u16(p, vm::kOperandB)] += w;
   }
   std::vector<int> order(weight.size());
   for (size_t i = 0; i < order.size(); i++) order[i] = int(i);
