@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/code_blob.h"
+#include "runtime/poll_asm.h"
 
 namespace interp {
 
@@ -56,10 +57,7 @@ class InterpMasm {
   void set_anchor(const asmjit::Label& resume);
   void clear_anchor();
 
-  struct PollLabels {
-    asmjit::Label test, resume;
-  };
-  std::vector<PollLabels> polls;
+  std::vector<runtime::PollLabels> polls;
   struct RangeLabels {
     asmjit::Label begin, end;
     const char* what;

@@ -124,7 +124,7 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
   out->frame_complete_offset = uint32_t(code.labelOffsetFromBase(c.frame_complete));
   out->frame_bytes = 0;
   for (auto& p : c.polls)
-    out->polls.push_back({out->begin + code.labelOffsetFromBase(p.first), out->begin + code.labelOffsetFromBase(p.second)});
+    out->polls.push_back({out->begin + code.labelOffsetFromBase(p.test), out->begin + code.labelOffsetFromBase(p.resume)});
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
   for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
   for (auto& r : c.special)

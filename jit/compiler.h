@@ -11,6 +11,7 @@
 
 #include "jit/baseline_compiler.h"
 #include "runtime/method.h"
+#include "runtime/poll_asm.h"
 #include "vm/builtins.h"
 #include "vm/opcodes.h"
 #include "vm/verifier.h"
@@ -58,7 +59,7 @@ class Compiler {
 
   void compile();
 
-  std::vector<std::pair<Label, Label>> polls;
+  std::vector<runtime::PollLabels> polls;
   struct DescAt {
     Label at;
     const InlineScope* scope;

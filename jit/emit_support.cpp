@@ -4,6 +4,7 @@
 #include "jit/compiler.h"
 
 #include "runtime/heap.h"
+#include "runtime/poll_asm.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
 
@@ -77,14 +78,11 @@ void Compiler::charge_strip_countdown(const Gp& n) {
 }
 
 void Compiler::poll(int32_t bci) {
-  Label test = a.newLabel(), resume = a.newLabel();
+  runtime::PollLabels at = runtime::new_poll_labels(a);
   mark(bci, true);
   if (!options_.emit_polls) return;
-  a.mov(r10, qword_ptr(r15, runtime::kThreadPollWordOffset));
-  a.bind(test);
-  a.test(dword_ptr(r10), eax);
-  a.bind(resume);
-  polls.push_back({test, resume});
+  runtime::emit_poll(a, at);
+  polls.push_back(at);
 }
 
 // Starts a new pc desc at the current position.
