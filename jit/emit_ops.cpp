@@ -20,7 +20,7 @@ namespace jit::baseline {
 
 template <Op op>
 void Compiler::emit_op(const Insn&) {
-  static_assert(op != op, "this opcode of vm/opcodes.def has no JIT emitter: add EMIT(name) in the JIT's emitters");
+  static_assert(op != op, "this opcode of vm/opcodes.def has no JIT emitter: add EMIT(name) in jit/emit_ops.cpp");
 }
 
 #define EMIT(name) template <> void Compiler::emit_op<Op::name>([[maybe_unused]] const Insn& i)
