@@ -110,7 +110,7 @@ class FnGen {
     const OpInfo& info = op_info(o);
     if (!begin(int(info.pops.size()), int(info.pushes.size()))) return;
     b_.emit(o);
-    if (!falls_through(o)) reachable_ = false;
+    if (is_return(o)) reachable_ = false;
   }
   void with_u16(Op o, uint16_t operand, int pops, int pushes) {
     if (begin(pops, pushes)) b_.emit_u16(o, operand);
