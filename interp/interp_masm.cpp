@@ -87,13 +87,10 @@ void InterpMasm::branch(int offset_at) {
 }
 
 void InterpMasm::poll() {
-  PollLabels labels{a.newLabel(), a.newLabel()};
+  runtime::PollLabels labels = runtime::new_poll_labels(a);
   // The walker reads bcp from the frame, so publish it before the poll can trap.
   a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
-  a.mov(r10, qword_ptr(kThread, kThreadPollWordOffset));
-  a.bind(labels.test);
-  a.test(dword_ptr(r10), eax);
-  a.bind(labels.resume);
+  runtime::emit_poll(a, labels);
   polls.push_back(labels);
 }
 

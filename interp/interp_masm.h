@@ -9,6 +9,7 @@
 
 #include "runtime/code_blob.h"
 #include "runtime/frame_recorder.h"
+#include "runtime/poll_asm.h"
 
 namespace interp {
 
@@ -58,10 +59,7 @@ class InterpMasm {
   void set_anchor(const asmjit::Label& resume);
   void clear_anchor();
 
-  struct PollLabels {
-    asmjit::Label test, resume;
-  };
-  std::vector<PollLabels> polls;
+  std::vector<runtime::PollLabels> polls;
   asmjit::Label left_frame;          // scratch for the return templates' ranges
 };
 

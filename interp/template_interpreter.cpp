@@ -45,7 +45,7 @@ void TemplateInterpreter::generate(bool listing) {
     Gen gen;
   };
   static const Entry kBytecodes[] = {
-#define DEF(name, fmt, pops, pushes, meaning) {#name, &gen_##name},
+#define DEF(name, ...) {#name, &gen_##name},
 #include "vm/opcodes.def"
 #undef DEF
   };

@@ -5,7 +5,7 @@
 
 namespace interp {
 
-#define DEF(name, fmt, pops, pushes, meaning) void gen_##name(InterpMasm& g);
+#define DEF(name, ...) void gen_##name(InterpMasm& g);
 #include "vm/opcodes.def"
 #undef DEF
 

@@ -110,7 +110,7 @@ class FnGen {
     const OpInfo& info = op_info(o);
     if (!begin(int(info.pops.size()), int(info.pushes.size()))) return;
     b_.emit(o);
-    if (o == Op::ret || o == Op::vret) reachable_ = false;
+    if (is_return(o)) reachable_ = false;
   }
   void with_u16(Op o, uint16_t operand, int pops, int pushes) {
     if (begin(pops, pushes)) b_.emit_u16(o, operand);
@@ -140,7 +140,7 @@ class FnGen {
       target.refs.push_back(b_.emit_branch(o));
       target.depth = depth_;
     }
-    if (o == Op::jump) reachable_ = false;
+    if (!falls_through(o)) reachable_ = false;
   }
   // Binds a label here; code after it is reachable if any branch targets it.
   void bind(Label& l) {
@@ -324,18 +324,12 @@ class FnGen {
   // ---- expressions ----
 
   // `a op x` with x a local of the operation's type, a on the stack: one superinstruction
-  // (opcodes.def, iaddl..fdivl) instead of `load x; op`. Returns false if it does not apply.
+  // (opcodes.def's base column) instead of `load x; op`. Returns false if it does not apply.
   bool local_operand(BinOp op, Type t, const Expr& rhs) {
     if (rhs.kind != ExprKind::Name || rhs.ref != NameRef::Local || rhs.type != t) return false;
     Op o;
-    if (t == Type::Int && op == BinOp::Add) o = Op::iaddl;
-    else if (t == Type::Int && op == BinOp::Sub) o = Op::isubl;
-    else if (t == Type::Int && op == BinOp::Mul) o = Op::imull;
-    else if (t == Type::Float && op == BinOp::Add) o = Op::faddl;
-    else if (t == Type::Float && op == BinOp::Sub) o = Op::fsubl;
-    else if (t == Type::Float && op == BinOp::Mul) o = Op::fmull;
-    else if (t == Type::Float && op == BinOp::Div) o = Op::fdivl;
-    else return false;
+    // The superinstruction's one popped value has the local's type.
+    if (!local_operand_form(binary_opcode(op, t), o) || op_info(o).pops[0] != type_letter(t)) return false;
     with_u16(o, uint16_t(rhs.index), 1, 1);
     return true;
   }

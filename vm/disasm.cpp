@@ -61,14 +61,6 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
                     : "<bad constant>";
       return;
     }
-    case Op::load: case Op::store:
-    case Op::iaddl: case Op::isubl: case Op::imull:
-    case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl: {
-      uint16_t l = read_u16(p, kOperandA);
-      ops = std::to_string(l);
-      comment = local(l);
-      return;
-    }
     case Op::gload: case Op::gstore: {
       uint16_t g = read_u16(p, kOperandA);
       ops = std::to_string(g);
@@ -113,7 +105,13 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       return;
     }
     default:
-      if (is_branch(op)) ops = fmt::format("-> {}", int64_t(bci) + branch_offset(p));
+      if (op_has(op, kOpLocal)) {  // load, store and the `op local` superinstructions
+        uint16_t l = read_u16(p, kOperandA);
+        ops = std::to_string(l);
+        comment = local(l);
+      } else if (is_branch(op)) {
+        ops = fmt::format("-> {}", int64_t(bci) + branch_offset(p));
+      }
       return;
   }
 }

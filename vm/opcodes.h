@@ -8,18 +8,27 @@
 namespace vm {
 
 enum class Op : uint8_t {
-#define DEF(name, fmt, pops, pushes, meaning) name,
+#define DEF(name, fmt, pops, pushes, flags, base, meaning) name,
 #include "vm/opcodes.def"
 #undef DEF
 };
 
 inline constexpr int kOpCount = 0
-#define DEF(name, fmt, pops, pushes, meaning) +1
+#define DEF(name, fmt, pops, pushes, flags, base, meaning) +1
 #include "vm/opcodes.def"
 #undef DEF
     ;
 
 enum class OperandFormat : uint8_t { NONE, U8, U16, I32, U16I32, U16U16I32 };
+
+// The flags column of opcodes.def.
+enum OpFlag : uint8_t {
+  kOpBranch = 1 << 0,  // BRANCH
+  kOpNoFall = 1 << 1,  // NOFALL
+  kOpReturn = 1 << 2,  // RETURN
+  kOpLocal = 1 << 3,   // LOCAL
+  kOpLocal2 = 1 << 4,  // LOCAL2
+};
 
 struct OpInfo {
   std::string_view name;
@@ -28,6 +37,8 @@ struct OpInfo {
   std::string_view pushes;
   std::string_view meaning;
   uint8_t length;           // opcode byte + operands
+  uint8_t flags;            // OpFlag bits
+  Op base;                  // a superinstruction's underlying operation, else the opcode itself
 };
 
 constexpr uint8_t operand_bytes(OperandFormat f) {
@@ -42,9 +53,44 @@ constexpr uint8_t operand_bytes(OperandFormat f) {
   return 0;
 }
 
+namespace opcodes_def {
+// The flags and base columns are read as text at compile time: a misspelt flag or base
+// is an error while compiling (a throw in constant evaluation), not a wrong table.
+inline constexpr std::string_view kNames[] = {
+#define DEF(name, fmt, pops, pushes, flags, base, meaning) #name,
+#include "vm/opcodes.def"
+#undef DEF
+};
+
+constexpr uint8_t parse_flags(std::string_view text) {
+  if (text == "-") return 0;
+  uint8_t bits = 0;
+  while (!text.empty()) {
+    size_t bar = text.find('|');
+    std::string_view f = text.substr(0, bar);
+    if (f == "BRANCH") bits |= kOpBranch;
+    else if (f == "NOFALL") bits |= kOpNoFall;
+    else if (f == "RETURN") bits |= kOpReturn;
+    else if (f == "LOCAL") bits |= kOpLocal;
+    else if (f == "LOCAL2") bits |= kOpLocal2;
+    else throw "opcodes.def: unknown flag";
+    text = bar == std::string_view::npos ? std::string_view() : text.substr(bar + 1);
+  }
+  return bits;
+}
+
+constexpr Op parse_base(std::string_view text, Op self) {
+  if (text == "-") return self;
+  for (int i = 0; i < kOpCount; i++)
+    if (kNames[i] == text) return Op(i);
+  throw "opcodes.def: the base is not an opcode";
+}
+}  // namespace opcodes_def
+
 inline constexpr OpInfo kOpInfo[] = {
-#define DEF(name, fmt, pops, pushes, meaning) \
-  {#name, OperandFormat::fmt, pops, pushes, meaning, uint8_t(1 + operand_bytes(OperandFormat::fmt))},
+#define DEF(name, fmt, pops, pushes, flags, base, meaning)                                             \
+  {#name, OperandFormat::fmt, pops, pushes, meaning, uint8_t(1 + operand_bytes(OperandFormat::fmt)), \
+   opcodes_def::parse_flags(#flags), opcodes_def::parse_base(#base, Op::name)},
 #include "vm/opcodes.def"
 #undef DEF
 };
@@ -63,36 +109,31 @@ inline constexpr size_t kOperandA = 1;
 inline constexpr size_t kOperandB = 3;
 inline constexpr size_t kOperandC = 5;
 
-// The `op local` superinstructions: the operation they stand for and its local's type.
-inline bool is_local_operand_op(Op op) { return op >= Op::iaddl && op <= Op::fdivl; }
-inline Op local_operand_base(Op op) {
-  switch (op) {
-    case Op::iaddl: return Op::iadd;
-    case Op::isubl: return Op::isub;
-    case Op::imull: return Op::imul;
-    case Op::faddl: return Op::fadd;
-    case Op::fsubl: return Op::fsub;
-    case Op::fmull: return Op::fmul;
-    default: return Op::fdiv;
-  }
+constexpr bool op_has(Op op, OpFlag f) { return (kOpInfo[static_cast<uint8_t>(op)].flags & f) != 0; }
+
+// A branching instruction (jump, if*, forloop): its last operand is the branch offset.
+constexpr bool is_branch(Op op) { return op_has(op, kOpBranch); }
+// Whether execution may continue with the next instruction (not after jump or a return).
+constexpr bool falls_through(Op op) { return !op_has(op, kOpNoFall); }
+constexpr bool is_return(Op op) { return op_has(op, kOpReturn); }
+
+// The `op local` superinstructions and the operation they stand for.
+constexpr bool is_local_operand_op(Op op) { return kOpInfo[static_cast<uint8_t>(op)].base != op; }
+constexpr Op local_operand_base(Op op) { return kOpInfo[static_cast<uint8_t>(op)].base; }
+// The superinstruction standing for `base` with a local right operand, if there is one.
+constexpr bool local_operand_form(Op base, Op& out) {
+  for (int i = 0; i < kOpCount; i++)
+    if (kOpInfo[i].base == base && Op(i) != base) {
+      out = Op(i);
+      return true;
+    }
+  return false;
 }
 
-// The branch offset of a branching instruction (jump, if*, forloop), or 0 if none.
-inline bool is_branch(Op op) {
-  switch (op) {
-    case Op::jump: case Op::iffalse: case Op::iftrue:
-    case Op::if_icmpeq: case Op::if_icmpne: case Op::if_icmplt:
-    case Op::if_icmple: case Op::if_icmpgt: case Op::if_icmpge:
-    case Op::forloop:
-      return true;
-    default:
-      return false;
-  }
-}
+// The branch offset of a branching instruction: the I32 ending its operands.
 inline int32_t branch_offset(const uint8_t* insn) {
-  Op op = static_cast<Op>(insn[0]);
-  if (op == Op::forloop) return read_i32(insn, kOperandC);
-  return read_i32(insn, kOperandA);
+  const OpInfo& info = op_info(static_cast<Op>(insn[0]));
+  return read_i32(insn, info.length - 4);
 }
 
 }  // namespace vm

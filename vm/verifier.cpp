@@ -273,9 +273,8 @@ class Verifier {
         reject(bci, fmt::format("stack depth {} exceeds max_stack {}", stack.size(), fn_.max_stack));
       max_seen_ = std::max(max_seen_, stack.size());
 
-      if (op == Op::ret || op == Op::vret) continue;
       if (is_branch(op)) merge(bci, size_t(int64_t(bci) + branch_offset(at(bci))), stack, work);
-      if (op == Op::jump) continue;
+      if (!falls_through(op)) continue;
       size_t next = bci + info.length;
       if (next >= code_.size()) reject(bci, fmt::format("execution falls off the end of the code after '{}'", info.name));
       merge(bci, next, stack, work);

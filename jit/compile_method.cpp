@@ -1,0 +1,160 @@
+// The entry point: compile_method runs the Compiler over a method (and the bodies it
+// inlines), installs the code and registers it with the runtime and the tools.
+#include "jit/compiler.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "jit/code_registration.h"
+#include "runtime/vm.h"
+
+namespace jit::baseline {
+
+namespace {
+
+JitRuntime& code_memory() {
+  static JitRuntime rt;
+  return rt;
+}
+
+std::mutex g_cache_mutex;
+std::vector<std::unique_ptr<CompiledCode>> g_cache;  // compiled code lives forever
+
+class AbortOnError : public ErrorHandler {
+ public:
+  void handleError(Error err, const char* message, BaseEmitter*) override {
+    std::fprintf(stderr, "minivm: internal error: JIT code generation failed: %s (%u)\n", message, err);
+    std::abort();
+  }
+};
+
+}  // namespace
+
+vm::VerifyInfo verified(const Method* m) {
+  vm::VerifyError verr;
+  vm::VerifyInfo info;
+  if (!vm::verify_function(runtime::VM::get().module(), *m->function, verr, info)) {
+    std::fprintf(stderr, "minivm: internal error: JIT got unverifiable %s: %s\n", m->function->name.c_str(),
+                 verr.message.c_str());
+    std::abort();
+  }
+  return info;
+}
+
+void Compiler::emit_body(InlineScope& s) {
+  InlineScope* saved = sc_;
+  sc_ = &s;
+  const vm::Function& f = *s.fn;
+  s.labels.resize(f.code.size() + 1);
+  for (auto& l : s.labels) l = a.newLabel();
+  s.poll_header.assign(f.code.size(), false);
+  for (auto& l : f.loops)
+    if (!l.counted || options_.counted_loop_polls) s.poll_header[l.header_bci] = true;
+  for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
+    a.bind(s.labels[bci]);
+    int d = s.info.depth_at[bci];
+    if (d < 0) continue;  // unreachable: never emitted by the front end
+    if (a.logger()) {
+      a.commentf("%s%s bci %zu: %s  (line %u, depth %d)", s.caller ? "[inlined] " : "", f.name.c_str(), bci,
+                 std::string(vm::op_info(Op(f.code[bci])).name).c_str(), f.line_at(uint32_t(bci)), d);
+    }
+    mark(int32_t(bci), false);
+    if (s.poll_header[bci]) poll(int32_t(bci));
+    emit(bci, s.depth_base + d);
+  }
+  sc_ = saved;
+}
+
+void Compiler::compile() {
+  InlineScope& root = scopes_.emplace_back();
+  root.m = m_;
+  root.fn = &fn_;
+  root.info = verified(m_);
+  sc_ = &root;
+  plan(root);
+  frame_bytes_ = uint32_t(8 * (extra() + inline_slots_ + max_depth_ + 2));
+  frame_bytes_ = (frame_bytes_ + 15) & ~15u;
+  choose_register_locals();
+  frame_complete = a.newLabel();
+
+  prologue();
+  emit_body(root);
+  sc_ = &root;
+  a.ud2();  // the verifier admits no fall-through off the end
+  for (auto& l : fn_.loops)
+    if (root.info.depth_at[l.header_bci] == 0) osr_entry(l.header_bci);
+}
+
+}  // namespace jit::baseline
+
+namespace jit {
+
+using namespace jit::baseline;
+
+CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* listing) {
+  AbortOnError errors;
+  StringLogger logger;
+  CodeHolder code;
+  code.init(code_memory().environment());
+  code.setErrorHandler(&errors);
+  if (listing) {
+    logger.addFlags(FormatFlags::kMachineCode);
+    code.setLogger(&logger);
+  }
+  Assembler a(&code);
+  Compiler c(m, options, a, code);
+  c.compile();
+
+  void* base = nullptr;
+  if (code_memory().add(&base, &code) != kErrorOk) {
+    std::fprintf(stderr, "minivm: internal error: cannot install compiled code for %s\n", m->function->name.c_str());
+    std::abort();
+  }
+  auto out = std::make_unique<CompiledCode>();
+  out->name = m->function->name;
+  out->kind = runtime::BlobKind::compiled;
+  out->begin = reinterpret_cast<uintptr_t>(base);
+  out->end = out->begin + code.codeSize();
+  out->method = m;
+  out->frame_complete_offset = uint32_t(code.labelOffsetFromBase(c.frame_complete));
+  out->frame_bytes = 0;
+  for (auto& p : c.polls)
+    out->polls.push_back({out->begin + code.labelOffsetFromBase(p.test), out->begin + code.labelOffsetFromBase(p.resume)});
+  std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
+  for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
+  c.frames.describe(*out, code);
+  // Debug info: every pc is covered; with safepoint_debug_info only poll and call sites
+  // keep their own entries and every other pc maps to the nearest one before it.
+  for (auto& dsc : c.descs) {
+    if (options.safepoint_debug_info && !dsc.safepoint && !out->pc_descs.empty()) continue;
+    uint32_t off = uint32_t(code.labelOffsetFromBase(dsc.at));
+    runtime::PcDesc pd{off, uint32_t(out->scopes.size()), 0, dsc.safepoint};
+    // The scope chain, innermost first: this body at bci, then each caller at its call.
+    int32_t bci = dsc.bci;
+    for (const InlineScope* s = dsc.scope; s != nullptr; bci = int32_t(s->call_bci), s = s->caller) {
+      out->scopes.push_back({s->m, bci});
+      pd.scope_count++;
+    }
+    if (!out->pc_descs.empty() && out->pc_descs.back().pc_offset == off)
+      out->pc_descs.back() = pd;  // a later desc at the same pc is the more precise one
+    else
+      out->pc_descs.push_back(pd);
+  }
+  if (listing) listing->append(logger.data(), logger.dataSize());
+  CompiledCode* result = out.get();
+  {
+    std::lock_guard<std::mutex> lock(g_cache_mutex);
+    g_cache.push_back(std::move(out));
+  }
+  runtime::register_blob(result);
+  // [tools] DWARF unwind info for libunwind always; perf map + jitdump with --perf-map.
+  register_code_with_tools(*result);
+  return result;
+}
+
+}  // namespace jit

@@ -1,0 +1,208 @@
+// The baseline compiler's one class, shared by its files (jit/README.md lists them):
+// where values live, the helpers every emitter uses, and one emitter per opcode.
+// Internal to jit/; the rest of the VM calls jit/baseline_compiler.h.
+#pragma once
+#include <asmjit/x86.h>
+
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "jit/baseline_compiler.h"
+#include "runtime/frame_recorder.h"
+#include "runtime/method.h"
+#include "runtime/poll_asm.h"
+#include "vm/builtins.h"
+#include "vm/opcodes.h"
+#include "vm/verifier.h"
+
+namespace jit::baseline {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+using runtime::CompiledCode;
+using runtime::Method;
+using vm::Op;
+
+inline const Gp kExprRegs[] = {rsi, rdi, r8, r9, r11};
+constexpr int kExprRegCount = 5;
+inline const Gp kLocalRegs[] = {rbx, r13, r14};
+constexpr int kLocalRegCount = 3;
+// Floats: expression depths 0..5 in xmm2..xmm7, up to four float locals in xmm8..xmm11.
+inline const Xmm kXmmExpr[] = {xmm2, xmm3, xmm4, xmm5, xmm6, xmm7};
+constexpr int kXmmExprCount = 6;
+inline const Xmm kXmmLocals[] = {xmm8, xmm9, xmm10, xmm11};
+constexpr int kXmmLocalCount = 4;
+
+// One method body being emitted: the compiled method itself (the root) or a callee
+// inlined into it at `call_bci` of `caller`.
+struct InlineScope {
+  Method* m = nullptr;
+  const vm::Function* fn = nullptr;
+  vm::VerifyInfo info;
+  const InlineScope* caller = nullptr;
+  uint32_t call_bci = 0;
+  int local_base = -1;  // -1: the root's own homes; else first slot in the inline-locals area
+  int depth_base = 0;   // absolute expression depth of this body's depth 0
+  std::vector<Label> labels;
+  std::vector<bool> poll_header;
+  Label exit;           // where an inlined body's returns go
+};
+
+// The verifier's facts about `m` (stack depths and types); aborts if it does not verify.
+vm::VerifyInfo verified(const Method* m);
+
+class Compiler {
+ public:
+  Compiler(Method* m, const JitOptions& options, Assembler& a, CodeHolder& code)
+      : frames(a), m_(m), fn_(*m->function), options_(options), a(a), code_(code) {}
+
+  void compile();
+
+  std::vector<runtime::PollLabels> polls;
+  struct DescAt {
+    Label at;
+    const InlineScope* scope;
+    int32_t bci;
+    bool safepoint;
+  };
+  std::vector<DescAt> descs;
+  Label frame_complete;
+  std::vector<std::pair<uint32_t, Label>> osr_labels;  // loop header bci -> OSR entry
+  runtime::FrameRecorder frames;  // frame shapes and special pc ranges, as emitted
+
+ private:
+  using Types = std::vector<vm::Type>;
+  static bool is_float(vm::Type t) { return t == vm::Type::Float; }
+
+  // --- where values live ---
+  int extra() const { return m_->extra_locals; }
+  // Home of the root method's local i: arguments above the return pc, the rest below rbp.
+  Mem home_local(int i) const {
+    int n = m_->param_count;
+    if (i < n) return qword_ptr(rbp, 16 + 8 * (n - 1 - i));
+    return qword_ptr(rbp, -8 * (1 + (i - n)));
+  }
+  // Home of local i of an inlined body (after the root's extra locals).
+  Mem inline_home(const InlineScope& s, int i) const { return qword_ptr(rbp, -8 * (1 + extra() + s.local_base + i)); }
+  Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + inline_slots_ + d)); }
+  // Where the value at absolute expression depth d of type t lives: floats in xmm2..7,
+  // everything else in rsi, rdi, r8, r9, r11; deeper values in their homes.
+  Operand expr(int d, vm::Type t) const {
+    if (is_float(t)) return d < kXmmExprCount ? Operand(kXmmExpr[d]) : Operand(home_expr(d));
+    return d < kExprRegCount ? Operand(kExprRegs[d]) : Operand(home_expr(d));
+  }
+  // Integer-class value at depth d (int, bool, arrays).
+  Operand expr(int d) const { return expr(d, vm::Type::Int); }
+  Operand fexpr(int d) const { return expr(d, vm::Type::Float); }
+  Operand local(int i) const {
+    if (sc_->local_base >= 0) return inline_home(*sc_, i);
+    for (int k = 0; k < kLocalRegCount; k++)
+      if (reg_local_[k] == i) return kLocalRegs[k];
+    for (int k = 0; k < kXmmLocalCount; k++)
+      if (xmm_local_[k] == i) return kXmmLocals[k];
+    return home_local(i);
+  }
+
+  // --- emit_support.cpp: what every emitter uses ---
+  // dst <- src (64 bits) between any two locations: registers of either class or memory.
+  void move(const Operand& dst, const Operand& src);
+  void load(const Gp& r, const Operand& src) { move(r, src); }
+  // x = x OP y for an integer instruction (add, sub, imul, and, or, xor), whatever x and
+  // y are: a memory destination goes through rax (imul cannot write memory anyway).
+  void int_op(Inst::Id id, const Operand& x, const Operand& y);
+  // x = x OP y for a scalar double instruction (addsd, ...), x an xmm register or memory.
+  void float_op(Inst::Id id, const Operand& x, const Operand& y);
+  // Two-operand integer instruction on depths d-2 (destination) and d-1.
+  void binop(Inst::Id id, int d) { int_op(id, expr(d - 2), expr(d - 1)); }
+  void cmp(const Operand& x, const Operand& y);
+  // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
+  Xmm in_xmm(const Operand& o, const Xmm& scratch);
+  // A stub call does `n` elements of work without a poll: it counts as n iterations
+  // against the strip-mining countdown, so a counted loop around stub calls still polls
+  // within the bound.
+  void charge_strip_countdown(const Gp& n);
+  void poll(int32_t bci);
+  // Starts a new pc desc at the current position.
+  void mark(int32_t bci, bool safepoint);
+  // The types of the whole (absolute) expression stack before `bci` of the current body.
+  Types stack_types(size_t bci) const;
+  void spill_exprs(const Types& t, int below);
+  void reload_exprs(const Types& t, int below);
+  // Register locals to their homes and back: all of them around Mini calls (the callee
+  // may be interpreted and use every register); only the xmm ones around C calls (the
+  // others are callee-saved in C).
+  void spill_locals(bool gp);
+  void reload_locals(bool gp);
+  // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
+  // restored from rbp afterwards.
+  void call_runtime(void* fn, const Label& after);
+  void throw_call(void* fn);
+  // A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
+  // pushing one of type `result` (Void: none). Its operands are passed in their homes.
+  void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled = false);
+  void bounds_check(const Gp& array, const Gp& index);
+
+  // --- register_locals.cpp ---
+  void choose_register_locals();
+
+  // --- inlining.cpp ---
+  bool should_inline(const Method* callee, const InlineScope* chain) const;
+  void plan(InlineScope& s);
+  void inline_call(size_t bci, int d, Method* callee);
+
+  // --- compile_method.cpp: one body, bytecode by bytecode ---
+  void emit_body(InlineScope& s);
+
+  // --- compiler_frames.cpp: building and tearing down the frame ---
+  void prologue();
+  void osr_entry(uint32_t header_bci);
+  void emit_return(int d, bool value, vm::Type type);
+
+  // --- emit_ops.cpp: one emitter per opcode of vm/opcodes.def ---
+  // The instruction being emitted: at `bci` of the current body, expression depth `d`
+  // (absolute) before it, `p` at its opcode byte.
+  struct Insn {
+    size_t bci;
+    int d;
+    const uint8_t* p;
+    Op op() const { return Op(*p); }
+    uint16_t a() const { return vm::read_u16(p, vm::kOperandA); }  // operand A (U16)
+  };
+  const Label& target(const Insn& i) const { return sc_->labels[size_t(int64_t(i.bci) + vm::branch_offset(i.p))]; }
+  vm::Type top_type(const Insn& i, int k) const { return stack_types(i.bci)[size_t(i.d - k)]; }  // at depth d-k
+  void emit(size_t bci, int d);  // dispatches to emit_op<op>
+  template <Op op>
+  void emit_op(const Insn& i);
+  // Bodies shared by several opcodes' emitters.
+  void global_access(const Insn& i, bool store);
+  void divide(const Insn& i, bool remainder);
+  void shift(const Insn& i, Inst::Id id);
+  void int_compare(const Insn& i, CondCode cc);
+  void float_compare(const Insn& i);
+  void if_bool(const Insn& i, bool when);
+  void if_compare(const Insn& i, CondCode cc);
+  void array_load(const Insn& i, vm::Type elem);
+  void array_store(const Insn& i, vm::Type elem);
+  void intrinsic_call(vm::NativeId id, size_t bci, int d);
+  void return_from(const Insn& i, bool value);
+
+  Method* m_;                  // the root method
+  const vm::Function& fn_;     // its function
+  InlineScope* sc_ = nullptr;  // the body being emitted
+  Types outer_types_;          // expression types below the current body's depth 0
+  std::deque<InlineScope> scopes_;       // every body, root first; addresses stay put
+  std::deque<bool> inline_decisions_;    // made by plan(), consumed in the same order by emit
+  size_t inline_bytes_ = 0;
+  int inline_slots_ = 0;                 // locals of all inlined bodies
+  int max_depth_ = 0;                    // deepest absolute expression depth, plus slack
+  const JitOptions& options_;
+  Assembler& a;
+  CodeHolder& code_;
+  int reg_local_[kLocalRegCount] = {-1, -1, -1};
+  int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1};
+  uint32_t frame_bytes_ = 0;
+};
+
+}  // namespace jit::baseline

@@ -1,0 +1,111 @@
+// The compiled frame's entry, OSR entry and exit: prologue, osr_entry, emit_return.
+// Each records the frame's shape at the instruction that changes it (runtime::FrameRecorder).
+#include "jit/compiler.h"
+
+#include "runtime/runtime_calls.h"
+#include "runtime/stack_overflow_path.h"
+#include "runtime/thread.h"
+
+namespace jit::baseline {
+
+void Compiler::prologue() {
+  using runtime::FrameRow;
+  Label overflow = a.newLabel(), body = a.newLabel(), begin = a.newLabel();
+  a.bind(begin);
+  frames.range(begin, frame_complete, runtime::PcRangeKind::prologue);
+  frames.shape(FrameRow::entry());
+  mark(0, false);
+  a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
+  a.cmp(rax, qword_ptr(r15, runtime::kThreadStackLimitOffset));
+  a.jb(overflow);
+  a.push(rbp);
+  frames.shape(FrameRow::rbp_pushed());
+  a.mov(rbp, rsp);
+  frames.shape(FrameRow::rbp_frame());
+  a.sub(rsp, frame_bytes_);
+  a.bind(frame_complete);
+  if (extra() > 0) {
+    a.xor_(eax, eax);
+    for (int j = 0; j < extra(); j++) a.mov(home_local(m_->param_count + j), rax);
+  }
+  reload_locals(true);
+  a.jmp(body);
+  // Not enough stack: report from the caller's frame (anchor = caller), like the
+  // interpreter's method entry.
+  runtime::emit_stack_overflow_path(a, frames, overflow, FrameRow::rbp_frame());
+  a.bind(body);
+}
+
+// OSR entry for a loop header: entered by a jump from an interpreter frame that has been
+// turned back into "just called" (rsp at the return pc, arguments above); builds the
+// frame, takes the other locals from the thread's OSR buffer, and joins the loop.
+void Compiler::osr_entry(uint32_t header_bci) {
+  using runtime::FrameRow;
+  Label entry = a.newLabel(), complete = a.newLabel();
+  a.bind(entry);
+  frames.shape(FrameRow::entry());
+  osr_labels.push_back({header_bci, entry});
+  mark(int32_t(header_bci), false);
+  a.push(rbp);
+  frames.shape(FrameRow::rbp_pushed());
+  a.mov(rbp, rsp);
+  frames.shape(FrameRow::rbp_frame());
+  a.sub(rsp, frame_bytes_);
+  a.bind(complete);
+  frames.range(entry, complete, runtime::PcRangeKind::prologue);
+  a.mov(rcx, qword_ptr(r15, runtime::kThreadOsrBufferOffset));
+  for (int j = 0; j < extra(); j++) {
+    int i = m_->param_count + j;
+    a.mov(rax, qword_ptr(rcx, 8 * i));
+    a.mov(home_local(i), rax);
+  }
+  reload_locals(true);
+  a.jmp(scopes_.front().labels[header_bci]);
+}
+
+void Compiler::emit_return(int d, bool value, vm::Type type) {
+  using runtime::FrameRow;
+  // From here (after the return poll) to the `ret` the frame goes away.
+  Label begin = a.newLabel(), left = a.newLabel(), end = a.newLabel();
+  a.bind(begin);
+  struct Close {
+    Assembler& a;
+    runtime::FrameRecorder& frames;
+    Label end;
+    ~Close() {
+      a.bind(end);
+      frames.shape(FrameRow::rbp_frame());  // the code after the return is in the frame again
+    }
+  } close{a, frames, end};
+  frames.range(begin, left, runtime::PcRangeKind::epilogue);
+  frames.range(left, end, runtime::PcRangeKind::epilogue_left);
+  int n = m_->param_count;
+  if (value) load(rax, expr(d - 1, type));
+  a.leave();
+  a.bind(left);
+  frames.shape(FrameRow::entry());  // frame gone, rbp the caller's again
+  if (!value) {
+    if (n == 0)
+      a.ret();
+    else
+      a.ret(imm(8 * n));
+  } else if (n == 0) {
+    // The result goes under the return pc, which waits in rcx meanwhile.
+    a.pop(rcx);
+    frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 0).with_ra(FrameRow::Ra::in_rcx));
+    a.push(rax);
+    frames.shape(FrameRow::entry().with_ra(FrameRow::Ra::in_rcx));
+    a.push(rcx);
+    frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 16).with_ra(FrameRow::Ra::at_cfa, -16));
+    a.ret();
+  } else {
+    // The result replaces argument 0; `ret` drops the return pc and the other arguments.
+    a.mov(qword_ptr(rsp, 8 * n), rax);
+    if (n == 1)
+      a.ret();
+    else
+      a.ret(imm(8 * (n - 1)));
+  }
+}
+
+}  // namespace jit::baseline

@@ -1,0 +1,427 @@
+// One emitter per opcode of vm/opcodes.def, and the table that dispatches to them.
+#include "jit/compiler.h"
+
+#include <iterator>
+
+#include "jit/intrinsic_stubs.h"
+#include "runtime/heap.h"
+#include "runtime/mini_semantics_asm.h"
+#include "runtime/runtime_calls.h"
+#include "runtime/thread.h"
+#include "runtime/vm.h"
+
+namespace jit::baseline {
+
+// ---- One emitter per opcode of vm/opcodes.def ----
+//
+// `emit` dispatches through a table built from opcodes.def itself: an opcode with no
+// EMIT below instantiates the primary template, whose static_assert stops the build
+// here and names the opcode ("[with vm::Op op = vm::Op::...]").
+
+template <Op op>
+void Compiler::emit_op(const Insn&) {
+  static_assert(op != op, "this opcode of vm/opcodes.def has no JIT emitter: add EMIT(name) in jit/emit_ops.cpp");
+}
+
+#define EMIT(name) template <> void Compiler::emit_op<Op::name>([[maybe_unused]] const Insn& i)
+
+EMIT(nop) {}
+EMIT(ldc) {
+  const vm::Constant& c = sc_->fn->constants[i.a()];
+  Operand dst = expr(i.d, c.type);
+  if (dst.isReg() && dst.as<Reg>().isXmm()) {
+    if (c.bits == 0) {
+      a.xorps(dst.as<Xmm>(), dst.as<Xmm>());
+    } else {
+      a.mov(rax, imm(c.bits));
+      a.movq(dst.as<Xmm>(), rax);
+    }
+  } else if (dst.isReg()) {
+    a.mov(dst.as<Gp>(), imm(c.bits));
+  } else if (c.bits == int64_t(int32_t(c.bits))) {
+    a.mov(dst.as<Mem>(), imm(c.bits));
+  } else {
+    a.mov(rax, imm(c.bits));
+    a.mov(dst.as<Mem>(), rax);
+  }
+}
+EMIT(load) { move(expr(i.d, sc_->fn->local_types[i.a()]), local(i.a())); }
+EMIT(store) { move(local(i.a()), expr(i.d - 1, sc_->fn->local_types[i.a()])); }
+void Compiler::global_access(const Insn& i, bool store) {
+  vm::Type t = runtime::VM::get().module().globals[i.a()].type;
+  a.mov(rcx, imm(reinterpret_cast<uint64_t>(runtime::VM::get().globals() + i.a())));
+  if (!store)
+    move(expr(i.d, t), qword_ptr(rcx));
+  else
+    move(qword_ptr(rcx), expr(i.d - 1, t));
+}
+EMIT(gload) { global_access(i, false); }
+EMIT(gstore) { global_access(i, true); }
+EMIT(iinc) { a.emit(Inst::kIdAdd, local(i.a()), imm(vm::read_i32(i.p, vm::kOperandB))); }
+EMIT(pop) {}
+EMIT(dup) { move(expr(i.d, top_type(i, 1)), expr(i.d - 1, top_type(i, 1))); }
+EMIT(dup2) {
+  move(expr(i.d, top_type(i, 2)), expr(i.d - 2, top_type(i, 2)));
+  move(expr(i.d + 1, top_type(i, 1)), expr(i.d - 1, top_type(i, 1)));
+}
+
+// --- integer and bool arithmetic ---
+EMIT(iadd) { binop(Inst::kIdAdd, i.d); }
+EMIT(isub) { binop(Inst::kIdSub, i.d); }
+EMIT(imul) { binop(Inst::kIdImul, i.d); }
+void Compiler::divide(const Insn& i, bool remainder) {
+  int d = i.d;
+  Label minus_one = a.newLabel(), done = a.newLabel(), nonzero = a.newLabel();
+  load(rcx, expr(d - 1));
+  a.test(rcx, rcx);
+  a.jnz(nonzero);
+  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_div_zero));
+  a.bind(nonzero);
+  load(rax, expr(d - 2));
+  a.cmp(rcx, -1);
+  a.je(minus_one);
+  a.cqo();
+  a.idiv(rcx);
+  a.emit(Inst::kIdMov, expr(d - 2), remainder ? rdx : rax);
+  a.jmp(done);
+  a.bind(minus_one);  // MIN / -1 = MIN (negation wraps), MIN % -1 = 0
+  if (!remainder) {
+    a.neg(rax);
+    a.emit(Inst::kIdMov, expr(d - 2), rax);
+  } else {
+    a.emit(Inst::kIdMov, expr(d - 2), imm(0));
+  }
+  a.bind(done);
+}
+EMIT(idiv) { divide(i, false); }
+EMIT(irem) { divide(i, true); }
+EMIT(ineg) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
+EMIT(inot) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
+EMIT(iand) { binop(Inst::kIdAnd, i.d); }
+EMIT(ior) { binop(Inst::kIdOr, i.d); }
+EMIT(ixor) { binop(Inst::kIdXor, i.d); }
+void Compiler::shift(const Insn& i, Inst::Id id) {
+  load(rcx, expr(i.d - 1));
+  a.emit(id, expr(i.d - 2), cl);  // x86 masks the count to 6 bits, as Mini does
+}
+EMIT(ishl) { shift(i, Inst::kIdShl); }
+EMIT(ishr) { shift(i, Inst::kIdSar); }
+EMIT(iushr) { shift(i, Inst::kIdShr); }
+EMIT(zand) { binop(Inst::kIdAnd, i.d); }
+EMIT(zor) { binop(Inst::kIdOr, i.d); }
+EMIT(zxor) { binop(Inst::kIdXor, i.d); }
+EMIT(znot) { a.emit(Inst::kIdXor, expr(i.d - 1), imm(1)); }
+
+// --- floats ---
+EMIT(fadd) { float_op(Inst::kIdAddsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
+EMIT(fsub) { float_op(Inst::kIdSubsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
+EMIT(fmul) { float_op(Inst::kIdMulsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
+EMIT(fdiv) { float_op(Inst::kIdDivsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
+EMIT(fneg) {
+  Operand x = fexpr(i.d - 1);
+  if (x.isMem()) {
+    a.btc(x.as<Mem>(), 63);
+  } else {
+    a.mov(rax, imm(INT64_MIN));
+    a.movq(xmm0, rax);
+    a.xorpd(x.as<Xmm>(), xmm0);
+  }
+}
+EMIT(i2f) {
+  Operand src = expr(i.d - 1), dst = fexpr(i.d - 1);
+  Xmm r = dst.isReg() ? dst.as<Xmm>() : xmm0;
+  a.xorps(r, r);  // breaks cvtsi2sd's false dependency
+  a.emit(Inst::kIdCvtsi2sd, r, src);
+  if (dst.isMem()) a.movsd(dst.as<Mem>(), r);
+}
+EMIT(f2i) {
+  runtime::emit_float_to_int(a, in_xmm(fexpr(i.d - 1), xmm0));  // shared with the interpreter
+  a.emit(Inst::kIdMov, expr(i.d - 1), rax);
+}
+
+// --- comparisons ---
+void Compiler::int_compare(const Insn& i, CondCode cc) {
+  a.xor_(edx, edx);
+  cmp(expr(i.d - 2), expr(i.d - 1));
+  a.set(cc, dl);
+  a.emit(Inst::kIdMov, expr(i.d - 2), rdx);
+}
+EMIT(icmpeq) { int_compare(i, CondCode::kE); }
+EMIT(icmpne) { int_compare(i, CondCode::kNE); }
+EMIT(icmplt) { int_compare(i, CondCode::kL); }
+EMIT(icmple) { int_compare(i, CondCode::kLE); }
+EMIT(icmpgt) { int_compare(i, CondCode::kG); }
+EMIT(icmpge) { int_compare(i, CondCode::kGE); }
+void Compiler::float_compare(const Insn& i) {
+  // IEEE: ordered compares are false on NaN, != is true; a < b is computed as b > a.
+  Op op = i.op();
+  int d = i.d;
+  bool swap = op == Op::fcmplt || op == Op::fcmple;
+  Xmm x = in_xmm(fexpr(swap ? d - 1 : d - 2), xmm0);
+  Operand y = fexpr(swap ? d - 2 : d - 1);
+  a.xor_(edx, edx);
+  a.emit(Inst::kIdUcomisd, x, y);
+  if (op == Op::fcmpeq) {
+    a.sete(dl);
+    a.setnp(cl);
+    a.and_(dl, cl);
+  } else if (op == Op::fcmpne) {
+    a.setne(dl);
+    a.setp(cl);
+    a.or_(dl, cl);
+  } else {
+    a.set(op == Op::fcmplt || op == Op::fcmpgt ? CondCode::kA : CondCode::kAE, dl);
+  }
+  a.emit(Inst::kIdMov, expr(d - 2), rdx);
+}
+EMIT(fcmpeq) { float_compare(i); }
+EMIT(fcmpne) { float_compare(i); }
+EMIT(fcmplt) { float_compare(i); }
+EMIT(fcmple) { float_compare(i); }
+EMIT(fcmpgt) { float_compare(i); }
+EMIT(fcmpge) { float_compare(i); }
+EMIT(zcmpeq) { int_compare(i, CondCode::kE); }
+EMIT(zcmpne) { int_compare(i, CondCode::kNE); }
+
+// --- branches ---
+EMIT(jump) { a.jmp(target(i)); }
+void Compiler::if_bool(const Insn& i, bool when) {
+  Operand x = expr(i.d - 1);
+  if (x.isReg())
+    a.test(x.as<Gp>(), x.as<Gp>());
+  else
+    a.cmp(x.as<Mem>(), 0);
+  if (!when) a.jz(target(i)); else a.jnz(target(i));
+}
+EMIT(iffalse) { if_bool(i, false); }
+EMIT(iftrue) { if_bool(i, true); }
+void Compiler::if_compare(const Insn& i, CondCode cc) {
+  cmp(expr(i.d - 2), expr(i.d - 1));
+  a.j(cc, target(i));
+}
+EMIT(if_icmpeq) { if_compare(i, CondCode::kE); }
+EMIT(if_icmpne) { if_compare(i, CondCode::kNE); }
+EMIT(if_icmplt) { if_compare(i, CondCode::kL); }
+EMIT(if_icmple) { if_compare(i, CondCode::kLE); }
+EMIT(if_icmpgt) { if_compare(i, CondCode::kG); }
+EMIT(if_icmpge) { if_compare(i, CondCode::kGE); }
+EMIT(forloop) {
+  Operand l = local(i.a()), limit = local(vm::read_u16(i.p, vm::kOperandB));
+  a.emit(Inst::kIdAdd, l, imm(1));
+  cmp(l, limit);
+  uint32_t strip = options_.strip_mining_iters;
+  size_t header = size_t(int64_t(i.bci) + vm::branch_offset(i.p));
+  if (strip == 0 || sc_->poll_header[header] || !options_.emit_polls) {
+    a.jl(target(i));
+    return;
+  }
+  // Strip mining: back to the body at once unless the thread's countdown of
+  // counted-loop iterations (shared by every loop, so a nest of short loops counts
+  // too) has run out; then reset it and poll.
+  Label leave = a.newLabel();
+  a.jge(leave);
+  a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), 1);
+  a.jg(target(i));  // (intrinsic stub calls subtract their element count: it may go below 0)
+  a.mov(qword_ptr(r15, runtime::kThreadStripCountdownOffset), imm(int32_t(strip)));
+  poll(int32_t(i.bci));
+  a.jmp(target(i));
+  a.bind(leave);
+}
+
+// --- arrays ---
+EMIT(newarray) {
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), i.bci, i.d, 1,
+               i.p[1] == 0 ? vm::Type::IntArray : vm::Type::FloatArray);
+}
+void Compiler::array_load(const Insn& i, vm::Type elem) {
+  load(rax, expr(i.d - 2));
+  load(rcx, expr(i.d - 1));
+  bounds_check(rax, rcx);
+  a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
+  move(expr(i.d - 2, elem), rax);
+}
+EMIT(iaload) { array_load(i, vm::Type::Int); }
+EMIT(faload) { array_load(i, vm::Type::Float); }
+void Compiler::array_store(const Insn& i, vm::Type elem) {
+  load(rax, expr(i.d - 3));
+  load(rcx, expr(i.d - 2));
+  bounds_check(rax, rcx);
+  load(rdx, expr(i.d - 1, elem));
+  a.mov(qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset), rdx);
+}
+EMIT(iastore) { array_store(i, vm::Type::Int); }
+EMIT(fastore) { array_store(i, vm::Type::Float); }
+EMIT(arraylength) {
+  load(rax, expr(i.d - 1));
+  a.mov(rax, qword_ptr(rax, runtime::kArrayLengthOffset));
+  a.emit(Inst::kIdMov, expr(i.d - 1), rax);
+}
+EMIT(fsqrt) {
+  Operand x = fexpr(i.d - 1);
+  if (x.isMem()) {
+    a.sqrtsd(xmm0, x.as<Mem>());
+    a.movsd(x.as<Mem>(), xmm0);
+  } else {
+    a.sqrtsd(x.as<Xmm>(), x.as<Xmm>());
+  }
+}
+EMIT(atomic_add) {
+  load(rax, expr(i.d - 3));
+  load(rcx, expr(i.d - 2));
+  bounds_check(rax, rcx);
+  load(rdx, expr(i.d - 1));
+  a.mov(r10, rdx);
+  a.lock().xadd(qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset), rdx);
+  a.add(rdx, r10);
+  a.emit(Inst::kIdMov, expr(i.d - 3), rdx);
+}
+
+// --- calls ---
+EMIT(call) {
+  size_t bci = i.bci;
+  int d = i.d;
+  Method* callee = runtime::VM::get().method(i.a());
+  bool inline_it = inline_decisions_.front();
+  inline_decisions_.pop_front();
+  if (inline_it) {
+    inline_call(bci, d, callee);
+    return;
+  }
+  int n = callee->param_count;
+  vm::Type result = callee->function->result;
+  Types t = stack_types(bci);
+  spill_exprs(t, d - n);
+  for (int k = 0; k < n; k++) {
+    Operand arg = expr(d - n + k, t[size_t(d - n + k)]);
+    if (arg.isReg() && arg.as<Reg>().isXmm()) {
+      a.sub(rsp, 8);
+      a.movsd(qword_ptr(rsp), arg.as<Xmm>());
+    } else {
+      a.emit(Inst::kIdPush, arg);
+    }
+  }
+  spill_locals(true);
+  a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
+  mark(int32_t(bci), true);
+  a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
+  if (result != vm::Type::Void) a.pop(rax);
+  reload_locals(true);
+  reload_exprs(t, d - n);
+  if (result != vm::Type::Void) move(expr(d - n, result), rax);
+}
+EMIT(spawn) {
+  int n = runtime::VM::get().method(i.a())->param_count;
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_spawn), i.bci, i.d, n, vm::Type::Int);
+}
+// arraycopy and crc32: range checks inline, then a direct call of the hand-written stub
+// (jit/intrinsic_stubs.h) with no transition and no anchor, as HotSpot calls its stub
+// routines. A failed check takes the runtime native instead, which reports the error.
+void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
+  const IntrinsicStubs& stubs = intrinsic_stubs();
+  Label slow = a.newLabel(), done = a.newLabel();
+  Types t = stack_types(bci);
+  spill_exprs(t, d);  // the stubs clobber every expression register; operands now in homes
+  if (id == vm::NativeId::arraycopy) {
+    a.mov(rax, home_expr(d - 5));   // src
+    a.mov(rcx, home_expr(d - 4));   // srcPos
+    a.mov(rdx, home_expr(d - 3));   // dst
+    a.mov(r8, home_expr(d - 2));    // dstPos
+    a.mov(r10, home_expr(d - 1));   // n
+    a.mov(r9, rcx);
+    a.or_(r9, r8);
+    a.or_(r9, r10);
+    a.js(slow);                     // any of them negative
+    a.mov(r11, qword_ptr(rax, runtime::kArrayLengthOffset));
+    a.sub(r11, r10);
+    a.cmp(rcx, r11);
+    a.jg(slow);                     // srcPos > len(src) - n
+    a.mov(r11, qword_ptr(rdx, runtime::kArrayLengthOffset));
+    a.sub(r11, r10);
+    a.cmp(r8, r11);
+    a.jg(slow);                     // dstPos > len(dst) - n
+    a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
+    a.lea(rsi, ptr(rdx, r8, 3, runtime::kArrayDataOffset));
+    a.mov(rdx, r10);
+    charge_strip_countdown(r10);
+    a.mov(rax, imm(stubs.arraycopy.blob.begin));
+    a.call(rax);
+    t.resize(size_t(d - 5));
+  } else {
+    a.mov(rax, home_expr(d - 3));   // a
+    a.mov(rcx, home_expr(d - 2));   // from
+    a.mov(rdx, home_expr(d - 1));   // to
+    a.test(rcx, rcx);
+    a.js(slow);
+    a.cmp(rdx, qword_ptr(rax, runtime::kArrayLengthOffset));
+    a.jg(slow);
+    a.cmp(rcx, rdx);
+    a.jg(slow);
+    a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
+    a.sub(rdx, rcx);
+    a.mov(rsi, rdx);
+    charge_strip_countdown(rsi);
+    a.mov(rax, imm(stubs.crc32.blob.begin));
+    a.call(rax);
+    a.mov(home_expr(d - 3), rax);   // eax, zero-extended by the 32-bit write
+    t.resize(size_t(d - 3));
+    t.push_back(vm::Type::Int);
+  }
+  reload_exprs(t, int(t.size()));
+  a.jmp(done);
+  a.bind(slow);  // the operands are in their homes already; the registers hold scratch
+  const vm::NativeInfo& info = vm::native_info(id);
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_native), bci, d, int(info.params.size()), info.result,
+               /*spilled=*/true);
+  a.bind(done);
+}
+EMIT(native) {
+  vm::NativeId id = vm::NativeId(i.a());
+  const vm::NativeInfo& info = vm::native_info(id);
+  if (id == vm::NativeId::arraycopy || id == vm::NativeId::crc32) {
+    intrinsic_call(id, i.bci, i.d);
+    return;
+  }
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_native), i.bci, i.d, int(info.params.size()), info.result);
+}
+EMIT(print) {
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_print), i.bci, i.d, sc_->fn->prints[i.a()].value_count(),
+               vm::Type::Void);
+}
+void Compiler::return_from(const Insn& i, bool value) {
+  vm::Type t = value ? top_type(i, 1) : vm::Type::Void;
+  if (sc_->caller != nullptr) {
+    // An inlined return is a jump: no frame to tear down, so no poll (as in HotSpot).
+    if (value) move(expr(sc_->depth_base, t), expr(i.d - 1, t));
+    a.jmp(sc_->exit);
+    return;
+  }
+  poll(int32_t(i.bci));
+  emit_return(i.d, value, t);
+}
+EMIT(ret) { return_from(i, false); }
+EMIT(vret) { return_from(i, true); }
+
+// --- superinstructions: an operation whose right operand is a local ---
+EMIT(iaddl) { int_op(Inst::kIdAdd, expr(i.d - 1), local(i.a())); }
+EMIT(isubl) { int_op(Inst::kIdSub, expr(i.d - 1), local(i.a())); }
+EMIT(imull) { int_op(Inst::kIdImul, expr(i.d - 1), local(i.a())); }
+EMIT(faddl) { float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fsubl) { float_op(Inst::kIdSubsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fmull) { float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fdivl) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
+
+#undef EMIT
+
+void Compiler::emit(size_t bci, int d) {
+  using Emitter = void (Compiler::*)(const Insn&);
+  static constexpr Emitter kEmitters[] = {
+#define DEF(name, ...) &Compiler::emit_op<Op::name>,
+#include "vm/opcodes.def"
+#undef DEF
+  };
+  static_assert(std::size(kEmitters) == size_t(vm::kOpCount));
+  const uint8_t* p = sc_->fn->code.data() + bci;
+  (this->*kEmitters[*p])(Insn{bci, d, p});
+}
+
+}  // namespace jit::baseline

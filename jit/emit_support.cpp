@@ -1,0 +1,185 @@
+// What every emitter uses: moves between any two locations, integer and float
+// operations on them, polls and pc descs, spills around calls, and calls into the
+// runtime (anchor, stack helpers, throws).
+#include "jit/compiler.h"
+
+#include "runtime/heap.h"
+#include "runtime/poll_asm.h"
+#include "runtime/runtime_calls.h"
+#include "runtime/thread.h"
+
+namespace jit::baseline {
+
+// dst <- src (64 bits) between any two locations: registers of either class or memory.
+void Compiler::move(const Operand& dst, const Operand& src) {
+  if (dst == src) return;
+  bool dx = dst.isReg() && dst.as<Reg>().isXmm(), sx = src.isReg() && src.as<Reg>().isXmm();
+  if (dst.isMem() && src.isMem()) {
+    a.mov(rax, src.as<Mem>());
+    a.mov(dst.as<Mem>(), rax);
+  } else if (dx && sx) {
+    a.movapd(dst.as<Xmm>(), src.as<Xmm>());
+  } else if (dx) {
+    if (src.isMem()) a.movsd(dst.as<Xmm>(), src.as<Mem>());
+    else a.movq(dst.as<Xmm>(), src.as<Gp>());
+  } else if (sx) {
+    if (dst.isMem()) a.movsd(dst.as<Mem>(), src.as<Xmm>());
+    else a.movq(dst.as<Gp>(), src.as<Xmm>());
+  } else {
+    a.emit(Inst::kIdMov, dst, src);
+  }
+}
+
+// x = x OP y for an integer instruction (add, sub, imul, and, or, xor), whatever x and
+// y are: a memory destination goes through rax (imul cannot write memory anyway).
+void Compiler::int_op(Inst::Id id, const Operand& x, const Operand& y) {
+  if (x.isReg()) {
+    a.emit(id, x, y);
+  } else {
+    a.mov(rax, x.as<Mem>());
+    a.emit(id, rax, y);
+    a.mov(x.as<Mem>(), rax);
+  }
+}
+
+// x = x OP y for a scalar double instruction (addsd, ...), x an xmm register or memory.
+void Compiler::float_op(Inst::Id id, const Operand& x, const Operand& y) {
+  if (x.isReg()) {
+    a.emit(id, x, y);
+  } else {
+    a.movsd(xmm0, x.as<Mem>());
+    a.emit(id, xmm0, y);
+    a.movsd(x.as<Mem>(), xmm0);
+  }
+}
+
+void Compiler::cmp(const Operand& x, const Operand& y) {
+  if (x.isMem() && y.isMem()) {
+    a.mov(rax, y.as<Mem>());
+    a.cmp(x.as<Mem>(), rax);
+  } else {
+    a.emit(Inst::kIdCmp, x, y);
+  }
+}
+
+// An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
+Xmm Compiler::in_xmm(const Operand& o, const Xmm& scratch) {
+  if (o.isReg()) return o.as<Xmm>();
+  a.movsd(scratch, o.as<Mem>());
+  return scratch;
+}
+
+// A stub call does `n` elements of work without a poll: it counts as n iterations
+// against the strip-mining countdown, so a counted loop around stub calls still polls
+// within the bound.
+void Compiler::charge_strip_countdown(const Gp& n) {
+  if (options_.strip_mining_iters != 0 && options_.emit_polls)
+    a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), n);
+}
+
+void Compiler::poll(int32_t bci) {
+  runtime::PollLabels at = runtime::new_poll_labels(a);
+  mark(bci, true);
+  if (!options_.emit_polls) return;
+  runtime::emit_poll(a, at);
+  polls.push_back(at);
+}
+
+// Starts a new pc desc at the current position.
+void Compiler::mark(int32_t bci, bool safepoint) {
+  Label l = a.newLabel();
+  a.bind(l);
+  descs.push_back({l, sc_, bci, safepoint});
+}
+
+// The types of the whole (absolute) expression stack before `bci` of the current body.
+Compiler::Types Compiler::stack_types(size_t bci) const {
+  Types t = outer_types_;
+  const Types& own = sc_->info.stack_at[bci];
+  t.insert(t.end(), own.begin(), own.end());
+  return t;
+}
+
+void Compiler::spill_exprs(const Types& t, int below) {
+  for (int d = 0; d < below; d++) {
+    Operand o = expr(d, t[size_t(d)]);
+    if (o.isReg()) move(home_expr(d), o);
+  }
+}
+
+void Compiler::reload_exprs(const Types& t, int below) {
+  for (int d = 0; d < below; d++) {
+    Operand o = expr(d, t[size_t(d)]);
+    if (o.isReg()) move(o, home_expr(d));
+  }
+}
+
+// Register locals to their homes and back: all of them around Mini calls (the callee
+// may be interpreted and use every register); only the xmm ones around C calls (the
+// others are callee-saved in C).
+void Compiler::spill_locals(bool gp) {
+  for (int k = 0; gp && k < kLocalRegCount; k++)
+    if (reg_local_[k] >= 0) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+  for (int k = 0; k < kXmmLocalCount; k++)
+    if (xmm_local_[k] >= 0) a.movsd(home_local(xmm_local_[k]), kXmmLocals[k]);
+}
+
+void Compiler::reload_locals(bool gp) {
+  for (int k = 0; gp && k < kLocalRegCount; k++)
+    if (reg_local_[k] >= 0) a.mov(kLocalRegs[k], home_local(reg_local_[k]));
+  for (int k = 0; k < kXmmLocalCount; k++)
+    if (xmm_local_[k] >= 0) a.movsd(kXmmLocals[k], home_local(xmm_local_[k]));
+}
+
+// Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
+// restored from rbp afterwards.
+void Compiler::call_runtime(void* fn, const Label& after) {
+  a.lea(rax, ptr(after));
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorPcOffset), rax);
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorFpOffset), rbp);
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), rsp);
+  a.and_(rsp, -16);
+  a.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
+  a.call(rax);
+  a.bind(after);
+  a.lea(rsp, ptr(rbp, -int32_t(frame_bytes_)));
+}
+
+void Compiler::throw_call(void* fn) {
+  Label after = a.newLabel();
+  a.mov(rdi, r15);
+  call_runtime(fn, after);
+  a.ud2();
+}
+
+// A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
+// pushing one of type `result` (Void: none). Its operands are passed in their homes.
+void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled) {
+  Label after = a.newLabel();
+  Types t = stack_types(bci);
+  if (!spilled) spill_exprs(t, d);
+  spill_locals(false);
+  a.mov(rdi, r15);
+  a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
+  a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which is never read
+  a.mov(rcx, imm(reinterpret_cast<uint64_t>(sc_->m)));
+  mark(int32_t(bci), true);
+  call_runtime(fn, after);
+  a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), 0);
+  t.resize(size_t(d - pops));
+  if (result != vm::Type::Void) t.push_back(result);
+  reload_exprs(t, int(t.size()));
+  reload_locals(false);
+}
+
+void Compiler::bounds_check(const Gp& array, const Gp& index) {
+  Label ok = a.newLabel();
+  a.cmp(index, qword_ptr(array, runtime::kArrayLengthOffset));
+  a.jb(ok);
+  a.mov(rsi, index);
+  a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
+  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
+  a.bind(ok);
+}
+
+}  // namespace jit::baseline

@@ -1,0 +1,82 @@
+// Inlining: which calls to inline (should_inline, decided up front by plan) and the
+// callee's body in place of the call (inline_call).
+#include "jit/compiler.h"
+
+#include <algorithm>
+
+#include "runtime/vm.h"
+
+namespace jit::baseline {
+
+namespace {
+
+// Inlining rule: @inline always (unless recursive), @noinline never, otherwise callees
+// of at most kMaxInlineBytes bytecode bytes; never a method already on the inline
+// chain (recursion), at most kMaxInlineDepth levels, kInlineBudget bytes per compilation.
+constexpr size_t kMaxInlineBytes = 35;
+constexpr size_t kMaxInlineDepth = 6;
+constexpr size_t kInlineBudget = 2000;
+
+}  // namespace
+
+bool Compiler::should_inline(const Method* callee, const InlineScope* chain) const {
+  const vm::Function& f = *callee->function;
+  if (f.inline_hint == vm::InlineHint::NoInline) return false;
+  size_t depth = 0;
+  for (const InlineScope* s = chain; s != nullptr; s = s->caller, depth++)
+    if (s->m == callee) return false;  // recursion
+  if (depth > kMaxInlineDepth) return false;
+  if (f.inline_hint == vm::InlineHint::Inline) return true;
+  return f.code.size() <= kMaxInlineBytes && inline_bytes_ + f.code.size() <= kInlineBudget;
+}
+
+// Decides every inlining of body `s` (recursively, in emission order) and sizes the
+// frame: locals of inlined bodies and the deepest expression stack.
+void Compiler::plan(InlineScope& s) {
+  max_depth_ = std::max(max_depth_, s.depth_base + int(s.fn->max_stack) + 1);
+  const vm::Function& f = *s.fn;
+  for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
+    if (Op(f.code[bci]) != Op::call || s.info.depth_at[bci] < 0) continue;
+    Method* callee = runtime::VM::get().method(vm::read_u16(f.code.data() + bci, vm::kOperandA));
+    bool yes = should_inline(callee, &s);
+    inline_decisions_.push_back(yes);
+    if (!yes) continue;
+    inline_bytes_ += callee->function->code.size();
+    InlineScope& ns = scopes_.emplace_back();
+    ns.m = callee;
+    ns.fn = callee->function;
+    ns.info = verified(callee);
+    ns.caller = &s;
+    ns.call_bci = uint32_t(bci);
+    ns.local_base = inline_slots_;
+    inline_slots_ += callee->function->local_count();
+    ns.depth_base = s.depth_base + s.info.depth_at[bci] - callee->param_count;
+    plan(ns);
+  }
+}
+
+// The callee's body in place of the call: the arguments become its first locals, its
+// returns jump to the end, and its pcs map to [callee@bci, caller@call_bci, ...].
+void Compiler::inline_call(size_t bci, int d, Method* callee) {
+  // The bodies were created by plan() in this same order.
+  InlineScope* ns = nullptr;
+  for (auto& s : scopes_)
+    if (s.caller == sc_ && s.call_bci == bci && s.labels.empty()) {
+      ns = &s;
+      break;
+    }
+  int n = callee->param_count;
+  Types t = stack_types(bci);
+  if (a.logger()) a.commentf("inline %s", callee->function->name.c_str());
+  for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));
+  for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
+  ns->exit = a.newLabel();
+  Types saved_outer = outer_types_;
+  outer_types_.assign(t.begin(), t.begin() + (d - n));
+  emit_body(*ns);
+  outer_types_ = saved_outer;
+  a.bind(ns->exit);
+  mark(int32_t(bci), false);  // back in the caller, at the call
+}
+
+}  // namespace jit::baseline
