@@ -36,6 +36,12 @@ def events(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def interruptions_by_sampler(stderr):
+    """Each sampler section's interruption count in the text report."""
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"== sampler: (\w+) ==\n(?:.*\n)*?\s+interruptions\s+(\d+)", stderr)}
+
+
 def accounted(stderr):
     """Every sampler section of the text report says its accounting adds up."""
     sections = stderr.count("== sampler:")
@@ -139,6 +145,13 @@ with tempfile.TemporaryDirectory() as tmp:
     # same interruptions, the cooperative stack equals the oracle's (exact) on at least 95%
     # of them, a cooperative stack that differs is a counted biased sample, and each
     # method's accounting adds up.
+    # "The same interruptions" is what the text report counts per method; the .jsonl only
+    # names those that ended in an event. A request dropped because its thread's ring was
+    # full (ring_full) or still waiting when the program ended (program_ended_before_poll)
+    # is counted without an id, for cooperative and safepoint only (the other methods walk
+    # at the interruption): on a loaded machine arraycopy_heavy once showed those two with
+    # 467 ids of the oracle's 543. So the counts must be equal, and each method's ids must
+    # cover every id any method reported except for as many as it counted without one.
     SAMPLERS = ["cooperative", "classical", "async", "safepoint", "oracle"]
     key = lambda st: [(f["function"], f["line"], f["kind"]) for f in st]
     agreement = {}
@@ -162,14 +175,20 @@ with tempfile.TemporaryDirectory() as tmp:
                     stacks[e["sampler"]][e["sample"]] = key(e["stack"])
                     if e["sampler"] == "cooperative" and e["biased"]:
                         biased.add(e["sample"])
+            counted = interruptions_by_sampler(se)
+            every_id = set().union(*ids.values())
+            without_id = {s: counted.get(s, 0) - len(ids[s]) for s in SAMPLERS}
             check(f"every method saw the same interruptions ({what})",
-                  len(ids["oracle"]) > 5 and all(ids[s] == ids["oracle"] for s in SAMPLERS),
-                  {s: len(ids[s]) for s in SAMPLERS})
+                  len(every_id) > 5 and len(set(counted.get(s) for s in SAMPLERS)) == 1
+                  and all(len(every_id - ids[s]) <= without_id[s] for s in SAMPLERS),
+                  {s: (counted.get(s), len(ids[s]), len(every_id - ids[s])) for s in SAMPLERS})
+            # Agreement on the interruptions both turned into a stack (a drop is no stack).
             oracle = stacks["oracle"]
-            same = sum(1 for i, st in stacks["cooperative"].items() if oracle.get(i) == st)
-            agreement[what] = same / max(1, len(oracle))
-            check(f"cooperative equals the oracle on >= 95% ({what})", same >= 0.95 * len(oracle),
-                  f"{same} of {len(oracle)}")
+            both = [i for i in stacks["cooperative"] if i in oracle]
+            same = sum(1 for i in both if oracle[i] == stacks["cooperative"][i])
+            agreement[what] = same / max(1, len(both))
+            check(f"cooperative equals the oracle on >= 95% ({what})", len(both) > 5 and same >= 0.95 * len(both),
+                  f"{same} of {len(both)}")
             unflagged = [i for i, st in stacks["cooperative"].items() if i in oracle and oracle[i] != st and i not in biased]
             check(f"a cooperative stack that differs from the oracle's is a counted biased sample ({what})",
                   not unflagged, [(stacks["cooperative"][i][:3], oracle[i][:3]) for i in unflagged[:2]])
@@ -179,11 +198,34 @@ with tempfile.TemporaryDirectory() as tmp:
                 top_ok = sum(1 for i, st in stacks["safepoint"].items() if oracle.get(i, [None])[:1] == st[:1])
                 check("the safepoint sampler's top line is wrong on most samples of the hot counted loop",
                       top_ok < 0.5 * len(oracle), f"{top_ok} of {len(oracle)} right")
-            if name == "tiny_function_in_hot_loop":
-                fails = collections.Counter(e["reason"] for e in ev if e["event"] == "FailedSample" and e["sampler"] == "classical")
-                check(f"classical fails in prologues and epilogues, by reason ({what})",
-                      fails["pc_in_prologue"] > 0 and fails["pc_in_epilogue"] > 0, dict(fails))
     print("cooperative = oracle:", ", ".join(f"{k} {v:.1%}" for k, v in sorted(agreement.items())))
+
+    # Classical fails in prologues and epilogues, by reason. Which pc gets which reason is
+    # the unit tests' (tests/unit/test_walkers.cpp); here it is seen on real interruptions.
+    # The interpreter's return sequence is a few instructions: about 1% of the in-Java
+    # interruptions of tiny_function_in_hot_loop --xint land there (prologues: ~15%), so a
+    # run of ~150 interruptions, all a loaded machine gives, misses it one time in six.
+    # Runs are added until 2000 in-Java interruptions: P(no epilogue) < e^-(0.007*2000) < 1e-6
+    # even at 0.7%. A machine too loaded to get there in 20 runs checks the prologue only
+    # (P(none in 150) < 1e-10).
+    tiny = os.path.join(ROOT, "examples", "tiny_function_in_hot_loop.mini")
+    out = os.path.join(tmp, "tiny.jsonl")
+    fails, in_java = collections.Counter(), 0
+    for _ in range(20):
+        rc, so, se = run("--xint", "--profile", "--sampler=classical", "--interval=100us", f"--profile-out={out}", tiny)
+        for e in events(out):
+            if e["event"] == "FailedSample":
+                fails[e["reason"]] += 1
+            in_java += e["event"] == "ExecutionSample" or (e["event"] == "FailedSample" and e["reason"] != "not_in_java")
+        if in_java >= 2000:
+            break
+    check("classical fails in prologues (pc_in_prologue)", in_java >= 150 and fails["pc_in_prologue"] > 0,
+          f"{in_java} in Java: {dict(fails)}")
+    print(f"classical on tiny_function_in_hot_loop --xint: {in_java} in-Java interruptions, failures {dict(fails)}")
+    if in_java >= 2000:
+        check("classical fails in epilogues (pc_in_epilogue)", fails["pc_in_epilogue"] > 0, f"{in_java} in Java: {dict(fails)}")
+    else:
+        print(f"note: only {in_java} in-Java interruptions in 20 runs: pc_in_epilogue not checked")
 
     # Classical and async cannot leave a frameless stub: failed samples by reason, where
     # cooperative (no metadata) keeps a biased sample and the oracle the exact stack.
