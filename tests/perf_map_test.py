@@ -11,8 +11,9 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 MINIVM = os.path.abspath(sys.argv[1])
-passed = failed = 0
 
 JIT_CODE_LOAD, JIT_CODE_MOVE, JIT_CODE_DEBUG_INFO, JIT_CODE_CLOSE = 0, 1, 2, 3
 
@@ -36,15 +37,6 @@ fn main(): int {
 }
 """
 FUNCTIONS = ["square", "sum_squares", "main"]
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}\n{detail}")
 
 
 def cstr(data, at):
@@ -191,5 +183,4 @@ with tempfile.TemporaryDirectory() as tmp:
     if os.path.exists(m):
         os.unlink(m)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

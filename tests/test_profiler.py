@@ -12,18 +12,10 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 MINIVM = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}\n{str(detail)[-3000:]}")
 
 
 def run(*args, timeout=300):
@@ -288,5 +280,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"stress run took at least {least} samples ({label})", n >= least, f"{n} samples")
         print(f"stress {label}: {n} cooperative samples")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
