@@ -7,6 +7,11 @@ Runs the workloads (bench/workloads/*.mini and the bias classics in examples/) u
 sampler and writes DIR (default bench/results/<today>/): report.md (tables, targets met
 or not, a short reading), one CSV per table, and SVG plots. What each number means is in
 bench/README.md. Stdlib only; the plots come from bench/svgplot.py.
+
+Each profiled run's numbers come from the statistics it writes (`--profile-stats`) and,
+where stacks matter, its events (`.jsonl`). The `measure_*` functions run minivm and
+return plain data; the `write_*` functions turn that data into the report, the CSV files
+and the plots; `main` runs the one, then the other.
 """
 import argparse
 import collections
@@ -54,7 +59,7 @@ THREAD_COUNTS = [1, 2, 4, 8, 16, 32]
 RATES = [("100 Hz", "10ms"), ("1 kHz", "1ms")]
 
 
-# --- running minivm -------------------------------------------------------------------
+# --- running minivm ---------------------------------------------------------------------
 
 class Bench:
     def __init__(self, args):
@@ -80,46 +85,61 @@ class Bench:
         return out
 
     def run(self, spec, flags, jsonl=False):
-        """Runs minivm; returns (wall seconds, stderr, events or None)."""
-        out = os.path.join(self.tmp, "p.jsonl")
-        if os.path.exists(out):
-            os.remove(out)
-        cmd = [self.minivm, "run"] + flags + ([f"--profile-out={out}"] if jsonl else []) + [self.program(spec)]
+        """Runs minivm; returns (wall seconds, statistics or None, events or None): a
+        profiled run's `--profile-stats` document, and its `.jsonl` events with `jsonl`."""
+        out, stats_out = os.path.join(self.tmp, "p.jsonl"), os.path.join(self.tmp, "stats.json")
+        for path in (out, stats_out):
+            if os.path.exists(path):
+                os.remove(path)
+        profiled = "--profile" in flags
+        cmd = ([self.minivm, "run"] + flags + ([f"--profile-stats={stats_out}"] if profiled else [])
+               + ([f"--profile-out={out}"] if jsonl else []) + [self.program(spec)])
         start = time.perf_counter()
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
         wall = time.perf_counter() - start
         self.runs += 1
         if p.returncode != 0:
             sys.exit(f"bench: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
-        events = None
+        stats = events = None
+        if profiled:
+            with open(stats_out) as f:
+                stats = json.load(f)
         if jsonl:
             with open(out) as f:
                 events = [json.loads(line) for line in f if line.strip()]
-        return wall, p.stderr, events
+        return wall, stats, events
 
 
-# --- reading profiles -------------------------------------------------------------------
+# --- reading a run's statistics and events ----------------------------------------------
 
-def sections(text):
-    """The text report's per-sampler sections: name -> text."""
-    parts = re.split(r"^== sampler: (\w+) ==$", text, flags=re.M)
-    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
-
-
-def timing(section, label):
-    """(p50, p99, max) in µs of a Timing line, or None."""
-    m = re.search(re.escape(label) + r".*?p50 ([\d.]+) µs\s+p99 ([\d.]+) µs\s+max ([\d.]+) µs", section)
-    return tuple(float(x) for x in m.groups()) if m else None
+def sampler_stats(stats, sampler):
+    """One sampler's entry in a `--profile-stats` document, or {} if it did not run."""
+    return next((e for e in stats["samplers"] if e["name"] == sampler), {})
 
 
-def sampler_cpu(text):
-    m = re.search(r"sampler thread CPU (\S+ \S+) in all; per visit of a thread p50 ([\d.]+) µs\s+p99 ([\d.]+) µs", text)
-    return (float(m.group(2)), float(m.group(3))) if m else None
+def us_percentiles(q, keys=("p50", "p99", "max")):
+    """A percentiles object (ns; `--profile-stats` and minivm_limits write the same shape)
+    as a tuple of µs, or None when nothing was recorded."""
+    return tuple(q[k] / 1000 for k in keys) if q and q["n"] else None
 
 
-def dropped(section):
-    m = re.search(r"^\s+dropped\s+(\d+)", section, flags=re.M)
-    return int(m.group(1)) if m else 0
+def held_us(stats, sampler):
+    """(p50, p99, max) µs the thread was held per interruption, or None."""
+    return us_percentiles(sampler_stats(stats, sampler).get("suspension_ns"))
+
+
+def latency_us(stats, sampler):
+    """(p50, p99, max) µs from request to served, or None."""
+    return us_percentiles(sampler_stats(stats, sampler).get("latency_ns"))
+
+
+def sampler_cpu_us(stats):
+    """(p50, p99) µs of the sampler thread's CPU per visit of a thread, or None."""
+    return us_percentiles(stats["sampler_thread"]["cpu_per_visit_ns"], ("p50", "p99"))
+
+
+def dropped(stats, sampler):
+    return sum(sampler_stats(stats, sampler).get("dropped", {}).values())
 
 
 def key(stack):
@@ -233,12 +253,11 @@ def measure_accuracy(b, workloads, log):
     for name, spec, flags, kind in workloads:
         for meta in (True, False):
             f = flags + ["--profile", "--sampler=all", "--interval=500us"] + (["--stub-metadata"] if meta else [])
-            _, text, events = b.run(spec, f, jsonl=True)
+            _, stats, events = b.run(spec, f, jsonl=True)
             a = accuracy(events)
-            secs = sections(text)
             for s in SAMPLERS:
-                a[s]["dropped"] = dropped(secs.get(s, ""))
-                a[s]["accounted"] = "all accounted for" in secs.get(s, "")
+                a[s]["dropped"] = dropped(stats, s)
+                a[s]["accounted"] = sampler_stats(stats, s).get("accounted", False)
             acc[(name, meta)] = a
         log(f"accuracy {name}: cooperative {pct(acc[(name, True)]['cooperative']['exact'])} exact")
     return acc
@@ -257,11 +276,10 @@ def measure_overhead(b, workloads, runs, log):
         for _ in range(runs):
             for s, rate, iv in configs:
                 f = list(flags) if s is None or s == "unprofiled" else flags + ["--profile", f"--sampler={s}", f"--interval={iv}"]
-                wall, text, _ = b.run(spec, f)
+                wall, stats, _ = b.run(spec, f)
                 walls[(s, rate)].append(wall)
                 if s != "unprofiled" and rate == "1 kHz":
-                    sec = sections(text).get(s, "")
-                    cost.setdefault(s, []).append((timing(sec, "suspension"), sampler_cpu(text)))
+                    cost.setdefault(s, []).append((held_us(stats, s), sampler_cpu_us(stats)))
         base = statistics.median(walls[("unprofiled", None)])
         for s in SAMPLERS:
             for rate, _ in RATES:
@@ -280,13 +298,13 @@ def measure_scaling(b, quick, log):
     depth, threads = {}, {}
     for d in ([10, 100, 500] if quick else DEPTHS):
         for s in SAMPLERS:
-            _, text, _ = b.run(f"bench/workloads/deep_recursion.mini@DEPTH={d}", ["--profile", f"--sampler={s}", "--interval=1ms"])
-            depth[(d, s)] = (timing(sections(text).get(s, ""), "suspension"), sampler_cpu(text))
+            _, stats, _ = b.run(f"bench/workloads/deep_recursion.mini@DEPTH={d}", ["--profile", f"--sampler={s}", "--interval=1ms"])
+            depth[(d, s)] = (held_us(stats, s), sampler_cpu_us(stats))
         log(f"depth {d}: classical held p50 {us((depth[(d, 'classical')][0] or (None,))[0])} µs")
     for n in ([1, 4] if quick else THREAD_COUNTS):
         for s in SAMPLERS:
-            _, text, _ = b.run(f"bench/workloads/threads.mini@THREADS={n}", ["--profile", f"--sampler={s}", "--interval=1ms"])
-            threads[(n, s)] = (timing(sections(text).get(s, ""), "suspension"), sampler_cpu(text))
+            _, stats, _ = b.run(f"bench/workloads/threads.mini@THREADS={n}", ["--profile", f"--sampler={s}", "--interval=1ms"])
+            threads[(n, s)] = (held_us(stats, s), sampler_cpu_us(stats))
         log(f"threads {n}: done")
     return depth, threads
 
@@ -298,10 +316,9 @@ def measure_latency(b, workloads, log):
     for name, spec, flags, _ in workloads:
         for variant, extra in (("signal", ["--suspend=signal"]), ("handshake", ["--suspend=handshake"]),
                                ("counted-loop-polls", ["--suspend=signal", "--counted-loop-polls"])):
-            _, text, events = b.run(spec, flags + ["--profile", "--sampler=cooperative", "--interval=1ms"] + extra, jsonl=True)
-            sec = sections(text).get("cooperative", "")
+            _, stats, events = b.run(spec, flags + ["--profile", "--sampler=cooperative", "--interval=1ms"] + extra, jsonl=True)
             values = [e["latency_ns"] / 1000 for e in events if e["event"] == "SafepointLatency"]
-            lat[(name, variant)] = (timing(sec, "suspension"), timing(sec, "safepoint latency"), values)
+            lat[(name, variant)] = (held_us(stats, "cooperative"), latency_us(stats, "cooperative"), values)
         log(f"latency {name}: done")
     return lat
 
@@ -370,10 +387,237 @@ def measure_perf(b, workloads, log):
     return res, None
 
 
-# --- the report -------------------------------------------------------------------------
+# --- writing the report -----------------------------------------------------------------
 
-def reading(acc, names, by_name, over, cost_workloads, depth, ds, threads, ns, limits, lat, classics, quick):
+def depths(depth):
+    return sorted({d for d, _ in depth})
+
+
+def thread_counts(threads):
+    return sorted({n for n, _ in threads})
+
+
+def write_header(plan, m):
+    quick = plan["quick"]
+    return [f"# Sampling methods against ground truth — {datetime.date.today().isoformat()}{' (quick)' if quick else ''}\n",
+            f"Produced by `python3 bench/run.py{' --quick' if quick else ''}` in {m['seconds']:.0f} s "
+            f"({m['minivm_runs']} runs of minivm, {plan['runs']} alternating run(s) per cost configuration). "
+            f"Machine: {os.cpu_count()} cores, `{os.uname().release}`. Workloads, metrics and method: "
+            "`bench/README.md`.\n"]
+
+
+def write_limits(out_dir, limits, limits_err):
+    md = ["## Physical limits of this machine\n"]
+    if not limits:
+        return md + [f"Not measured: {limits_err}.\n"]
+    rows = []
+    for k, label in (("signal_round_trip_ns", "signal to another thread and back (tgkill → handler → seen)"),
+                     ("signal_handler_entry_ns", "signal to another thread, until its handler runs"),
+                     ("poll_trap_ns", "a poll that traps (SIGSEGV on the poll page, handler, resume)")):
+        v = us_percentiles(limits.get(k))  # None when the tool recorded none (n = 0)
+        if v:
+            rows.append([label] + [us(x) for x in v])
+    md.append(table(["floor", "p50 µs", "p99 µs", "max µs"], rows))
+    extra = []
+    if "poll_untrapped_ns" in limits:
+        extra.append(f"an untrapped poll costs {limits['poll_untrapped_ns']:.2f} ns")
+    if "clock_gettime_ns" in limits:
+        extra.append(f"one clock_gettime {limits['clock_gettime_ns']:.0f} ns")
+    md.append("Also: " + "; ".join(extra) + ".\n" if extra else "")
+    write_csv(os.path.join(out_dir, "limits.csv"), ["metric", "value"], [[k, json.dumps(v)] for k, v in limits.items()])
+    return md
+
+
+def write_accuracy(out_dir, names, acc):
+    md = ["## Accuracy against the oracle (one `--sampler=all --stub-metadata --interval=500us` run per workload)\n",
+          "Share of the oracle's samples where the method's whole stack is the same (function, line "
+          "and frame kind of every frame); a failed sample counts as a disagreement.\n"]
+    rows, csv_rows = [], []
+    for n in names:
+        a = acc[(n, True)]
+        rows.append([n] + [pct(a[s]["exact"]) for s in COMPARED] + [a["oracle"]["oracle_samples"]])
+        for s in COMPARED:
+            csv_rows.append([n, s, a[s]["oracle_samples"], a[s]["samples"], a[s]["exact"], a[s]["top_function"],
+                             a[s]["top_line"], a[s]["line_overlap"], a[s]["hot_line"], a[s]["hot_line_share"]])
+    md.append(table(["workload"] + [f"{s} exact" for s in COMPARED] + ["oracle samples"], rows))
+    write_csv(os.path.join(out_dir, "accuracy.csv"),
+              ["workload", "sampler", "oracle_samples", "samples", "exact_stack", "top_function", "top_line",
+               "line_overlap", "true_hot_line", "hot_line_share"], csv_rows)
+    md.append("\nTop-line agreement / line-level self-time overlap Σmin(p,q) with the oracle:\n")
+    rows = [[n] + [f"{pct(acc[(n, True)][s]['top_line'])} / {pct(acc[(n, True)][s]['line_overlap'])}" for s in COMPARED]
+            for n in names]
+    md.append(table(["workload"] + COMPARED, rows))
+    md.append("\nShare of each method's samples on the true hot line (the oracle's most frequent top line):\n")
+    rows = [[n, acc[(n, True)]["oracle"]["hot_line"]] + [pct(acc[(n, True)][s]["hot_line_share"]) for s in SAMPLERS]
+            for n in names]
+    md.append(table(["workload", "true hot line"] + SAMPLERS, rows))
+    svgplot.bar_chart(os.path.join(out_dir, "accuracy.svg"), "Exact-stack agreement with the oracle (--stub-metadata)",
+                      names, [(s, [round(100 * (acc[(n, True)][s]["exact"] or 0), 1) for n in names]) for s in COMPARED],
+                      "% of oracle samples", y_max=100)
+    return md
+
+
+def write_honesty(out_dir, names, acc):
+    adds_up = all(acc[k][s]["accounted"] for k in acc for s in SAMPLERS)
+    md = ["## Honesty: failed, biased and dropped samples by reason\n",
+          "With `--stub-metadata` (left) and without (right, the default), per method. Every "
+          "interruption ends as a sample, a failed sample or a drop, and each report's accounting "
+          f"adds up: {'yes, in every run' if adds_up else 'NO (see the runs)'}.\n"]
+    rows, csv_rows = [], []
+    for n in names:
+        for s in SAMPLERS:
+            cells = []
+            for meta in (True, False):
+                a = acc[(n, meta)][s]
+                cells.append(f"failed: {reasons(collections.Counter(a['failed']))}; biased: {reasons(collections.Counter(a['biased']))}; dropped {a['dropped']}")
+                csv_rows.append([n, s, meta, json.dumps(a["failed"]), json.dumps(a["biased"]), a["dropped"], a["unflagged_disagreements"]])
+            if any(acc[(n, m)][s]["failed"] or acc[(n, m)][s]["biased"] or acc[(n, m)][s]["dropped"] for m in (True, False)):
+                rows.append([n, s] + cells)
+    md.append(table(["workload", "sampler", "with --stub-metadata", "without"], rows))
+    write_csv(os.path.join(out_dir, "honesty.csv"),
+              ["workload", "sampler", "stub_metadata", "failed", "biased", "dropped", "unflagged_disagreements"], csv_rows)
+    return md
+
+
+def write_overhead(out_dir, cost_workloads, runs, over):
+    md = ["## Cost to the program (wall time, separate runs)\n",
+          f"Slowdown against the unprofiled run (`--xcomp`, so that tier-up timing does not vary): ratio of medians over {runs} alternating run(s) − 1.\n"]
+    rows, csv_rows = [], []
+    for w in cost_workloads:
+        for s in SAMPLERS:
+            rows.append([w[0], s] + [pct(over[(w[0], s, r)]) for r, _ in RATES])
+            csv_rows.append([w[0], s] + [over[(w[0], s, r)] for r, _ in RATES] + [over[(w[0], "base")]])
+    md.append(table(["workload", "sampler"] + [f"slowdown at {r}" for r, _ in RATES], rows))
+    write_csv(os.path.join(out_dir, "overhead.csv"), ["workload", "sampler", "slowdown_100hz", "slowdown_1khz", "unprofiled_s"], csv_rows)
+    first = cost_workloads[0][0]
+    svgplot.line_chart(os.path.join(out_dir, "overhead.svg"), f"Slowdown versus sampling rate ({first})",
+                       "samples per second", "slowdown %",
+                       [(s, [(100, 100 * over[(first, s, '100 Hz')]), (1000, 100 * over[(first, s, '1 kHz')])])
+                        for s in SAMPLERS], log_x=True)
+    md.append("\nCost per sample at 1 kHz (medians over the runs of each workload): how long the thread is "
+              "held (signal arrival to resume) and the sampler thread's CPU per visit, p50 / p99 in µs.\n")
+    rows = []
+    for w in cost_workloads:
+        for s in SAMPLERS:
+            h, c = over[(w[0], s, "held")], over[(w[0], s, "cpu")]
+            rows.append([w[0], s, f"{us(h[0])} / {us(h[1])}" if h else "n/a", f"{us(c[0])} / {us(c[1])}" if c else "n/a"])
+    md.append(table(["workload", "sampler", "held p50 / p99", "sampler CPU p50 / p99"], rows))
+    return md
+
+
+def write_scaling(out_dir, depth, threads):
+    """Held time against stack depth and thread count: (held, cpu) per (depth or threads, sampler)."""
+    md = ["\nHeld time against stack depth (`deep_recursion`, DEPTH frames; p50 / p99 µs):\n"]
+    header = ["sampler", "held_p50_us", "held_p99_us", "sampler_cpu_p50_us", "sampler_cpu_p99_us"]
+    ds = depths(depth)
+    rows = [[d] + [f"{us(depth[(d, s)][0][0])} / {us(depth[(d, s)][0][1])}" if depth[(d, s)][0] else "n/a" for s in SAMPLERS] for d in ds]
+    md.append(table(["depth"] + SAMPLERS, rows))
+    write_csv(os.path.join(out_dir, "held_vs_depth.csv"), ["depth"] + header,
+              [[d, s] + list(depth[(d, s)][0] or (None, None, None))[:2] + list(depth[(d, s)][1] or (None, None)) for d in ds for s in SAMPLERS])
+    svgplot.line_chart(os.path.join(out_dir, "held_vs_depth.svg"), "Thread held per sample versus stack depth (p50)",
+                       "stack depth (frames)", "held µs",
+                       [(s, [(d, depth[(d, s)][0][0]) for d in ds if depth[(d, s)][0]]) for s in SAMPLERS], log_x=True, log_y=True)
+    md.append("\nHeld time against thread count (`threads`, 1 kHz; p50 / p99 µs):\n")
+    ns = thread_counts(threads)
+    rows = [[n] + [f"{us(threads[(n, s)][0][0])} / {us(threads[(n, s)][0][1])}" if threads[(n, s)][0] else "n/a" for s in SAMPLERS] for n in ns]
+    md.append(table(["threads"] + SAMPLERS, rows))
+    write_csv(os.path.join(out_dir, "held_vs_threads.csv"), ["threads"] + header,
+              [[n, s] + list(threads[(n, s)][0] or (None, None, None))[:2] + list(threads[(n, s)][1] or (None, None)) for n in ns for s in SAMPLERS])
+    return md
+
+
+def write_latency(out_dir, latency_workloads, lat):
+    md = ["## Cooperative: suspension and safepoint latency (p50 / p99 / max µs)\n"]
+    rows, csv_rows, hist = [], [], []
+    fmt3 = lambda t: " / ".join(us(x) for x in t) if t else "n/a"
+    for w in latency_workloads:
+        for variant in ("signal", "handshake", "counted-loop-polls"):
+            hold, wait, values = lat[(w[0], variant)]
+            rows.append([w[0], variant, fmt3(hold), fmt3(wait)])
+            csv_rows.append([w[0], variant] + list(hold or (None,) * 3) + list(wait or (None,) * 3))
+            if w[0] == "counted_loop_then_setter" and variant != "handshake":
+                hist.append((f"{variant}", values))
+    md.append(table(["workload", "run", "held", "latency"], rows))
+    write_csv(os.path.join(out_dir, "latency.csv"), ["workload", "run", "held_p50_us", "held_p99_us", "held_max_us",
+                                                       "latency_p50_us", "latency_p99_us", "latency_max_us"], csv_rows)
+    svgplot.histogram(os.path.join(out_dir, "latency.svg"), "Safepoint latency, counted_loop_then_setter (cooperative)",
+                      "latency µs", hist, bins=40, log_x=True)
+    return md
+
+
+def write_perf(out_dir, perf, perf_err):
+    md = ["## The oracle checked against perf\n"]
+    if perf is None:
+        return md + [f"perf could not run here: {perf_err}. The oracle is still exact by construction "
+                     "(complete frame metadata); this check was skipped.\n"]
+    md.append("Self-time distributions of the same `--xcomp` run: perf's samples (its own timer; symbols and "
+              "lines from `--perf-map`'s jitdump through `perf inject --jit`) against the oracle's; overlap "
+              "Σmin(p,q). perf sees the physical frame, so the oracle is counted by its first non-inlined frame "
+              "for functions, and by its innermost frame's line (what the jitdump's line table gives) for lines.\n")
+    top = lambda d: ", ".join(f"{k} {100 * v / sum(d.values()):.0f}%" for k, v in d.most_common(3)) if d else "-"
+    rows = [[n, pct(ov), top(pd), top(od), pct(lov), top(pl), top(ol)] for n, (ov, pd, od, lov, pl, ol) in perf.items()]
+    md.append(table(["workload", "function overlap", "perf top", "oracle top", "line overlap", "perf top lines",
+                     "oracle top lines"], rows))
+    write_csv(os.path.join(out_dir, "perf.csv"), ["workload", "function_overlap", "line_overlap", "perf_functions",
+                                                  "oracle_functions", "perf_lines", "oracle_lines"],
+              [[n, ov, lov, json.dumps(pd), json.dumps(od), json.dumps(pl), json.dumps(ol)]
+               for n, (ov, pd, od, lov, pl, ol) in perf.items()])
+    return md
+
+
+def targets(plan, m):
+    """The targets as (target, met, measured), from the measurements."""
+    acc, over, depth = m["acc"], m["over"], m["depth"]
+    names, by_name, cost_workloads = plan["names"], plan["by_name"], plan["cost_workloads"]
+    out = []
+    worst = min(names, key=lambda n: acc[(n, True)]["cooperative"]["exact"] or 0)
+    w_exact = acc[(worst, True)]["cooperative"]["exact"] or 0
+    out.append(("Cooperative ≥ 99% exact-stack agreement with the oracle on every workload (--stub-metadata)",
+                w_exact >= 0.99, f"lowest: {worst} {pct(w_exact)}"))
+    unflagged = {n: acc[(n, False)]["cooperative"]["unflagged_disagreements"] for n in names}
+    out.append(("Without --stub-metadata, every cooperative disagreement is a counted biased sample",
+                all(v == 0 for v in unflagged.values()),
+                "unflagged: " + (", ".join(f"{n} {v}" for n, v in unflagged.items() if v) or "none")))
+    cl = [n for n in names if by_name[n][3] == "classic"]
+    out.append(("Safepoint sampler's bias shown plainly on the classics (top-line agreement)", True,
+                ", ".join(f"{n} {pct(acc[(n, True)]['safepoint']['top_line'])}" for n in cl)))
+    deep = [d for d in depths(depth) if d >= 50 and depth[(d, "classical")][0] and depth[(d, "cooperative")][0]]
+    ratio = [depth[(d, "cooperative")][0][0] / depth[(d, "classical")][0][0] for d in deep]
+    out.append(("Cooperative held time per sample ≤ 1/5 of classical's at stack depth ≥ 50",
+                bool(ratio) and max(ratio) <= 0.2,
+                ", ".join(f"depth {d}: {r:.3f}" for d, r in zip(deep, ratio)) or "not measured"))
+    worst_1k = max(over[(w[0], "cooperative", "1 kHz")] for w in cost_workloads)
+    out.append(("Cooperative program slowdown at 1 kHz ≤ 2%", worst_1k <= 0.02,
+                ", ".join(f"{w[0]} {pct(over[(w[0], 'cooperative', '1 kHz')])}" for w in cost_workloads)))
+    pro = [n for n in names if n in ("many_short_methods", "arraycopy_loop", "crc32_loop", "arraycopy_heavy", "tiny_function_in_hot_loop")]
+    cls_fail = {n: sum(acc[(n, False)]["classical"]["failed"].values()) for n in pro}
+    coop_fail = {n: sum(v for r, v in acc[(n, True)]["cooperative"]["failed"].items() if r != "not_in_java") for n in pro}
+    out.append(("Classical failed samples on prologue-heavy and stub workloads reported with reasons; cooperative has none there",
+                all(cls_fail[n] > 0 for n in pro) and all(v == 0 for v in coop_fail.values()),
+                "; ".join(f"{n}: classical {reasons(collections.Counter(acc[(n, False)]['classical']['failed']))}, "
+                          f"cooperative {coop_fail[n]}" for n in pro)))
+    return out
+
+
+def write_targets(out_dir, names, acc, met):
+    md = ["## Targets\n"]
+    for n in names:
+        for meta in (True, False):
+            for ex in acc[(n, meta)]["cooperative"]["unflagged_examples"]:
+                md.append(f"Cooperative disagreement not counted as biased ({n}, "
+                          f"{'with' if meta else 'without'} --stub-metadata, sample {ex['sample']}): cooperative "
+                          f"`{' < '.join(ex['method'])}`, oracle `{' < '.join(ex['oracle'])}` (top 4 frames).\n")
+    md.append(table(["target", "met", "measured"], [[t, "met" if ok else "**not met**", m] for t, ok, m in met]))
+    with open(os.path.join(out_dir, "targets.json"), "w") as f:
+        json.dump([{"target": t, "met": ok, "measured": m} for t, ok, m in met], f, indent=1)
+    return md
+
+
+def reading(plan, m):
     """A short reading of the tables, computed from them."""
+    acc, over, depth, threads, lat, limits = m["acc"], m["over"], m["depth"], m["threads"], m["lat"], m["limits"]
+    names, by_name, classics, quick = plan["names"], plan["by_name"], plan["classics"], plan["quick"]
+    cost_workloads, ds, ns = plan["cost_workloads"], depths(depth), thread_counts(threads)
     out = []
     def span(s, field="exact"):
         v = [acc[(n, True)][s][field] for n in names if acc[(n, True)][s][field] is not None]
@@ -402,10 +646,11 @@ def reading(acc, names, by_name, over, cost_workloads, depth, ds, threads, ns, l
         out.append(f"- **Held time.** At depth {d} the thread is held {us(c)} µs (p50) for cooperative, which only "
                    f"records pc/sp, against {us(k)} µs for classical (capped by its 64-frame limit) and {us(o)} µs for "
                    f"the oracle's full walk, which grows with depth.")
-    if limits and limits.get("signal_round_trip_ns") and limits.get("poll_trap_ns"):
+    trip, trap = (us_percentiles(limits.get(k)) if limits else None for k in ("signal_round_trip_ns", "poll_trap_ns"))
+    if trip and trap:
         out.append(f"  The floors here are high: a signal round trip to another thread takes "
-                   f"{us(limits['signal_round_trip_ns']['p50'] / 1000)} µs and a poll trap "
-                   f"{us(limits['poll_trap_ns']['p50'] / 1000)} µs (p50), so every signal-based method pays "
+                   f"{us(trip[0])} µs and a poll trap "
+                   f"{us(trap[0])} µs (p50), so every signal-based method pays "
                    f"tens of µs of kernel time per sample outside the held window.")
     many = [n for n in ns if n > 2]
     if many:
@@ -431,244 +676,77 @@ def reading(acc, names, by_name, over, cost_workloads, depth, ds, threads, ns, l
                    f"poll; with --counted-loop-polls {us(lat[(w, 'counted-loop-polls')][1][0])} µs.")
     return "\n".join(out)
 
-def main():
+
+def write_report(plan, m):
+    """report.md, its CSV files, targets.json and the SVG plots, from the measurements."""
+    out_dir, names, acc = plan["out_dir"], plan["names"], m["acc"]
+    md = write_header(plan, m)
+    md += write_limits(out_dir, m["limits"], m["limits_err"])
+    md += write_accuracy(out_dir, names, acc)
+    md += write_honesty(out_dir, names, acc)
+    md += write_overhead(out_dir, plan["cost_workloads"], plan["runs"], m["over"])
+    md += write_scaling(out_dir, m["depth"], m["threads"])
+    md += write_latency(out_dir, plan["latency_workloads"], m["lat"])
+    md += write_perf(out_dir, m["perf"], m["perf_err"])
+    md += write_targets(out_dir, names, acc, targets(plan, m))
+    md += ["## Reading\n", reading(plan, m) + "\n",
+           "## Plots\n\n![accuracy](accuracy.svg)\n![held vs depth](held_vs_depth.svg)\n"
+           "![overhead](overhead.svg)\n![latency](latency.svg)\n"]
+    with open(os.path.join(out_dir, "report.md"), "w") as f:
+        f.write("\n".join(md))
+
+
+# --- the run ----------------------------------------------------------------------------
+
+def make_plan(argv=None):
+    """The options, and from them what to run and where to write."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run (under 2 minutes)")
     ap.add_argument("--out", help="output directory (default bench/results/<today>)")
     ap.add_argument("--minivm", default=os.path.join(ROOT, "build", "vm", "cli", "minivm"))
     ap.add_argument("--limits", default=os.path.join(ROOT, "build", "bench", "limits", "minivm_limits"))
     ap.add_argument("--runs", type=int, default=None, help="alternating runs per cost configuration (default 9, quick 1)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if not os.path.exists(args.minivm):
         sys.exit(f"bench: no minivm at {args.minivm}; build first (cmake -S . -B build -G Ninja && cmake --build build)")
     quick = args.quick
-    runs = args.runs or (1 if quick else 9)
-    out_dir = args.out or os.path.join(HERE, "results", datetime.date.today().isoformat() + ("-quick" if quick else ""))
-    os.makedirs(out_dir, exist_ok=True)
+    by_name = {w[0]: w for w in WORKLOADS}
+    workloads = [by_name[n] for n in QUICK_WORKLOADS] if quick else WORKLOADS
+    classics = [w for w in workloads if w[3] == "classic"] or [by_name["counted_loop_then_setter"]]
+    perf_set = [("counted_loop_then_setter", "examples/counted_loop_then_setter.mini", ["--xcomp"], "classic")]
+    if not quick:
+        perf_set += [(n, by_name[n][1], ["--xcomp"], "") for n in ("chain_of_nine_calls", "many_short_methods", "deep_recursion", "arraycopy_loop")]
+    return args, {
+        "quick": quick, "runs": args.runs or (1 if quick else 9), "by_name": by_name,
+        "out_dir": args.out or os.path.join(HERE, "results", datetime.date.today().isoformat() + ("-quick" if quick else "")),
+        "workloads": workloads, "names": [w[0] for w in workloads], "classics": classics,
+        "cost_workloads": [by_name[n] for n in (COST_WORKLOADS[:1] if quick else COST_WORKLOADS)],
+        "latency_workloads": classics[:1] if quick else classics, "perf_set": perf_set,
+    }
+
+
+def main():
+    args, plan = make_plan()
+    os.makedirs(plan["out_dir"], exist_ok=True)
     b = Bench(args)
     t0 = time.time()
 
     def log(msg):
         print(f"[{time.time() - t0:6.1f}s] {msg}", flush=True)
 
-    by_name = {w[0]: w for w in WORKLOADS}
-    workloads = [by_name[n] for n in QUICK_WORKLOADS] if quick else WORKLOADS
-    cost_workloads = [by_name[n] for n in (COST_WORKLOADS[:1] if quick else COST_WORKLOADS)]
-    classics = [w for w in workloads if w[3] == "classic"] or [by_name["counted_loop_then_setter"]]
-
-    limits, limits_err = measure_limits(args, quick)
-    log("limits measured" if limits else f"limits: {limits_err}")
-    acc = measure_accuracy(b, workloads, log)
-    over = measure_overhead(b, cost_workloads, runs, log)
-    depth, threads = measure_scaling(b, quick, log)
-    lat = measure_latency(b, classics if not quick else classics[:1], log)
-    perf_set = [("counted_loop_then_setter", "examples/counted_loop_then_setter.mini", ["--xcomp"], "classic")]
-    if not quick:
-        perf_set += [(n, by_name[n][1], ["--xcomp"], "") for n in ("chain_of_nine_calls", "many_short_methods", "deep_recursion", "arraycopy_loop")]
-    perf, perf_err = measure_perf(b, perf_set, log)
+    m = {}
+    m["limits"], m["limits_err"] = measure_limits(args, plan["quick"])
+    log("limits measured" if m["limits"] else f"limits: {m['limits_err']}")
+    m["acc"] = measure_accuracy(b, plan["workloads"], log)
+    m["over"] = measure_overhead(b, plan["cost_workloads"], plan["runs"], log)
+    m["depth"], m["threads"] = measure_scaling(b, plan["quick"], log)
+    m["lat"] = measure_latency(b, plan["latency_workloads"], log)
+    m["perf"], m["perf_err"] = measure_perf(b, plan["perf_set"], log)
     log(f"{b.runs} runs of minivm")
-
-    md = []
-    md.append(f"# Sampling methods against ground truth — {datetime.date.today().isoformat()}{' (quick)' if quick else ''}\n")
-    md.append(f"Produced by `python3 bench/run.py{' --quick' if quick else ''}` in {time.time() - t0:.0f} s "
-              f"({b.runs} runs of minivm, {runs} alternating run(s) per cost configuration). "
-              f"Machine: {os.cpu_count()} cores, `{os.uname().release}`. Workloads, metrics and method: "
-              "`bench/README.md`.\n")
-
-    # Physical limits.
-    md.append("## Physical limits of this machine\n")
-    if limits:
-        rows = []
-        for k, label in (("signal_round_trip_ns", "signal to another thread and back (tgkill → handler → seen)"),
-                         ("signal_handler_entry_ns", "signal to another thread, until its handler runs"),
-                         ("poll_trap_ns", "a poll that traps (SIGSEGV on the poll page, handler, resume)")):
-            v = limits.get(k)
-            if v:
-                rows.append([label, us(v["p50"] / 1000), us(v["p99"] / 1000), us(v["max"] / 1000)])
-        md.append(table(["floor", "p50 µs", "p99 µs", "max µs"], rows))
-        extra = []
-        if "poll_untrapped_ns" in limits:
-            extra.append(f"an untrapped poll costs {limits['poll_untrapped_ns']:.2f} ns")
-        if "clock_gettime_ns" in limits:
-            extra.append(f"one clock_gettime {limits['clock_gettime_ns']:.0f} ns")
-        md.append("Also: " + "; ".join(extra) + ".\n" if extra else "")
-        write_csv(os.path.join(out_dir, "limits.csv"), ["metric", "value"], [[k, json.dumps(v)] for k, v in limits.items()])
-    else:
-        md.append(f"Not measured: {limits_err}.\n")
-
-    # Accuracy.
-    names = [w[0] for w in workloads]
-    md.append("## Accuracy against the oracle (one `--sampler=all --stub-metadata --interval=500us` run per workload)\n")
-    md.append("Share of the oracle's samples where the method's whole stack is the same (function, line "
-              "and frame kind of every frame); a failed sample counts as a disagreement.\n")
-    rows, csv_rows = [], []
-    for n in names:
-        a = acc[(n, True)]
-        rows.append([n] + [pct(a[s]["exact"]) for s in COMPARED] + [a["oracle"]["oracle_samples"]])
-        for s in COMPARED:
-            csv_rows.append([n, s, a[s]["oracle_samples"], a[s]["samples"], a[s]["exact"], a[s]["top_function"],
-                             a[s]["top_line"], a[s]["line_overlap"], a[s]["hot_line"], a[s]["hot_line_share"]])
-    md.append(table(["workload"] + [f"{s} exact" for s in COMPARED] + ["oracle samples"], rows))
-    write_csv(os.path.join(out_dir, "accuracy.csv"),
-              ["workload", "sampler", "oracle_samples", "samples", "exact_stack", "top_function", "top_line",
-               "line_overlap", "true_hot_line", "hot_line_share"], csv_rows)
-    md.append("\nTop-line agreement / line-level self-time overlap Σmin(p,q) with the oracle:\n")
-    rows = [[n] + [f"{pct(acc[(n, True)][s]['top_line'])} / {pct(acc[(n, True)][s]['line_overlap'])}" for s in COMPARED]
-            for n in names]
-    md.append(table(["workload"] + COMPARED, rows))
-    md.append("\nShare of each method's samples on the true hot line (the oracle's most frequent top line):\n")
-    rows = [[n, acc[(n, True)]["oracle"]["hot_line"]] + [pct(acc[(n, True)][s]["hot_line_share"]) for s in SAMPLERS]
-            for n in names]
-    md.append(table(["workload", "true hot line"] + SAMPLERS, rows))
-    svgplot.bar_chart(os.path.join(out_dir, "accuracy.svg"), "Exact-stack agreement with the oracle (--stub-metadata)",
-                      names, [(s, [round(100 * (acc[(n, True)][s]["exact"] or 0), 1) for n in names]) for s in COMPARED],
-                      "% of oracle samples", y_max=100)
-
-    # Honesty.
-    md.append("## Honesty: failed, biased and dropped samples by reason\n")
-    md.append("With `--stub-metadata` (left) and without (right, the default), per method. Every "
-              "interruption ends as a sample, a failed sample or a drop, and each report's accounting "
-              f"adds up: {'yes, in every run' if all(acc[k][s]['accounted'] for k in acc for s in SAMPLERS) else 'NO (see the runs)'}.\n")
-    rows, csv_rows = [], []
-    for n in names:
-        for s in SAMPLERS:
-            cells = []
-            for meta in (True, False):
-                a = acc[(n, meta)][s]
-                cells.append(f"failed: {reasons(collections.Counter(a['failed']))}; biased: {reasons(collections.Counter(a['biased']))}; dropped {a['dropped']}")
-                csv_rows.append([n, s, meta, json.dumps(a["failed"]), json.dumps(a["biased"]), a["dropped"], a["unflagged_disagreements"]])
-            if any(acc[(n, m)][s]["failed"] or acc[(n, m)][s]["biased"] or acc[(n, m)][s]["dropped"] for m in (True, False)):
-                rows.append([n, s] + cells)
-    md.append(table(["workload", "sampler", "with --stub-metadata", "without"], rows))
-    write_csv(os.path.join(out_dir, "honesty.csv"),
-              ["workload", "sampler", "stub_metadata", "failed", "biased", "dropped", "unflagged_disagreements"], csv_rows)
-
-    # Cost.
-    md.append("## Cost to the program (wall time, separate runs)\n")
-    md.append(f"Slowdown against the unprofiled run (`--xcomp`, so that tier-up timing does not vary): ratio of medians over {runs} alternating run(s) − 1.\n")
-    rows, csv_rows = [], []
-    for w in cost_workloads:
-        for s in SAMPLERS:
-            rows.append([w[0], s] + [pct(over[(w[0], s, r)]) for r, _ in RATES])
-            csv_rows.append([w[0], s] + [over[(w[0], s, r)] for r, _ in RATES] + [over[(w[0], "base")]])
-    md.append(table(["workload", "sampler"] + [f"slowdown at {r}" for r, _ in RATES], rows))
-    write_csv(os.path.join(out_dir, "overhead.csv"), ["workload", "sampler", "slowdown_100hz", "slowdown_1khz", "unprofiled_s"], csv_rows)
-    svgplot.line_chart(os.path.join(out_dir, "overhead.svg"), f"Slowdown versus sampling rate ({cost_workloads[0][0]})",
-                       "samples per second", "slowdown %",
-                       [(s, [(100, 100 * over[(cost_workloads[0][0], s, '100 Hz')]), (1000, 100 * over[(cost_workloads[0][0], s, '1 kHz')])])
-                        for s in SAMPLERS], log_x=True)
-
-    md.append("\nCost per sample at 1 kHz (medians over the runs of each workload): how long the thread is "
-              "held (signal arrival to resume) and the sampler thread's CPU per visit, p50 / p99 in µs.\n")
-    rows = []
-    for w in cost_workloads:
-        for s in SAMPLERS:
-            h, c = over[(w[0], s, "held")], over[(w[0], s, "cpu")]
-            rows.append([w[0], s, f"{us(h[0])} / {us(h[1])}" if h else "n/a", f"{us(c[0])} / {us(c[1])}" if c else "n/a"])
-    md.append(table(["workload", "sampler", "held p50 / p99", "sampler CPU p50 / p99"], rows))
-
-    md.append("\nHeld time against stack depth (`deep_recursion`, DEPTH frames; p50 / p99 µs):\n")
-    ds = sorted({d for d, _ in depth})
-    rows = [[d] + [f"{us(depth[(d, s)][0][0])} / {us(depth[(d, s)][0][1])}" if depth[(d, s)][0] else "n/a" for s in SAMPLERS] for d in ds]
-    md.append(table(["depth"] + SAMPLERS, rows))
-    write_csv(os.path.join(out_dir, "held_vs_depth.csv"), ["depth", "sampler", "held_p50_us", "held_p99_us", "sampler_cpu_p50_us", "sampler_cpu_p99_us"],
-              [[d, s] + list(depth[(d, s)][0] or (None, None, None))[:2] + list(depth[(d, s)][1] or (None, None)) for d in ds for s in SAMPLERS])
-    svgplot.line_chart(os.path.join(out_dir, "held_vs_depth.svg"), "Thread held per sample versus stack depth (p50)",
-                       "stack depth (frames)", "held µs",
-                       [(s, [(d, depth[(d, s)][0][0]) for d in ds if depth[(d, s)][0]]) for s in SAMPLERS], log_x=True, log_y=True)
-    md.append("\nHeld time against thread count (`threads`, 1 kHz; p50 / p99 µs):\n")
-    ns = sorted({n for n, _ in threads})
-    rows = [[n] + [f"{us(threads[(n, s)][0][0])} / {us(threads[(n, s)][0][1])}" if threads[(n, s)][0] else "n/a" for s in SAMPLERS] for n in ns]
-    md.append(table(["threads"] + SAMPLERS, rows))
-    write_csv(os.path.join(out_dir, "held_vs_threads.csv"), ["threads", "sampler", "held_p50_us", "held_p99_us", "sampler_cpu_p50_us", "sampler_cpu_p99_us"],
-              [[n, s] + list(threads[(n, s)][0] or (None, None, None))[:2] + list(threads[(n, s)][1] or (None, None)) for n in ns for s in SAMPLERS])
-
-    # Latency.
-    md.append("## Cooperative: suspension and safepoint latency (p50 / p99 / max µs)\n")
-    rows, csv_rows, hist = [], [], []
-    for w in ([c for c in classics] if not quick else classics[:1]):
-        for variant in ("signal", "handshake", "counted-loop-polls"):
-            held, latency, values = lat[(w[0], variant)]
-            fmt3 = lambda t: " / ".join(us(x) for x in t) if t else "n/a"
-            rows.append([w[0], variant, fmt3(held), fmt3(latency)])
-            csv_rows.append([w[0], variant] + list(held or (None,) * 3) + list(latency or (None,) * 3))
-            if w[0] == "counted_loop_then_setter" and variant != "handshake":
-                hist.append((f"{variant}", values))
-    md.append(table(["workload", "run", "held", "latency"], rows))
-    write_csv(os.path.join(out_dir, "latency.csv"), ["workload", "run", "held_p50_us", "held_p99_us", "held_max_us",
-                                                       "latency_p50_us", "latency_p99_us", "latency_max_us"], csv_rows)
-    svgplot.histogram(os.path.join(out_dir, "latency.svg"), "Safepoint latency, counted_loop_then_setter (cooperative)",
-                      "latency µs", hist, bins=40, log_x=True)
-
-    # perf.
-    md.append("## The oracle checked against perf\n")
-    if perf is None:
-        md.append(f"perf could not run here: {perf_err}. The oracle is still exact by construction "
-                  "(complete frame metadata); this check was skipped.\n")
-    else:
-        md.append("Self-time distributions of the same `--xcomp` run: perf's samples (its own timer; symbols and "
-                  "lines from `--perf-map`'s jitdump through `perf inject --jit`) against the oracle's; overlap "
-                  "Σmin(p,q). perf sees the physical frame, so the oracle is counted by its first non-inlined frame "
-                  "for functions, and by its innermost frame's line (what the jitdump's line table gives) for lines.\n")
-        rows = []
-        top = lambda d: ", ".join(f"{k} {100 * v / sum(d.values()):.0f}%" for k, v in d.most_common(3)) if d else "-"
-        for n, (ov, pd, od, lov, pl, ol) in perf.items():
-            rows.append([n, pct(ov), top(pd), top(od), pct(lov), top(pl), top(ol)])
-        md.append(table(["workload", "function overlap", "perf top", "oracle top", "line overlap", "perf top lines",
-                         "oracle top lines"], rows))
-        write_csv(os.path.join(out_dir, "perf.csv"), ["workload", "function_overlap", "line_overlap", "perf_functions",
-                                                      "oracle_functions", "perf_lines", "oracle_lines"],
-                  [[n, ov, lov, json.dumps(pd), json.dumps(od), json.dumps(pl), json.dumps(ol)]
-                   for n, (ov, pd, od, lov, pl, ol) in perf.items()])
-
-    # Targets.
-    md.append("## Targets\n")
-    targets = []
-    worst = min(names, key=lambda n: acc[(n, True)]["cooperative"]["exact"] or 0)
-    w_exact = acc[(worst, True)]["cooperative"]["exact"] or 0
-    targets.append(("Cooperative ≥ 99% exact-stack agreement with the oracle on every workload (--stub-metadata)",
-                    w_exact >= 0.99, f"lowest: {worst} {pct(w_exact)}"))
-    unflagged = {n: acc[(n, False)]["cooperative"]["unflagged_disagreements"] for n in names}
-    targets.append(("Without --stub-metadata, every cooperative disagreement is a counted biased sample",
-                    all(v == 0 for v in unflagged.values()),
-                    "unflagged: " + (", ".join(f"{n} {v}" for n, v in unflagged.items() if v) or "none")))
-    for n in names:
-        for meta in (True, False):
-            for ex in acc[(n, meta)]["cooperative"]["unflagged_examples"]:
-                md.append(f"Cooperative disagreement not counted as biased ({n}, "
-                          f"{'with' if meta else 'without'} --stub-metadata, sample {ex['sample']}): cooperative "
-                          f"`{' < '.join(ex['method'])}`, oracle `{' < '.join(ex['oracle'])}` (top 4 frames).\n")
-    cl = [n for n in names if by_name[n][3] == "classic"]
-    targets.append(("Safepoint sampler's bias shown plainly on the classics (top-line agreement)", True,
-                    ", ".join(f"{n} {pct(acc[(n, True)]['safepoint']['top_line'])}" for n in cl)))
-    deep = [d for d in ds if d >= 50 and depth[(d, "classical")][0] and depth[(d, "cooperative")][0]]
-    ratio = [depth[(d, "cooperative")][0][0] / depth[(d, "classical")][0][0] for d in deep]
-    targets.append(("Cooperative held time per sample ≤ 1/5 of classical's at stack depth ≥ 50",
-                    bool(ratio) and max(ratio) <= 0.2,
-                    ", ".join(f"depth {d}: {r:.3f}" for d, r in zip(deep, ratio)) or "not measured"))
-    worst_1k = max(over[(w[0], "cooperative", "1 kHz")] for w in cost_workloads)
-    targets.append(("Cooperative program slowdown at 1 kHz ≤ 2%", worst_1k <= 0.02,
-                    ", ".join(f"{w[0]} {pct(over[(w[0], 'cooperative', '1 kHz')])}" for w in cost_workloads)))
-    pro = [n for n in names if n in ("many_short_methods", "arraycopy_loop", "crc32_loop", "arraycopy_heavy", "tiny_function_in_hot_loop")]
-    cls_fail = {n: sum(acc[(n, False)]["classical"]["failed"].values()) for n in pro}
-    coop_fail = {n: sum(v for r, v in acc[(n, True)]["cooperative"]["failed"].items() if r != "not_in_java") for n in pro}
-    targets.append(("Classical failed samples on prologue-heavy and stub workloads reported with reasons; cooperative has none there",
-                    all(cls_fail[n] > 0 for n in pro) and all(v == 0 for v in coop_fail.values()),
-                    "; ".join(f"{n}: classical {reasons(collections.Counter(acc[(n, False)]['classical']['failed']))}, "
-                              f"cooperative {coop_fail[n]}" for n in pro)))
-    md.append(table(["target", "met", "measured"], [[t, "met" if ok else "**not met**", m] for t, ok, m in targets]))
-    with open(os.path.join(out_dir, "targets.json"), "w") as f:
-        json.dump([{"target": t, "met": ok, "measured": m} for t, ok, m in targets], f, indent=1)
-
-    md.append("## Reading\n")
-    md.append(reading(acc, names, by_name, over, cost_workloads, depth, ds, threads, ns, limits, lat, classics, quick) + "\n")
-
-    md.append("## Plots\n\n![accuracy](accuracy.svg)\n![held vs depth](held_vs_depth.svg)\n"
-              "![overhead](overhead.svg)\n![latency](latency.svg)\n")
-    with open(os.path.join(out_dir, "report.md"), "w") as f:
-        f.write("\n".join(md))
+    m["seconds"], m["minivm_runs"] = time.time() - t0, b.runs
+    write_report(plan, m)
     shutil.rmtree(b.tmp, ignore_errors=True)
-    log(f"wrote {os.path.relpath(out_dir, ROOT)}/report.md")
+    log(f"wrote {os.path.relpath(plan['out_dir'], ROOT)}/report.md")
 
 
 if __name__ == "__main__":

@@ -75,9 +75,15 @@ void InterpMasm::branch(int offset_at) {
   a.movzx(r8d, word_ptr(r8, kMethodParamCountOffset));
   a.neg(r8);
   a.lea(rsp, ptr(kLocals, r8, 3));
+  // Until the jump the return pc waits in rcx and the caller's rbp in rdx.
+  using runtime::FrameRow;
+  frames.shape(FrameRow::entry().with_ra(FrameRow::Ra::in_rcx).with_rbp_in_rdx());
   a.mov(qword_ptr(rsp), rcx);
+  frames.shape(FrameRow::entry().with_rbp_in_rdx());
   a.mov(rbp, rdx);
+  frames.shape(FrameRow::entry());
   a.jmp(rax);
+  frames.shape(FrameRow::rbp_frame());
 }
 
 void InterpMasm::poll() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/code_blob.h"
+#include "runtime/frame_recorder.h"
 
 namespace interp {
 
@@ -26,8 +27,9 @@ inline const x86::Gp kTos = x86::rax;
 
 class InterpMasm {
  public:
-  explicit InterpMasm(x86::Assembler& a) : a(a) {}
+  explicit InterpMasm(x86::Assembler& a) : a(a), frames(a) {}
   x86::Assembler& a;
+  runtime::FrameRecorder frames;  // frame shapes and special pc ranges, as emitted
 
   // Operand access relative to bcp.
   x86::Mem u16_operand(int at = 1) const { return x86::word_ptr(kBcp, at); }
@@ -60,11 +62,6 @@ class InterpMasm {
     asmjit::Label test, resume;
   };
   std::vector<PollLabels> polls;
-  struct RangeLabels {
-    asmjit::Label begin, end;
-    const char* what;
-  };
-  std::vector<RangeLabels> special;  // see runtime::PcRange
   asmjit::Label left_frame;          // scratch for the return templates' ranges
 };
 

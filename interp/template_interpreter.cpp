@@ -73,6 +73,7 @@ void TemplateInterpreter::generate(bool listing) {
     a.align(AlignMode::kCode, 16);
     size_t log_begin = logger.dataSize();
     a.bind(start);
+    g.frames.shape(runtime::FrameRow::rbp_frame());  // every template runs in an interpreter frame
     gen(g);
     pending.push_back({name, start, log_begin, logger.dataSize()});
   };
@@ -112,7 +113,7 @@ void TemplateInterpreter::generate(bool listing) {
   blob_.begin = reinterpret_cast<uintptr_t>(base);
   blob_.end = blob_.begin + code_size;
   for (auto& p : g.polls) blob_.polls.push_back({addr(p.test), addr(p.resume)});
-  for (auto& r : g.special) blob_.special.push_back({addr(r.begin), addr(r.end), r.what});
+  g.frames.describe(blob_, code);
   std::sort(blob_.polls.begin(), blob_.polls.end(),
             [](const runtime::PollSite& x, const runtime::PollSite& y) { return x.pc < y.pc; });
   runtime::register_blob(&blob_);

@@ -6,6 +6,7 @@
 #include "runtime/method.h"
 #include "runtime/mini_semantics_asm.h"
 #include "runtime/runtime_calls.h"
+#include "runtime/stack_overflow_path.h"
 #include "runtime/thread.h"
 #include "runtime/tiering.h"
 
@@ -184,6 +185,9 @@ void return_from_frame(InterpMasm& g, bool value) {
   a.mov(rcx, qword_ptr(rbp, kFrameReturnPcOffset));
   a.mov(rbp, qword_ptr(rbp, kFrameSavedFpOffset));
   a.bind(g.left_frame);  // from here rbp is the caller's
+  // The frame is gone: the return pc waits in rcx, and the caller's sp follows from the
+  // locals pointer (argument 0 is the highest slot).
+  g.frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::r14, 8).with_ra(FrameRow::Ra::in_rcx));
   if (value) {
     a.mov(qword_ptr(kLocals), rax);
     a.lea(rsp, ptr(kLocals, -8));
@@ -191,7 +195,9 @@ void return_from_frame(InterpMasm& g, bool value) {
     a.mov(rsp, kLocals);
   }
   a.mov(qword_ptr(rsp), rcx);
+  g.frames.shape(FrameRow::entry());
   a.ret();  // a real ret keeps the return-stack predictor in step with the call
+  g.frames.shape(FrameRow::rbp_frame());
 }
 
 }  // namespace
@@ -434,8 +440,8 @@ void returning(InterpMasm& g, bool value) {
   g.a.bind(begin);
   return_from_frame(g, value);  // for vret the result is the cached top, in rax
   g.a.bind(end);
-  g.special.push_back({begin, g.left_frame, "interp_epilogue"});
-  g.special.push_back({g.left_frame, end, "interp_epilogue_left"});
+  g.frames.range(begin, g.left_frame, runtime::PcRangeKind::interp_epilogue);
+  g.frames.range(g.left_frame, end, runtime::PcRangeKind::interp_epilogue_left);
 }
 
 void gen_ret(InterpMasm& g) { returning(g, false); }
@@ -447,6 +453,7 @@ void gen_method_entry(InterpMasm& g) {
   Label overflow = a.newLabel(), zero_loop = a.newLabel(), zeroed = a.newLabel();
   Label begin = a.newLabel(), complete = a.newLabel();
   a.bind(begin);
+  g.frames.shape(FrameRow::entry());
   a.mov(rax, rsp);
   a.mov(ecx, dword_ptr(rbx, kMethodFrameBytesOffset));
   a.sub(rax, rcx);
@@ -455,6 +462,10 @@ void gen_method_entry(InterpMasm& g) {
   a.movzx(ecx, word_ptr(rbx, kMethodParamCountOffset));
   a.lea(kLocals, ptr(rsp, rcx, 3));  // argument 0
   a.pop(rax);                        // return pc, pushed back above the new locals
+  // While the extra locals are pushed rsp moves by a per-method amount: the caller's sp
+  // follows from the locals pointer, r14 = CFA - 8 + 8 * param_count.
+  FrameRow pushing = FrameRow::entry().with_cfa(FrameRow::Cfa::r14_less_params, 8);
+  g.frames.shape(FrameRow(pushing).with_ra(FrameRow::Ra::in_rax));
   a.movzx(ecx, word_ptr(rbx, kMethodExtraLocalsOffset));
   a.test(ecx, ecx);
   a.jz(zeroed);
@@ -464,17 +475,20 @@ void gen_method_entry(InterpMasm& g) {
   a.jnz(zero_loop);
   a.bind(zeroed);
   a.push(rax);
+  g.frames.shape(FrameRow(pushing).with_ra(FrameRow::Ra::at_rsp));
   a.push(rbp);
+  g.frames.shape(FrameRow::rbp_pushed());
   a.mov(rbp, rsp);
   Label framed = a.newLabel();
   a.bind(framed);                                   // from here rbp is this frame's
+  g.frames.shape(FrameRow::rbp_frame());
   a.push(rbx);                                      // Method*
   a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
   a.push(kBcp);                                     // bcp
   a.push(kLocals);                                  // locals
   a.bind(complete);
-  g.special.push_back({begin, framed, "interp_entry"});
-  g.special.push_back({framed, complete, "interp_entry_framed"});
+  g.frames.range(begin, framed, runtime::PcRangeKind::interp_entry);
+  g.frames.range(framed, complete, runtime::PcRangeKind::interp_entry_framed);
   // Count the invocation; past the threshold, tell the tier policy (which compiles it
   // for the next calls; this one goes on interpreting).
   if (tier_thresholds().invocations == UINT32_MAX) {  // --xint: nothing to count for
@@ -500,17 +514,7 @@ void gen_method_entry(InterpMasm& g) {
 
   // Not enough stack for this frame: report it from the caller's frame, which is intact
   // (its bcp was saved at the call).
-  a.bind(overflow);
-  a.mov(rax, qword_ptr(rsp));
-  a.mov(qword_ptr(kThread, kThreadAnchorPcOffset), rax);
-  a.mov(qword_ptr(kThread, kThreadAnchorFpOffset), rbp);
-  a.lea(rax, ptr(rsp, 8));
-  a.mov(qword_ptr(kThread, kThreadAnchorSpOffset), rax);
-  a.mov(rdi, kThread);
-  a.and_(rsp, -16);
-  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_throw_stack_overflow)));
-  a.call(rax);
-  a.ud2();
+  runtime::emit_stack_overflow_path(a, g.frames, overflow, FrameRow::rbp_frame());
 }
 
 // `a op local L` superinstructions: the local is read straight from its slot.

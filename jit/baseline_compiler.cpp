@@ -1,6 +1,6 @@
 #include "jit/baseline_compiler.h"
 #include "jit/intrinsic_stubs.h"
-#include "jit/unwind_info.h"  // [tools] register_code_with_tools
+#include "jit/code_registration.h"
 
 #include <asmjit/x86.h>
 
@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "runtime/frame.h"
+#include "runtime/frame_recorder.h"
 #include "runtime/heap.h"
 #include "runtime/mini_semantics_asm.h"
 #include "runtime/poll.h"
 #include "runtime/runtime_calls.h"
+#include "runtime/stack_overflow_path.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
 #include "vm/builtins.h"
@@ -94,7 +96,7 @@ vm::VerifyInfo verified(const Method* m) {
 class Compiler {
  public:
   Compiler(Method* m, const JitOptions& options, Assembler& a, CodeHolder& code)
-      : m_(m), fn_(*m->function), options_(options), a(a), code_(code) {}
+      : frames(a), m_(m), fn_(*m->function), options_(options), a(a), code_(code) {}
 
   void compile();
 
@@ -108,11 +110,7 @@ class Compiler {
   std::vector<DescAt> descs;
   Label frame_complete;
   std::vector<std::pair<uint32_t, Label>> osr_labels;  // loop header bci -> OSR entry
-  struct Range {
-    Label begin, end;
-    const char* what;
-  };
-  std::vector<Range> special;  // see runtime::PcRange
+  runtime::FrameRecorder frames;  // frame shapes and special pc ranges, as emitted
 
  private:
   using Types = std::vector<vm::Type>;
@@ -380,15 +378,19 @@ void Compiler::choose_register_locals() {
 }
 
 void Compiler::prologue() {
+  using runtime::FrameRow;
   Label overflow = a.newLabel(), body = a.newLabel(), begin = a.newLabel();
   a.bind(begin);
-  special.push_back({begin, frame_complete, "prologue"});
+  frames.range(begin, frame_complete, runtime::PcRangeKind::prologue);
+  frames.shape(FrameRow::entry());
   mark(0, false);
   a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
   a.cmp(rax, qword_ptr(r15, runtime::kThreadStackLimitOffset));
   a.jb(overflow);
   a.push(rbp);
+  frames.shape(FrameRow::rbp_pushed());
   a.mov(rbp, rsp);
+  frames.shape(FrameRow::rbp_frame());
   a.sub(rsp, frame_bytes_);
   a.bind(frame_complete);
   if (extra() > 0) {
@@ -399,17 +401,7 @@ void Compiler::prologue() {
   a.jmp(body);
   // Not enough stack: report from the caller's frame (anchor = caller), like the
   // interpreter's method entry.
-  a.bind(overflow);
-  a.mov(rax, qword_ptr(rsp));
-  a.mov(qword_ptr(r15, runtime::kThreadAnchorPcOffset), rax);
-  a.mov(qword_ptr(r15, runtime::kThreadAnchorFpOffset), rbp);
-  a.lea(rax, ptr(rsp, 8));
-  a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), rax);
-  a.mov(rdi, r15);
-  a.and_(rsp, -16);
-  a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_rt_throw_stack_overflow)));
-  a.call(rax);
-  a.ud2();
+  runtime::emit_stack_overflow_path(a, frames, overflow, FrameRow::rbp_frame());
   a.bind(body);
 }
 
@@ -417,15 +409,19 @@ void Compiler::prologue() {
 // turned back into "just called" (rsp at the return pc, arguments above); builds the
 // frame, takes the other locals from the thread's OSR buffer, and joins the loop.
 void Compiler::osr_entry(uint32_t header_bci) {
+  using runtime::FrameRow;
   Label entry = a.newLabel(), complete = a.newLabel();
   a.bind(entry);
+  frames.shape(FrameRow::entry());
   osr_labels.push_back({header_bci, entry});
   mark(int32_t(header_bci), false);
   a.push(rbp);
+  frames.shape(FrameRow::rbp_pushed());
   a.mov(rbp, rsp);
+  frames.shape(FrameRow::rbp_frame());
   a.sub(rsp, frame_bytes_);
   a.bind(complete);
-  special.push_back({entry, complete, "prologue"});
+  frames.range(entry, complete, runtime::PcRangeKind::prologue);
   a.mov(rcx, qword_ptr(r15, runtime::kThreadOsrBufferOffset));
   for (int j = 0; j < extra(); j++) {
     int i = m_->param_count + j;
@@ -437,29 +433,39 @@ void Compiler::osr_entry(uint32_t header_bci) {
 }
 
 void Compiler::emit_return(int d, bool value, vm::Type type) {
+  using runtime::FrameRow;
   // From here (after the return poll) to the `ret` the frame goes away.
   Label begin = a.newLabel(), left = a.newLabel(), end = a.newLabel();
   a.bind(begin);
   struct Close {
     Assembler& a;
+    runtime::FrameRecorder& frames;
     Label end;
-    ~Close() { a.bind(end); }
-  } close{a, end};
-  special.push_back({begin, left, "epilogue"});       // rbp still this frame's
-  special.push_back({left, end, "epilogue_left"});    // rbp the caller's
+    ~Close() {
+      a.bind(end);
+      frames.shape(FrameRow::rbp_frame());  // the code after the return is in the frame again
+    }
+  } close{a, frames, end};
+  frames.range(begin, left, runtime::PcRangeKind::epilogue);
+  frames.range(left, end, runtime::PcRangeKind::epilogue_left);
   int n = m_->param_count;
   if (value) load(rax, expr(d - 1, type));
   a.leave();
   a.bind(left);
+  frames.shape(FrameRow::entry());  // frame gone, rbp the caller's again
   if (!value) {
     if (n == 0)
       a.ret();
     else
       a.ret(imm(8 * n));
   } else if (n == 0) {
+    // The result goes under the return pc, which waits in rcx meanwhile.
     a.pop(rcx);
+    frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 0).with_ra(FrameRow::Ra::in_rcx));
     a.push(rax);
+    frames.shape(FrameRow::entry().with_ra(FrameRow::Ra::in_rcx));
     a.push(rcx);
+    frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 16).with_ra(FrameRow::Ra::at_cfa, -16));
     a.ret();
   } else {
     // The result replaces argument 0; `ret` drops the return pc and the other arguments.
@@ -980,8 +986,7 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
     out->polls.push_back({out->begin + code.labelOffsetFromBase(p.first), out->begin + code.labelOffsetFromBase(p.second)});
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
   for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
-  for (auto& r : c.special)
-    out->special.push_back({out->begin + code.labelOffsetFromBase(r.begin), out->begin + code.labelOffsetFromBase(r.end), r.what});
+  c.frames.describe(*out, code);
   // Debug info: every pc is covered; with safepoint_debug_info only poll and call sites
   // keep their own entries and every other pc maps to the nearest one before it.
   for (auto& dsc : c.descs) {
@@ -1007,7 +1012,7 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
   }
   runtime::register_blob(result);
   // [tools] DWARF unwind info for libunwind always; perf map + jitdump with --perf-map.
-  register_code_with_tools(*result);  // jit/unwind_info.h
+  register_code_with_tools(*result);
   return result;
 }
 

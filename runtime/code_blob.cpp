@@ -33,12 +33,23 @@ const char* blob_kind_name(BlobKind k) {
   return "?";
 }
 
+const PcRangeInfo& pc_range_info(PcRangeKind k) {
+  using Phase = PcRangeInfo::Phase;
+  using Rbp = PcRangeInfo::Rbp;
+  static const PcRangeInfo kInfo[] = {
+#define PC_RANGE(name, phase, rbp, meaning) {#name, Phase::phase, Rbp::rbp, meaning},
+#include "runtime/pc_ranges.def"
+#undef PC_RANGE
+  };
+  return kInfo[size_t(k)];
+}
+
 const FrameRow* CodeBlob::frame_row_at(uintptr_t pc) const {
-  const std::vector<FrameRow>* rows = frame_rows.load(std::memory_order_acquire);
-  if (rows == nullptr || rows->empty() || !contains(pc)) return nullptr;
+  if (frame_rows.empty() || !contains(pc)) return nullptr;
   uint32_t off = uint32_t(pc - begin);
-  auto it = std::upper_bound(rows->begin(), rows->end(), off, [](uint32_t v, const FrameRow& r) { return v < r.offset; });
-  return it == rows->begin() ? nullptr : &*(it - 1);
+  auto it = std::upper_bound(frame_rows.begin(), frame_rows.end(), off,
+                             [](uint32_t v, const FrameRow& r) { return v < r.offset; });
+  return it == frame_rows.begin() ? nullptr : &*(it - 1);
 }
 
 const PollSite* CodeBlob::find_poll(uintptr_t pc) const {

@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "runtime/frame_row.h"
+
 namespace runtime {
 
 enum class BlobKind : uint8_t {
   interpreter,     // the template interpreter: every frame in it is an interpreter frame
   call_stub,       // the C++ -> Mini entry; a walk ends here
   safepoint_blob,  // where a trapped poll resumes
-  compiled,        // a JIT-compiled method (issue 3)
-  stub,            // a frameless intrinsic stub (issue 3)
+  compiled,        // a JIT-compiled method
+  stub,            // a frameless intrinsic stub
 };
 const char* blob_kind_name(BlobKind k);
 
@@ -23,13 +25,26 @@ struct PollSite {
   uintptr_t resume_pc;  // the instruction after it
 };
 
-// A range of pcs where the top frame is not in its normal shape: a prologue before the
-// frame is complete, an epilogue after the return poll. Samplers must not read the frame
-// there the normal way (`what` names the case: "prologue", "epilogue", "interp_entry",
-// "interp_epilogue").
+// A range of pcs where the top frame is not in its normal shape (runtime/pc_ranges.def).
+enum class PcRangeKind : uint8_t {
+#define PC_RANGE(name, phase, rbp, meaning) name,
+#include "runtime/pc_ranges.def"
+#undef PC_RANGE
+};
+struct PcRangeInfo {
+  enum class Phase : uint8_t { entry, exit };
+  enum class Rbp : uint8_t { own, callers, building };
+  const char* name;
+  Phase phase;
+  Rbp rbp;
+  const char* meaning;
+};
+const PcRangeInfo& pc_range_info(PcRangeKind k);
+
 struct PcRange {
   uintptr_t begin, end;
-  const char* what;
+  PcRangeKind kind;
+  const PcRangeInfo& info() const { return pc_range_info(kind); }
 };
 
 // For a frameless stub: where its return address is, for the pcs [begin, end): at
@@ -37,26 +52,6 @@ struct PcRange {
 struct StubFrame {
   uintptr_t begin, end;
   int32_t ret_sp_offset;
-};
-
-// Where the caller of the frame at a pc is, exactly, for every pc of a blob (the blob's
-// unwind description in a form a signal handler can read): from `offset` on, the
-// canonical frame address (the caller's sp) is CFA = reg + cfa_offset, where reg is rsp,
-// rbp or r14 (the interpreter's locals pointer; in method entry less 8 bytes per
-// parameter of the callee in rbx); the return address is at [CFA + ra_offset], at
-// [rsp], or in rax or rcx; the caller's rbp is at [CFA + rbp_offset], in rdx, or still
-// in rbp. The oracle sampler steps out of the interrupted frame with it.
-struct FrameRow {
-  enum class Cfa : uint8_t { rsp, rbp, r14, r14_less_params, undescribed };
-  enum class Ra : uint8_t { at_cfa, at_rsp, in_rax, in_rcx, undescribed };
-  enum class Rbp : uint8_t { same, saved, in_rdx };
-  uint32_t offset = 0;
-  Cfa cfa = Cfa::rsp;
-  Ra ra = Ra::at_cfa;
-  Rbp rbp = Rbp::same;
-  int32_t cfa_offset = 8;
-  int32_t ra_offset = -8;
-  int32_t rbp_offset = 0;
 };
 
 struct CodeBlob {
@@ -68,10 +63,10 @@ struct CodeBlob {
   std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
   std::vector<PcRange> special;   // fixed once the blob is registered
 
-  // Sorted by offset, the first at 0; published once (by the JIT's registration with
-  // the unwinders), never changed after. Null: no exact description (stubs use
-  // stub_frames).
-  mutable std::atomic<const std::vector<FrameRow>*> frame_rows{nullptr};
+  // How to find the caller at every pc, sorted by offset, the first at 0, written by the
+  // generator (runtime/frame_recorder.h); fixed once the blob is registered. Empty for
+  // the frameless stubs (they use stub_frames).
+  std::vector<FrameRow> frame_rows;
 
   CodeBlob() = default;
   CodeBlob(const CodeBlob&) = delete;

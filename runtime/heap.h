@@ -1,6 +1,6 @@
-// The heap: arrays, allocated by the runtime. No collector yet (a later issue adds one);
-// every allocation already goes through allocate_array() with the thread's anchor set,
-// which is the point where a collector will be able to stop the thread and find roots.
+// The heap: arrays, allocated by the runtime and never freed (there is no collector).
+// Every allocation goes through allocate_array() with the thread's anchor set: the
+// point where a collector could stop the thread and find its roots.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -16,7 +16,7 @@ struct CompiledCode;
 struct Method {
   const uint8_t* code;          // first bytecode
   const int64_t* constants;     // constant pool slots (Constant::bits)
-  std::atomic<void*> entry;     // where a call jumps: interpreter entry (or compiled code later)
+  std::atomic<void*> entry;     // where a call jumps: the interpreter's method entry, or the compiled code once there is some
   uint16_t param_count;
   uint16_t extra_locals;        // locals beyond the parameters, zeroed at entry
   uint16_t max_stack;

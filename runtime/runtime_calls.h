@@ -1,8 +1,7 @@
 // Entry points that generated code calls (System V ABI) for work it does not do inline.
 //
 // The caller has stored its bcp in its frame and set the thread's anchor to its own
-// frame, so each of these may walk the stack, report an error with a Mini trace, or
-// (later) stop for a collection. Stack helpers take the instruction's bcp and the
+// frame, so each of these may walk the stack or report an error with a Mini trace. Stack helpers take the instruction's bcp and the
 // expression stack pointer (sp[0] is the top value, the last argument), and return the
 // new stack pointer after popping the instruction's operands and pushing its result.
 #pragma once

@@ -53,7 +53,7 @@ bool StackWalker::next_physical(Frame& f) {
     return false;
   }
   if (blob->kind != BlobKind::interpreter && blob->kind != BlobKind::compiled) {
-    // Stubs are walked by the samplers that know their frames (issue 4).
+    // Stubs are walked by the samplers that know their frames (--stub-metadata).
     done_ = true;
     stop_reason_ = "frame kind not walkable";
     return false;

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/code_blob.h"
+#include "runtime/frame_recorder.h"
 #include "runtime/method.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
@@ -24,7 +25,7 @@ uintptr_t g_safepoint_blob = 0;
 JitRuntime* g_jit = nullptr;
 CodeBlob g_call_stub_blob, g_safepoint_blob_blob;
 
-void* finish(CodeHolder& code, CodeBlob& blob, const char* name, BlobKind kind) {
+void* finish(CodeHolder& code, const FrameRecorder& frames, CodeBlob& blob, const char* name, BlobKind kind) {
   void* fn = nullptr;
   if (g_jit->add(&fn, &code) != kErrorOk) {
     std::fprintf(stderr, "minivm: internal error: cannot install %s\n", name);
@@ -34,20 +35,27 @@ void* finish(CodeHolder& code, CodeBlob& blob, const char* name, BlobKind kind) 
   blob.kind = kind;
   blob.begin = reinterpret_cast<uintptr_t>(fn);
   blob.end = blob.begin + code.codeSize();
+  frames.describe(blob, code);
   register_blob(&blob);
   return fn;
 }
 
 // int64_t call_stub(Thread* rdi, Method* rsi, const int64_t* args rdx, uint64_t nargs rcx)
-void emit_call_stub(Assembler& a) {
+void emit_call_stub(Assembler& a, FrameRecorder& frames) {
+  static const Gp kSaved[] = {rbx, r12, r13, r14, r15};
   Label loop = a.newLabel(), done = a.newLabel();
+  frames.shape(FrameRow::entry());
   a.push(rbp);
+  frames.shape(FrameRow::rbp_pushed());
   a.mov(rbp, rsp);
-  a.push(rbx);
-  a.push(r12);
-  a.push(r13);
-  a.push(r14);
-  a.push(r15);
+  FrameRow frame = FrameRow::rbp_frame();
+  frames.shape(frame);
+  int32_t slot = -24;
+  for (const Gp& r : kSaved) {
+    a.push(r);
+    frames.shape(frame.with_saved(Reg(r.id()), slot));
+    slot -= 8;
+  }
   a.sub(rsp, 8);  // keep 16-byte alignment; also a slot the void case reads harmlessly
   a.mov(r15, rdi);
   a.mov(r12, qword_ptr(r15, kThreadDispatchTableOffset));
@@ -63,27 +71,38 @@ void emit_call_stub(Assembler& a) {
   a.call(qword_ptr(rbx, kMethodEntryOffset));
   // The callee replaced the arguments by its result (or by nothing, for void).
   a.mov(rax, qword_ptr(rsp));
-  a.lea(rsp, ptr(rbp, -40));
-  a.pop(r15);
-  a.pop(r14);
-  a.pop(r13);
-  a.pop(r12);
-  a.pop(rbx);
+  a.lea(rsp, ptr(rbp, -8 * int(std::size(kSaved))));  // at the last saved register
+  for (int i = int(std::size(kSaved)) - 1; i >= 0; i--) a.pop(kSaved[i]);
   a.pop(rbp);
+  frames.shape(FrameRow::entry());
   a.ret();
 }
 
 // Entered (not called) from the SIGSEGV handler with rip set here and the poll's resume
 // pc in the thread. Builds a frame that looks like a call from the poll site, saves every
 // register and the flags, and calls minivm_handle_poll(thread, blob_fp) in ordinary context.
-void emit_safepoint_blob(Assembler& a) {
+// Its frame rows let an unwinder step from here to the polling frame (which resumes at an
+// exact pc, not after a call: DWARF renders the blob as a signal frame).
+void emit_safepoint_blob(Assembler& a, FrameRecorder& frames) {
   static const Gp kSaved[] = {rax, rcx, rdx, rbx, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15};
   constexpr int kXmmBytes = 16 * 16;
+  // Nothing pushed yet: the polling frame's rsp is the CFA, and the return address is
+  // the resume pc the trap left in the thread.
+  frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 0).with_ra(FrameRow::Ra::at_resume_pc));
   a.push(qword_ptr(r15, kThreadResumePcOffset));
+  frames.shape(FrameRow::entry());
   a.push(rbp);
+  frames.shape(FrameRow::rbp_pushed());
   a.mov(rbp, rsp);
-  a.pushfq();
-  for (const Gp& r : kSaved) a.push(r);
+  FrameRow frame = FrameRow::rbp_frame();
+  frames.shape(frame);
+  a.pushfq();  // at [CFA-24]
+  int32_t slot = -32;
+  for (const Gp& r : kSaved) {
+    a.push(r);
+    frames.shape(frame.with_saved(Reg(r.id()), slot));
+    slot -= 8;
+  }
   a.sub(rsp, kXmmBytes);
   for (int i = 0; i < 16; i++) a.movdqu(xmmword_ptr(rsp, i * 16), xmm(i));
   a.mov(rbx, rsp);
@@ -98,6 +117,7 @@ void emit_safepoint_blob(Assembler& a) {
   for (int i = int(std::size(kSaved)) - 1; i >= 0; i--) a.pop(kSaved[i]);
   a.popfq();
   a.pop(rbp);
+  frames.shape(FrameRow::entry());  // only the return address is left, as at a function's entry
   // Back to Java (the trap set in_vm). A plain store: on x86 it is a release, and the
   // only waiter on this thread's state (a native-state walker) never sees in_vm.
   a.mov(byte_ptr(r15, kThreadStateOffset), imm(int(ThreadState::in_java)));
@@ -114,16 +134,19 @@ void generate_runtime_stubs() {
       CodeHolder code;
       code.init(g_jit->environment());
       Assembler a(&code);
-      emit_call_stub(a);
-      g_call_stub = reinterpret_cast<CallStubFn>(finish(code, g_call_stub_blob, "call_stub", BlobKind::call_stub));
+      FrameRecorder frames(a);
+      emit_call_stub(a, frames);
+      g_call_stub =
+          reinterpret_cast<CallStubFn>(finish(code, frames, g_call_stub_blob, "call_stub", BlobKind::call_stub));
     }
     {
       CodeHolder code;
       code.init(g_jit->environment());
       Assembler a(&code);
-      emit_safepoint_blob(a);
+      FrameRecorder frames(a);
+      emit_safepoint_blob(a, frames);
       g_safepoint_blob = reinterpret_cast<uintptr_t>(
-          finish(code, g_safepoint_blob_blob, "safepoint_blob", BlobKind::safepoint_blob));
+          finish(code, frames, g_safepoint_blob_blob, "safepoint_blob", BlobKind::safepoint_blob));
     }
   });
 }

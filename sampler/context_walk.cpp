@@ -1,6 +1,7 @@
 #include "sampler/context_walk.h"
 
 #include <cstring>
+#include <optional>
 
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
@@ -16,8 +17,6 @@ namespace sampler {
 namespace {
 
 uintptr_t load(uintptr_t addr) { return *reinterpret_cast<const uintptr_t*>(addr); }
-
-bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
 
 CompactFrame compact(const runtime::Frame& f) { return CompactFrame{f.method, nullptr, f.bci, f.kind}; }
 
@@ -62,16 +61,14 @@ WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) return WalkResult{"unknown_pc"};
   const runtime::PcRange* special = blob->special_at(regs.pc);
-  const char* what = special != nullptr ? special->what : "";
   switch (blob->kind) {
     case runtime::BlobKind::call_stub:
     case runtime::BlobKind::safepoint_blob: return WalkResult{"pc_in_runtime_stub"};
     case runtime::BlobKind::stub: return WalkResult{"pc_in_stub"};  // frameless: no metadata to guess from
     case runtime::BlobKind::compiled:
     case runtime::BlobKind::interpreter:
-      if (starts_with(what, "prologue") || starts_with(what, "interp_entry")) return WalkResult{"pc_in_prologue"};
-      if (starts_with(what, "epilogue") || starts_with(what, "interp_epilogue")) return WalkResult{"pc_in_epilogue"};
-      break;
+      if (special == nullptr) break;
+      return WalkResult{special->info().phase == runtime::PcRangeInfo::Phase::entry ? "pc_in_prologue" : "pc_in_epilogue"};
   }
   // Safe for sender: the top frame's fp must look like a frame on this thread's stack.
   if (!t->on_stack(regs.fp) || (regs.fp & 7) != 0 || regs.fp < regs.sp) return WalkResult{"bad_top_fp"};
@@ -119,12 +116,12 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
     }
   } else if (blob->kind == runtime::BlobKind::interpreter) {
     const runtime::PcRange* special = blob->special_at(regs.pc);
-    const char* what = special != nullptr ? special->what : "";
+    auto phase = special != nullptr ? std::optional(special->info().phase) : std::nullopt;
     const runtime::Method* m = nullptr;
     int32_t bci = 0;
-    if (starts_with(what, "interp_entry")) {
+    if (phase == runtime::PcRangeInfo::Phase::entry) {
       m = reinterpret_cast<const runtime::Method*>(regs.rbx);  // the callee, throughout method entry
-    } else if (row->cfa == runtime::FrameRow::Cfa::rbp && !starts_with(what, "interp_epilogue")) {
+    } else if (row->cfa == runtime::FrameRow::Cfa::rbp && phase != runtime::PcRangeInfo::Phase::exit) {
       m = reinterpret_cast<const runtime::Method*>(load(regs.fp + runtime::kInterpFrameMethodOffset));
       auto* bcp = reinterpret_cast<const uint8_t*>(regs.r13);  // live: exact
       // Right after a call returns, r13 (clobbered by the callee) is not yet reloaded
@@ -157,7 +154,10 @@ bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cf
     case runtime::FrameRow::Cfa::r14_less_params:
       cfa = regs.r14 - 8 * uintptr_t(reinterpret_cast<const runtime::Method*>(regs.rbx)->param_count);
       break;
-    case runtime::FrameRow::Cfa::undescribed: return false;
+    // Neither is read from registers: the overflow path (the program ends there with a
+    // Mini error) and the safepoint blob's first instruction (a sample never sees it: the
+    // thread is in_vm from the trap on).
+    case runtime::FrameRow::Cfa::anchor_sp: return false;
   }
   cfa += uintptr_t(int64_t(row.cfa_offset));
   switch (row.ra) {
@@ -165,7 +165,7 @@ bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cf
     case runtime::FrameRow::Ra::at_rsp: ra = load(regs.sp); break;
     case runtime::FrameRow::Ra::in_rax: ra = regs.rax; break;
     case runtime::FrameRow::Ra::in_rcx: ra = regs.rcx; break;
-    case runtime::FrameRow::Ra::undescribed: return false;
+    case runtime::FrameRow::Ra::at_resume_pc: return false;
   }
   caller_fp = row.rbp == runtime::FrameRow::Rbp::saved    ? load(cfa + uintptr_t(int64_t(row.rbp_offset)))
               : row.rbp == runtime::FrameRow::Rbp::in_rdx ? regs.rdx

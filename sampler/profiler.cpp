@@ -695,6 +695,8 @@ void finish_profiler() {
     std::string error;
     if (!write_profile_file(g_profile, g_options.out_path, ro, error)) std::fprintf(stderr, "minivm: %s\n", error.c_str());
   }
+  std::string stats_error;
+  if (!g_options.stats_path.empty() && !write_stats_file(g_profile, g_options.stats_path, stats_error)) std::fprintf(stderr, "minivm: %s\n", stats_error.c_str());
   std::cerr.flush();
 }
 

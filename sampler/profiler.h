@@ -17,6 +17,7 @@ struct ProfilerOptions {
   bool handshake = false;               // --suspend=handshake (else signal)
   bool stub_metadata = false;           // --stub-metadata: step out of intrinsic stubs
   std::string out_path;                 // --profile-out
+  std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit
 };

@@ -36,6 +36,13 @@ void write_html(const Profile&, std::ostream&, const ReportOptions& = {});
 // One JSON object per event, in emission order, exactly DESIGN.md's schema.
 void write_jsonl(const Profile&, std::ostream&);
 
+// The statistics as one JSON document (`--profile-stats FILE`): program, interval, run
+// time, the sampler thread's CPU, and per sampler in report order its accounting by
+// reason and its suspension and latency percentiles (schema: sampler/README.md).
+void write_stats_json(const Profile&, std::ostream&);  // report_stats.cpp
+// write_stats_json into `path`; false with a message in `error` if it cannot be written.
+bool write_stats_file(const Profile&, const std::string& path, std::string& error);  // report_stats.cpp
+
 // Picks the writer by the file's extension (.txt .collapsed .json .html .jsonl); returns
 // false with a message in `error` for an unknown extension or a file it cannot write.
 bool write_profile_file(const Profile&, const std::string& path, const ReportOptions&,
@@ -84,6 +91,8 @@ struct Percentiles {
   uint64_t p50 = 0, p99 = 0, max = 0;
 };
 Percentiles percentiles(std::vector<uint64_t> values);  // report_text.cpp
+// Whether every interruption is accounted for: samples + failed + dropped = interruptions.
+bool all_accounted(const SamplerStats&);  // report_stats.cpp
 // Nanoseconds as microseconds: "0.12 µs", "4.20 µs", "42.0 µs", "420 µs", "12345 µs".
 std::string format_us(uint64_t ns);  // report_text.cpp
 

@@ -1,5 +1,3 @@
-#include <cstring>
-
 #include "runtime/code_blob.h"
 #include "runtime/frame.h"
 #include "runtime/method.h"
@@ -38,34 +36,36 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
     return r;
   }
   const runtime::PcRange* special = blob->special_at(regs.pc);
-  const char* what = special != nullptr ? special->what : "";
+  // Where the caller's frame is when the top frame is half built or half torn down.
+  auto caller_fp = [&] {
+    return special->info().rbp == runtime::PcRangeInfo::Rbp::callers ? regs.fp
+                                                                      : slot(regs.fp, runtime::kFrameSavedFpOffset);
+  };
+  using Kind = runtime::PcRangeKind;
   switch (blob->kind) {
     case runtime::BlobKind::compiled:
       // Prologue pcs need nothing special: at the next poll the frame is complete and
       // its real fp lies above this sp (JEP 518, "Benefits" 1).
-      if (std::strcmp(what, "epilogue") == 0) {
+      if (special != nullptr && (special->kind == Kind::epilogue || special->kind == Kind::epilogue_left)) {
         r.kind = RequestKind::compiled_over_caller;
-        r.caller_fp = slot(regs.fp, runtime::kFrameSavedFpOffset);
-      } else if (std::strcmp(what, "epilogue_left") == 0) {
-        r.kind = RequestKind::compiled_over_caller;
-        r.caller_fp = regs.fp;
+        r.caller_fp = caller_fp();
       } else {
         r.kind = RequestKind::compiled;
       }
       if (r.kind == RequestKind::compiled_over_caller) record_caller_position(r, blob, regs);
       return r;
     case runtime::BlobKind::interpreter:
-      if (std::strcmp(what, "interp_entry") == 0 || std::strcmp(what, "interp_entry_framed") == 0) {
+      if (special != nullptr && special->info().phase == runtime::PcRangeInfo::Phase::entry) {
         // The callee's Method* is in rbx throughout the method entry.
         r.kind = RequestKind::interpreted_over_caller;
         r.method = reinterpret_cast<const runtime::Method*>(regs.rbx);
-        r.caller_fp = what[12] == '\0' ? regs.fp : slot(regs.fp, runtime::kFrameSavedFpOffset);
+        r.caller_fp = caller_fp();
         record_caller_position(r, blob, regs);
-      } else if (std::strcmp(what, "interp_epilogue") == 0 || std::strcmp(what, "interp_epilogue_left") == 0) {
+      } else if (special != nullptr && special->info().phase == runtime::PcRangeInfo::Phase::exit) {
         // r13 still holds the returning instruction; the method is found from it later.
         r.kind = RequestKind::interpreted_over_caller;
         r.bcp = reinterpret_cast<const uint8_t*>(regs.r13);
-        r.caller_fp = what[15] == '\0' ? slot(regs.fp, runtime::kFrameSavedFpOffset) : regs.fp;
+        r.caller_fp = caller_fp();
         record_caller_position(r, blob, regs);
       } else {
         r.kind = RequestKind::interpreted;

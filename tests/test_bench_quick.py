@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Smoke test of the sampling bench: `bench/run.py --quick` runs to the end and writes
-its report, CSV files, targets and SVG plots, and they are well formed.
+its report, CSV files, targets and SVG plots, and they are well formed; the statistics it
+reads (`minivm run --profile-stats`) parse and add up.
 Usage: test_bench_quick.py MINIVM MINIVM_LIMITS. Prints `N passed, N failed`; exit status 1 on any
 failure."""
 import csv
@@ -44,5 +45,37 @@ with tempfile.TemporaryDirectory() as out:
         except (ET.ParseError, OSError) as e:
             ok = False
         check(f"{name}.svg is an SVG document", ok)
+
+# The statistics run.py reads (--profile-stats), written beside --profile-out: they parse,
+# list the samplers in report order, and every sampler's interruptions add up.
+with tempfile.TemporaryDirectory() as out:
+    stats_path, events_path = os.path.join(out, "s.json"), os.path.join(out, "e.jsonl")
+    p = subprocess.run([minivm, "run", "--xcomp", "--profile", "--sampler=all", "--interval=500us",
+                        f"--profile-stats={stats_path}", f"--profile-out={events_path}",
+                        os.path.join(ROOT, "examples", "counted_loop_then_setter.mini")],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120)
+    check("--profile-stats with --profile-out runs", p.returncode == 0, p.stderr)
+    check("--profile-out is written too", os.path.exists(events_path) and os.path.getsize(events_path) > 0)
+    try:
+        stats = json.load(open(stats_path))
+    except (OSError, ValueError):
+        stats = None
+    check("the stats JSON parses", stats is not None)
+    samplers = (stats or {}).get("samplers", [])
+    check("the stats list every sampler in report order",
+          [s["name"] for s in samplers] == ["cooperative", "classical", "async", "safepoint", "oracle"], samplers)
+    for s in samplers:
+        ends = s["samples"] + sum(s["failed"].values()) + sum(s["dropped"].values())
+        check(f"{s['name']}: samples + failed + dropped = interruptions, and says so",
+              s["interruptions"] > 0 and ends == s["interruptions"] and s["accounted"] is True, s)
+        check(f"{s['name']}: biased and truncated samples are part of the samples",
+              sum(s["biased"].values()) <= s["samples"] and s["truncated"] <= s["samples"], s)
+    timings = [(s["name"] + " " + k, s[k]) for s in samplers for k in ("suspension_ns", "latency_ns")]
+    timings.append(("sampler thread per visit", (stats or {}).get("sampler_thread", {}).get("cpu_per_visit_ns")))
+    for name, q in timings:
+        ordered = q is not None and (q["p50"] <= q["p99"] <= q["max"] if q["n"] else
+                                     q["p50"] is q["p99"] is q["max"] is None)
+        check(f"{name}: p50 <= p99 <= max, or null when none were recorded", ordered, q)
+    check("cooperative recorded its safepoint latencies", bool(samplers) and samplers[0]["latency_ns"]["n"] > 0, samplers[:1])
 
 finish()

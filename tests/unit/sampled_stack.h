@@ -16,7 +16,7 @@
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
 #include "jit/intrinsic_stubs.h"
-#include "jit/unwind_info.h"
+#include "jit/code_registration.h"
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
@@ -40,7 +40,7 @@ inline std::string reason_of(const char* failure) { return failure != nullptr ? 
 inline std::vector<runtime::PcRange> ranges_named(const runtime::CodeBlob& blob, std::string_view what) {
   std::vector<runtime::PcRange> out;
   for (const runtime::PcRange& r : blob.special)
-    if (what == r.what) out.push_back(r);
+    if (what == r.info().name) out.push_back(r);
   return out;
 }
 // The first of them (the test fails when there is none).

@@ -1,4 +1,5 @@
-// DWARF unwind info for generated code (jit/unwind_info.h): LLVM libunwind walks from C++
+// Frame rows and the DWARF unwind info made from them (runtime/frame_recorder.h,
+// jit/dwarf_cfi.h, jit/code_registration.h): LLVM libunwind walks from C++
 // called by Mini code (a poll client, run from the safepoint blob) through interpreted and
 // compiled frames and the call stub to the thread's start; and from signals that land at
 // arbitrary pcs of Mini code, the walk is exact.
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "jit/baseline_compiler.h"
-#include "jit/unwind_info.h"
+#include "jit/code_registration.h"
+#include "jit/dwarf_cfi.h"
+#include "jit/native_walk.h"
 #include "runtime/frame.h"
 #include "runtime/poll.h"
 #include "runtime/stack_walker.h"
@@ -131,49 +134,51 @@ void check_walk(const PollWalk& c, const std::vector<std::pair<BlobKind, std::st
 
 }  // namespace
 
-TEST_CASE("unwind: the descriptions recognise every shape of the generated code") {
+TEST_CASE("unwind: every generator describes its frames from its first pc") {
   ensure_runtime_unwind_info();
-  int miss = -1;
   const auto& ti = interp::TemplateInterpreter::get();
-  for (auto& t : ti.templates())
-    if (t.name == "method_entry") {
-      auto rows = jit::interpreter_unwind_rows(ti.blob(), t.offset, t.size, &miss);
-      CHECK(miss == 0);
-      CHECK(rows.size() > 10);  // method entry, overflow path, returns, OSR jumps
-    }
-  CHECK(miss == 0);
+  CHECK(ti.blob().frame_rows.size() > 10);  // method entry, overflow path, returns, OSR jumps
+  CHECK(ti.blob().frame_rows.front().offset == 0);
   for (const CodeBlob* b : all_blobs()) {
     if (b->kind == BlobKind::call_stub) {
-      auto rows = jit::call_stub_unwind_rows(*b, &miss);
-      CHECK(miss == 0);
-      CHECK(rows.front().offset == 0);
-      CHECK(rows.front().cfa_reg == jit::kDwRsp);
+      REQUIRE(!b->frame_rows.empty());
+      CHECK(b->frame_rows.front().offset == 0);
+      CHECK(b->frame_rows.front().cfa == FrameRow::Cfa::rsp);
+      // rbx and r12..r15 are saved below the caller's rbp.
+      size_t saved = 0;
+      for (int16_t off : b->frame_rows.back().saved) saved += off != 0;
+      CHECK(saved == 0);  // by the `ret` only the return address is left
+      for (const FrameRow& r : b->frame_rows) {
+        size_t n = 0;
+        for (int16_t off : r.saved) n += off != 0;
+        saved = std::max(saved, n);
+      }
+      CHECK(saved == 5);
     }
     if (b->kind == BlobKind::safepoint_blob) {
-      auto rows = jit::safepoint_blob_unwind_rows(*b, &miss);
-      CHECK(miss == 0);
-      CHECK(rows.front().cfa_offset == 0);  // entered with rsp as the polling frame left it
+      REQUIRE(!b->frame_rows.empty());
+      CHECK(b->frame_rows.front().cfa_offset == 0);  // entered with rsp as the polling frame left it
+      CHECK(b->frame_rows.front().ra == FrameRow::Ra::at_resume_pc);
     }
   }
   for (const char* name : {"sum_to", "fib", "depth", "busy", "count_sum", "outer", "ping"}) {
     INFO(name);
     const CompiledCode* code = jit::compile_method(fixture_vm().method(function_index(name)), {});
-    auto rows = jit::compiled_code_unwind_rows(*code, &miss);
-    CHECK(miss == 0);
-    REQUIRE(rows.front().offset == 0);
-    CHECK(rows.front().cfa_reg == jit::kDwRsp);
+    REQUIRE(code->frame_rows.front().offset == 0);
+    CHECK(code->frame_rows.front().cfa == FrameRow::Cfa::rsp);
     // At the end of the prologue the frame is rbp-based.
-    const jit::UnwindRow* at_fc = nullptr;
-    for (auto& r : rows)
-      if (r.offset <= code->frame_complete_offset) at_fc = &r;
+    const FrameRow* at_fc = code->frame_row_at(code->begin + code->frame_complete_offset);
     REQUIRE(at_fc != nullptr);
-    CHECK(at_fc->cfa_reg == jit::kDwRbp);
+    CHECK(at_fc->cfa == FrameRow::Cfa::rbp);
     CHECK(at_fc->cfa_offset == 16);
+    CHECK(jit::frame_rows_valid(code->end - code->begin, code->frame_rows));
   }
 }
 
 TEST_CASE("unwind: the eh_frame encoding is one CIE, one FDE for the range and a terminator") {
-  std::vector<jit::UnwindRow> rows{jit::UnwindRow::entry(0), jit::UnwindRow::rbp_pushed(1), jit::UnwindRow::rbp_frame(4)};
+  std::vector<FrameRow> rows{FrameRow::entry(), FrameRow::rbp_pushed(), FrameRow::rbp_frame()};
+  rows[1].offset = 1;
+  rows[2].offset = 4;
   std::vector<uint8_t> b = jit::encode_eh_frame(0x1000, 0x1100, rows);
   auto u32 = [&](size_t at) {
     uint32_t v;
@@ -294,10 +299,6 @@ TEST_CASE("unwind: walks from signals at arbitrary pcs of Mini code are exact") 
   VM& vm = fixture_vm();
   Method* busy = vm.method(kBusy);
   Method* sum_to = vm.method(kSumTo);
-  std::vector<jit::UnwindRow> interp_rows;
-  for (auto& t : interp::TemplateInterpreter::get().templates())
-    if (t.name == "method_entry")
-      interp_rows = jit::interpreter_unwind_rows(interp::TemplateInterpreter::get().blob(), t.offset, t.size);
   std::vector<Sample> storage(kMaxSamples);
   g_samples = storage.data();
   struct sigaction sa{}, old{};
@@ -367,13 +368,8 @@ TEST_CASE("unwind: walks from signals at arbitrary pcs of Mini code are exact") 
           why = "top compiled frame is " + top->name;
         // Where the top frame has no rbp frame of its own (prologue, epilogue, method
         // entry) rbp is still the caller's.
-        std::vector<jit::UnwindRow> rows = top->kind == BlobKind::compiled
-                                               ? jit::compiled_code_unwind_rows(*static_cast<const CompiledCode*>(top))
-                                               : interp_rows;
-        const jit::UnwindRow* row = nullptr;
-        for (auto& r : rows)
-          if (r.offset <= sm.frames[0].pc - top->begin) row = &r;
-        bool own_frame = row != nullptr && row->cfa_reg == jit::kDwRbp && row->cfa_expr.empty();
+        const FrameRow* row = top->frame_row_at(sm.frames[0].pc);
+        bool own_frame = row != nullptr && row->cfa == FrameRow::Cfa::rbp;
         if (!own_frame) frameless_tops++;
         // An interpreted top frame is sum_to's when there are two Mini frames, busy's when one.
         if (top->kind == BlobKind::interpreter && own_frame && sm.method[0] != (k == 2 ? sum_to : busy))
@@ -404,22 +400,23 @@ TEST_CASE("frame rows: every pc of the interpreter and of compiled code has an e
     if (b->kind == BlobKind::interpreter || b->kind == BlobKind::safepoint_blob) blobs.push_back(b);
   for (const CodeBlob* b : blobs) {
     INFO(b->name);
-    const std::vector<FrameRow>* rows = b->frame_rows.load();
-    REQUIRE(rows != nullptr);
-    REQUIRE(rows->front().offset == 0);
-    size_t undescribed = 0;
-    for (const FrameRow& r : *rows)
-      if (r.cfa == FrameRow::Cfa::undescribed || r.ra == FrameRow::Ra::undescribed) undescribed++;
+    const std::vector<FrameRow>& rows = b->frame_rows;
+    REQUIRE(!rows.empty());
+    REQUIRE(rows.front().offset == 0);
+    // What the oracle does not read from registers (sampler/context_walk.cpp step_out).
+    size_t from_thread = 0;
+    for (const FrameRow& r : rows)
+      if (r.cfa == FrameRow::Cfa::anchor_sp || r.ra == FrameRow::Ra::at_resume_pc) from_thread++;
     if (b->kind == BlobKind::safepoint_blob) {
       // Only its first instruction (return address in the thread) is out of reach, and a
       // sample never sees it: the thread is marked in_vm from the trap on.
-      CHECK(undescribed == 1);
-      CHECK(b->frame_row_at(b->begin)->ra == FrameRow::Ra::undescribed);
+      CHECK(from_thread == 1);
+      CHECK(b->frame_row_at(b->begin)->ra == FrameRow::Ra::at_resume_pc);
     } else {
       // The one exception: the out-of-line stack-overflow path after it realigned rsp,
-      // whose CFA is the anchor sp it stored (a DWARF expression). The program ends
-      // there with a Mini error; the oracle reports no_frame_description if it lands in it.
-      CHECK(undescribed <= 1);
+      // whose CFA is the anchor sp it stored. The program ends there with a Mini error;
+      // the oracle reports no_frame_description if it lands in it.
+      CHECK(from_thread <= 1);
     }
     for (uintptr_t pc = b->begin; pc < b->end; pc++) REQUIRE(b->frame_row_at(pc) != nullptr);
     CHECK(b->frame_row_at(b->end) == nullptr);
@@ -433,7 +430,7 @@ TEST_CASE("frame rows: the interpreter's method entry and returns keep their ret
     if (b->kind == BlobKind::interpreter) interp = b;
   REQUIRE(interp != nullptr);
   bool rax = false, rcx = false, r14_params = false, at_rsp = false;
-  for (const FrameRow& r : *interp->frame_rows.load()) {
+  for (const FrameRow& r : interp->frame_rows) {
     rax |= r.ra == FrameRow::Ra::in_rax;
     rcx |= r.ra == FrameRow::Ra::in_rcx;
     at_rsp |= r.ra == FrameRow::Ra::at_rsp;

@@ -275,7 +275,7 @@ TEST_CASE("walkers: the exact walk parses the interpreter's method entry and ret
 
 // --- failure reasons -----------------------------------------------------------------
 
-TEST_CASE("walkers: runtime stubs and undescribed pcs") {
+TEST_CASE("walkers: runtime stubs and pcs whose caller is not in the registers") {
   publish_runtime_frame_rows();
   Scene s;
   const runtime::CodeBlob& call_stub = blob_of_kind(runtime::BlobKind::call_stub);
@@ -287,12 +287,13 @@ TEST_CASE("walkers: runtime stubs and undescribed pcs") {
   w = walk_both(s, s.regs(safepoint.begin, s.top_fp - 40, s.top_fp));
   CHECK(reason_of(w.guess) == "pc_in_runtime_stub");
   CHECK(reason_of(w.exact) == "no_frame_description");
-  // The interpreter's out-of-line stack-overflow path after it realigned rsp.
-  const FrameRow* undescribed = nullptr;
-  for (const FrameRow& r : *interpreter_blob().frame_rows.load())
-    if (r.cfa == FrameRow::Cfa::undescribed || r.ra == FrameRow::Ra::undescribed) undescribed = &r;
-  REQUIRE(undescribed != nullptr);
-  Registers regs = s.regs(interpreter_blob().begin + undescribed->offset, s.top_fp - 40, s.top_fp);
+  // The interpreter's out-of-line stack-overflow path after it realigned rsp: its CFA is
+  // the anchor sp it stored.
+  const FrameRow* from_anchor = nullptr;
+  for (const FrameRow& r : interpreter_blob().frame_rows)
+    if (r.cfa == FrameRow::Cfa::anchor_sp) from_anchor = &r;
+  REQUIRE(from_anchor != nullptr);
+  Registers regs = s.regs(interpreter_blob().begin + from_anchor->offset, s.top_fp - 40, s.top_fp);
   regs.r13 = reinterpret_cast<uintptr_t>(method(kSumTo)->code);
   VectorSink sink;
   CHECK(reason_of(sampler::walk_exact(&s.stack.thread, regs, sink)) == "no_frame_description");
@@ -416,31 +417,31 @@ TEST_CASE("walkers: step_out reads the caller's sp, return address and fp where 
   CHECK(ra == 0x5b);
   CHECK(caller_fp == fp);
 
-  FrameRow framed{0, FrameRow::Cfa::rbp, FrameRow::Ra::at_cfa, FrameRow::Rbp::saved, 16, -8, -16};
+  FrameRow framed = FrameRow::rbp_frame();
   REQUIRE(step(framed));
   CHECK(cfa == fp + 16);
   CHECK(ra == 0xf8);
   CHECK(caller_fp == st.at(200));
 
-  FrameRow leaving{0, FrameRow::Cfa::r14, FrameRow::Ra::in_rcx, FrameRow::Rbp::same, 8, 0, 0};
+  FrameRow leaving = FrameRow::entry().with_cfa(FrameRow::Cfa::r14, 8).with_ra(FrameRow::Ra::in_rcx);
   REQUIRE(step(leaving));
   CHECK(cfa == r14 + 8);
   CHECK(ra == 0xc0);
   CHECK(caller_fp == fp);
 
-  FrameRow entering{0, FrameRow::Cfa::r14_less_params, FrameRow::Ra::in_rax, FrameRow::Rbp::in_rdx, 16, 0, 0};
+  FrameRow entering =
+      FrameRow::entry().with_cfa(FrameRow::Cfa::r14_less_params, 16).with_ra(FrameRow::Ra::in_rax).with_rbp_in_rdx();
   REQUIRE(step(entering));
   CHECK(cfa == r14 - 8 + 16);
   CHECK(ra == 0xa0);
   CHECK(caller_fp == st.at(300));
 
-  FrameRow at_rsp{0, FrameRow::Cfa::rsp, FrameRow::Ra::at_rsp, FrameRow::Rbp::same, 16, 0, 0};
+  FrameRow at_rsp = FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 16).with_ra(FrameRow::Ra::at_rsp);
   REQUIRE(step(at_rsp));
   CHECK(cfa == sp + 16);
   CHECK(ra == 0x5b);
 
-  FrameRow no_cfa{0, FrameRow::Cfa::undescribed, FrameRow::Ra::at_cfa, FrameRow::Rbp::same, 8, -8, 0};
-  CHECK_FALSE(step(no_cfa));
-  FrameRow no_ra{0, FrameRow::Cfa::rsp, FrameRow::Ra::undescribed, FrameRow::Rbp::same, 8, -8, 0};
-  CHECK_FALSE(step(no_ra));
+  // What the thread holds, not its registers: not stepped out of from a context.
+  CHECK_FALSE(step(FrameRow::entry().with_cfa(FrameRow::Cfa::anchor_sp, 0)));
+  CHECK_FALSE(step(FrameRow::entry().with_ra(FrameRow::Ra::at_resume_pc)));
 }

@@ -18,7 +18,7 @@
 #include "jit/intrinsic_stubs.h"
 #include "jit/tiered.h"
 #include "jit/perf_map.h"
-#include "jit/unwind_info.h"
+#include "jit/code_registration.h"
 #include "runtime/errors.h"
 #include "sampler/profiler.h"
 #include "runtime/vm.h"
@@ -71,6 +71,9 @@ Profiling:
   --profile       sample the program and print a profile on stderr at exit
   --profile-out=FILE     also write it to FILE: .txt, .collapsed, .json (speedscope),
                   .html (flame graph) or .jsonl (one event per line)
+  --profile-stats=FILE   also write the statistics as JSON to FILE: per sampler the
+                  accounting by reason, suspension and latency percentiles, and the
+                  sampler thread's CPU (schema: sampler/README.md)
   --profile-lines        folded stacks name frames function:line
   --interval=T    time between samples: 250us, 1ms (default), 2s
   --sampler=LIST  comma-separated, each reported separately on the same interruptions:
@@ -178,6 +181,10 @@ int cmd_run(const std::vector<std::string>& args) {
       profile = true;
       profiler.out_path = arg.substr(14);
       if (profiler.out_path.empty()) usage_error("--profile-out needs a file name");
+    } else if (arg.rfind("--profile-stats=", 0) == 0) {
+      profile = true;
+      profiler.stats_path = arg.substr(16);
+      if (profiler.stats_path.empty()) usage_error("--profile-stats needs a file name");
     } else if (arg == "--stub-metadata") {
       profiler.stub_metadata = true;
     } else if (arg == "--suspend=signal" || arg == "--suspend=handshake") {

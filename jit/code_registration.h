@@ -1,0 +1,32 @@
+// Makes generated code known to the tools outside the VM: its CFI to LLVM libunwind
+// always (so native walks, and debuggers through it, pass through Mini frames), and
+// symbols with source lines to perf with --perf-map (jit/perf_map.h). The descriptions
+// are the frame rows each generator recorded on its blob; nothing here reads machine code.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "runtime/compiled_code.h"
+
+namespace jit {
+
+// A named sub-range of a blob (the interpreter's templates).
+struct CodeRange {
+  std::string name;
+  size_t offset = 0, size = 0;
+};
+
+// Whether LLVM libunwind could be loaded (without it only perf is fed).
+bool unwind_support_available();
+
+// A new compiled method: unwind info always; a perf map line and jitdump records (with
+// pc -> line info) when perf support is enabled. Called by compile_method.
+void register_code_with_tools(const runtime::CompiledCode& code);
+// The runtime's generated blobs present now (interpreter, call stub, safepoint blob;
+// intrinsic stubs only for perf): unwind info always, perf records when enabled. The
+// interpreter's templates name its perf symbols (minivm::interpreter::iadd, ...).
+// Idempotent per blob. Called by the CLI after the interpreter is generated (and by tests).
+void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter_templates);
+
+}  // namespace jit

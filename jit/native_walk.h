@@ -1,0 +1,35 @@
+// Native stack walks with LLVM libunwind (jit/llvm_unwind.h), through C++ frames and,
+// by the CFI registered for generated code (jit/code_registration.h), through Mini
+// frames, the call stub and the safepoint blob, down to the thread's start.
+//
+// LLVM libunwind applies a row to pc-1 ("return address" semantics) even for the top
+// frame of a signal context; walk_native_stack_from() corrects for that.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace jit {
+
+struct NativeFrame {
+  uintptr_t pc = 0;  // frame 0 of a context walk: the interrupted pc; otherwise a return address
+  uintptr_t sp = 0;  // the frame's rsp
+  uintptr_t fp = 0;  // the frame's rbp
+};
+enum class WalkEnd : uint8_t {
+  end_of_stack,  // unw_step returned 0: the outermost frame (or a pc without unwind info)
+  error,         // unw_step failed
+  truncated,     // `max` frames filled
+  unavailable,   // no LLVM libunwind
+};
+struct NativeWalk {
+  size_t count = 0;
+  WalkEnd end = WalkEnd::unavailable;
+};
+// Walks the calling thread's stack with unw_getcontext/unw_init_local/unw_step; frame 0
+// is the caller of this function.
+NativeWalk walk_native_stack(NativeFrame* frames, size_t max);
+// Walks from an interrupted context (a signal handler's `ucontext_t*`); frame 0 is the
+// interrupted pc, described exactly (not as a return address).
+NativeWalk walk_native_stack_from(const void* ucontext, NativeFrame* frames, size_t max);
+
+}  // namespace jit

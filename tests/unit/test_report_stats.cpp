@@ -1,0 +1,154 @@
+// Unit tests of the statistics writer (`--profile-stats`, sampler/report_stats.cpp) on
+// Profiles built by hand: every field byte for byte, a sampler with failures, biased
+// samples, drops and truncated stacks, percentiles of nothing as null, accounting that
+// does not add up, and the file errors.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "sampler/profile.h"
+#include "sampler/report.h"
+
+using namespace sampler;
+
+namespace {
+
+std::string stats_json(const Profile& p) {
+  std::ostringstream os;
+  write_stats_json(p, os);
+  return os.str();
+}
+
+// Two samplers on the same 10 interruptions. cooperative: 9 samples (1 biased) and a
+// drop, held and latency times recorded. classical: 6 samples (2 truncated), 3 failures
+// by two reasons and a drop, held times only. A third sampler has stats but is not in
+// Profile::samplers, so it comes last (report_samplers) and has nothing recorded.
+Profile two_samplers() {
+  Profile p;
+  p.program = "dir/prog \"x\".mini";
+  p.samplers = {"cooperative", "classical"};
+  p.interval_ns = 1'000'000;
+  p.duration_ns = 12'345'678;
+  p.sampler_cpu_ns = {4000, 1000, 3000, 2000};  // p50 = rank 2 = 2000, p99 = rank 4
+  p.sampler_thread_cpu_ns = 98'765;
+  SamplerStats& coop = p.stats["cooperative"];
+  coop.interruptions = 10;
+  coop.samples = 9;
+  coop.biased["frame_not_found"] = 1;
+  coop.dropped["ring_full"] = 1;
+  for (uint64_t v = 1; v <= 10; v++) coop.suspension_ns.push_back(v * 100);  // p50 500, p99 1000
+  coop.latency_ns = {7000, 5000, 6000};                                     // p50 6000
+  SamplerStats& cls = p.stats["classical"];
+  cls.interruptions = 10;
+  cls.samples = 6;
+  cls.truncated = 2;
+  cls.failed["pc_in_stub"] = 2;
+  cls.failed["bad_fp"] = 1;
+  cls.dropped["ring_full"] = 1;
+  cls.suspension_ns = {20000};
+  p.stats["async"];
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports][stats]") {
+  const std::string expected =
+      "{\"program\": \"dir/prog \\\"x\\\".mini\",\n"
+      " \"interval_ns\": 1000000,\n"
+      " \"duration_ns\": 12345678,\n"
+      " \"sampler_thread\": {\"cpu_ns\": 98765, \"cpu_per_visit_ns\": "
+      "{\"n\": 4, \"p50\": 2000, \"p99\": 4000, \"max\": 4000}},\n"
+      " \"samplers\": [\n"
+      "  {\"name\": \"cooperative\",\n"
+      "   \"interruptions\": 10, \"samples\": 9, \"truncated\": 0,\n"
+      "   \"biased\": {\"frame_not_found\": 1},\n"
+      "   \"failed\": {},\n"
+      "   \"dropped\": {\"ring_full\": 1},\n"
+      "   \"accounted\": true,\n"
+      "   \"suspension_ns\": {\"n\": 10, \"p50\": 500, \"p99\": 1000, \"max\": 1000},\n"
+      "   \"latency_ns\": {\"n\": 3, \"p50\": 6000, \"p99\": 7000, \"max\": 7000}},\n"
+      "  {\"name\": \"classical\",\n"
+      "   \"interruptions\": 10, \"samples\": 6, \"truncated\": 2,\n"
+      "   \"biased\": {},\n"
+      "   \"failed\": {\"bad_fp\": 1, \"pc_in_stub\": 2},\n"
+      "   \"dropped\": {\"ring_full\": 1},\n"
+      "   \"accounted\": true,\n"
+      "   \"suspension_ns\": {\"n\": 1, \"p50\": 20000, \"p99\": 20000, \"max\": 20000},\n"
+      "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
+      "  {\"name\": \"async\",\n"
+      "   \"interruptions\": 0, \"samples\": 0, \"truncated\": 0,\n"
+      "   \"biased\": {},\n"
+      "   \"failed\": {},\n"
+      "   \"dropped\": {},\n"
+      "   \"accounted\": true,\n"
+      "   \"suspension_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+      "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}}\n"
+      " ]}\n";
+  CHECK(stats_json(two_samplers()) == expected);
+}
+
+TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stats]") {
+  // Both writers print percentiles() of the same values: in ns here, in µs in the text.
+  // (A median by interpolation would give 550 ns for the cooperative suspension.)
+  Profile p = two_samplers();
+  std::string json = stats_json(p);
+  std::ostringstream text;
+  write_text(p, text);
+  for (const auto& [name, st] : p.stats) {
+    for (const auto* values : {&st.suspension_ns, &st.latency_ns}) {
+      Percentiles q = percentiles(*values);
+      if (q.n == 0) continue;
+      INFO(name);
+      CHECK(json.find(fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n, q.p50,
+                                  q.p99, q.max)) != std::string::npos);
+      CHECK(text.str().find(fmt::format("p50 {}  p99 {}  max {}  (n={})", format_us(q.p50),
+                                        format_us(q.p99), format_us(q.max), q.n)) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up", "[reports][stats]") {
+  Profile empty;
+  CHECK(stats_json(empty) ==
+        "{\"program\": \"\",\n"
+        " \"interval_ns\": 0,\n"
+        " \"duration_ns\": 0,\n"
+        " \"sampler_thread\": {\"cpu_ns\": 0, \"cpu_per_visit_ns\": "
+        "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
+        " \"samplers\": []}\n");
+
+  SamplerStats st;
+  st.interruptions = 5;
+  st.samples = 3;
+  st.failed["pc_in_stub"] = 1;
+  CHECK_FALSE(all_accounted(st));  // one interruption unaccounted for
+  st.dropped["ring_full"] = 1;
+  CHECK(all_accounted(st));
+  st.dropped["ring_full"] = 2;
+  CHECK_FALSE(all_accounted(st));  // more endings than interruptions
+
+  Profile p;
+  p.samplers = {"safepoint"};
+  p.stats["safepoint"] = st;
+  CHECK(stats_json(p).find("\"accounted\": false") != std::string::npos);
+}
+
+TEST_CASE("report_stats: write_stats_file writes the document or says why not", "[reports][stats]") {
+  Profile p = two_samplers();
+  auto path = std::filesystem::temp_directory_path() / "minivm_test_stats.json";
+  std::string error;
+  REQUIRE(write_stats_file(p, path.string(), error));
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  CHECK(ss.str() == stats_json(p));
+  std::filesystem::remove(path);
+
+  CHECK_FALSE(write_stats_file(p, "/nonexistent-dir/s.json", error));
+  CHECK(error.find("--profile-stats /nonexistent-dir/s.json: cannot write") == 0);
+}
