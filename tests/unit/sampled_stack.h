@@ -16,7 +16,6 @@
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
 #include "jit/intrinsic_stubs.h"
-#include "jit/code_registration.h"
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
@@ -52,13 +51,11 @@ inline runtime::PcRange range_named(const runtime::CodeBlob& blob, std::string_v
 
 // --- real code -------------------------------------------------------------------------
 
-// The interpreter, the call stub and the safepoint blob with their frame rows published
-// (as the CLI does at start-up), and the intrinsic stubs generated.
-inline void publish_runtime_frame_rows() {
+// The interpreter, the call stub, the safepoint blob and the intrinsic stubs generated
+// (each blob carries the frame rows its generator recorded).
+inline void ensure_generated_code() {
   fixture_vm();
-  std::vector<jit::CodeRange> templates;
-  for (auto& t : interp::TemplateInterpreter::get().templates()) templates.push_back({t.name, t.offset, t.size});
-  jit::register_runtime_blobs_with_tools(templates);
+  interp::TemplateInterpreter::get();
   jit::intrinsic_stubs();
 }
 

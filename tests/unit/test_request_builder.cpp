@@ -47,7 +47,7 @@ const char* kind_name(RequestKind k) {
 // --- frames in their normal shape -----------------------------------------------------
 
 TEST_CASE("request builder: interpreted code records the frame's fp and the live bcp") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   s.stack.interp_frame(s.top_fp, s.busy_fp, s.interp_return_pc, kSumTo, 12);
   Registers regs = s.regs(template_pc("iadd"), s.top_fp - 40, s.top_fp);
@@ -73,7 +73,7 @@ TEST_CASE("request builder: interpreted code records the frame's fp and the live
 }
 
 TEST_CASE("request builder: compiled code records pc and sp; the poll skips later callees and corrects the pc") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   const runtime::CompiledCode* fib = compiled(kFib);
   uintptr_t pc = sum->polls.front().pc;
@@ -104,7 +104,7 @@ TEST_CASE("request builder: compiled code records pc and sp; the poll skips late
 }
 
 TEST_CASE("request builder: a compiled prologue needs nothing special: by the poll the frame is complete") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   for (const runtime::PcRange& range : ranges_named(*sum, "prologue")) {
     INFO("prologue at +" << range.begin - sum->begin);
@@ -121,7 +121,7 @@ TEST_CASE("request builder: a compiled prologue needs nothing special: by the po
 }
 
 TEST_CASE("request builder: inlined scopes at the sampled pc are expanded at the poll") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* outer = compiled(kOuter);
   const runtime::PcDesc* inlined = nullptr;
   for (const runtime::PcDesc& d : outer->pc_descs)
@@ -139,7 +139,7 @@ TEST_CASE("request builder: inlined scopes at the sampled pc are expanded at the
 // --- frames being torn down or built: rebuilt over the caller ---------------------------
 
 TEST_CASE("request builder: after a compiled return poll the method goes on top of its caller, at its call") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   int32_t call = first_call_bci(kBusy);
   struct Case {
@@ -171,7 +171,7 @@ TEST_CASE("request builder: after a compiled return poll the method goes on top 
 }
 
 TEST_CASE("request builder: a compiled caller of a returning method is kept at its call's pc") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   const runtime::CompiledCode* busy = compiled(kBusy);
   int32_t call = first_call_bci(kBusy);
@@ -190,7 +190,7 @@ TEST_CASE("request builder: a compiled caller of a returning method is kept at i
 }
 
 TEST_CASE("request builder: in the interpreter's method entry the callee (rbx) goes on top of its caller") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   int32_t call = first_call_bci(kBusy);
   for (const char* name : {"interp_entry", "interp_entry_framed"}) {
     INFO(name);
@@ -222,7 +222,7 @@ TEST_CASE("request builder: in the interpreter's method entry the callee (rbx) g
 }
 
 TEST_CASE("request builder: after an interpreted return poll the method (from r13) goes on top of its caller") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   int32_t call = first_call_bci(kBusy);
   for (const char* name : {"interp_epilogue", "interp_epilogue_left"}) {
     bool left = std::string(name) == "interp_epilogue_left";
@@ -255,7 +255,7 @@ TEST_CASE("request builder: after an interpreted return poll the method (from r1
 // --- stubs and what cannot be parsed --------------------------------------------------
 
 TEST_CASE("request builder: a pc in a stub is biased without --stub-metadata, the stub over its caller with it") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const jit::IntrinsicStub& stub = jit::intrinsic_stubs().crc32;
   const runtime::CompiledCode* sum = compiled(kSumTo);
   int32_t bci = bci_at(sum, sum->polls.front().pc);
@@ -288,7 +288,7 @@ TEST_CASE("request builder: a pc in a stub is biased without --stub-metadata, th
 }
 
 TEST_CASE("request builder: runtime stubs and unknown pcs are unparsable, with their reason") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   struct Case {
     uintptr_t pc;

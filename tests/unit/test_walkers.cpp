@@ -45,7 +45,7 @@ const runtime::Method* method(size_t fn) { return fixture_vm().method(fn); }
 // --- frame kinds ---------------------------------------------------------------------
 
 TEST_CASE("walkers: an interpreted frame: the guess reads the frame's saved bcp, the exact walk the live one") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   s.stack.interp_frame(s.top_fp, s.busy_fp, s.interp_return_pc, kSumTo, 12);
   Registers regs = s.regs(template_pc("iadd"), s.top_fp - 40, s.top_fp);
@@ -70,7 +70,7 @@ TEST_CASE("walkers: an interpreted frame: the guess reads the frame's saved bcp,
 }
 
 TEST_CASE("walkers: a compiled frame, from its first complete pc and from a poll site") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   REQUIRE_FALSE(sum->polls.empty());
   std::string busy = at("busy", fixtures::first_call_bci(kBusy), "interp");
@@ -88,7 +88,7 @@ TEST_CASE("walkers: a compiled frame, from its first complete pc and from a poll
 }
 
 TEST_CASE("walkers: inlined scopes at the interrupted pc come before their compiled frame") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* outer = compiled(kOuter);
   const runtime::PcDesc* inlined = nullptr;
   for (const runtime::PcDesc& d : outer->pc_descs)
@@ -107,7 +107,7 @@ TEST_CASE("walkers: inlined scopes at the interrupted pc come before their compi
 }
 
 TEST_CASE("walkers: an interpreted frame called from compiled code") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* busy = compiled(kBusy);
   Scene s;
   int32_t call = first_call_bci(kBusy);
@@ -122,7 +122,7 @@ TEST_CASE("walkers: an interpreted frame called from compiled code") {
 }
 
 TEST_CASE("walkers: a frameless stub: the guess fails, the exact walk steps out with the stub's frame table") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const jit::IntrinsicStub& stub = jit::intrinsic_stubs().arraycopy;
   const runtime::CompiledCode* sum = compiled(kSumTo);
   REQUIRE_FALSE(stub.blob.stub_frames.empty());
@@ -144,7 +144,7 @@ TEST_CASE("walkers: a frameless stub: the guess fails, the exact walk steps out 
 }
 
 TEST_CASE("walkers: a pc outside generated code (a thread in native or VM code) is not walked") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   Walks w = walk_both(s, s.regs(reinterpret_cast<uintptr_t>(&walk_both), s.top_fp - 40, s.top_fp));
   CHECK(reason_of(w.guess) == "unknown_pc");
@@ -154,7 +154,7 @@ TEST_CASE("walkers: a pc outside generated code (a thread in native or VM code) 
 // --- special pc ranges ---------------------------------------------------------------
 
 TEST_CASE("walkers: the guess refuses every pc of every prologue and epilogue range") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   struct Case {
     const runtime::CodeBlob* blob;
@@ -184,7 +184,7 @@ TEST_CASE("walkers: the guess refuses every pc of every prologue and epilogue ra
 }
 
 TEST_CASE("walkers: the exact walk parses a compiled method's prologues and epilogues") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   std::string busy = at("busy", first_call_bci(kBusy), "interp");
   SECTION("prologue (method entry and OSR entries): rbp is still the caller's, the return address at [rsp]") {
@@ -220,7 +220,7 @@ TEST_CASE("walkers: the exact walk parses a compiled method's prologues and epil
 }
 
 TEST_CASE("walkers: the exact walk parses the interpreter's method entry and returns") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   const runtime::CodeBlob& interp = interpreter_blob();
   const runtime::Method* sum = method(kSumTo);
   std::string busy = at("busy", first_call_bci(kBusy), "interp");
@@ -276,7 +276,7 @@ TEST_CASE("walkers: the exact walk parses the interpreter's method entry and ret
 // --- failure reasons -----------------------------------------------------------------
 
 TEST_CASE("walkers: runtime stubs and pcs whose caller is not in the registers") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   const runtime::CodeBlob& call_stub = blob_of_kind(runtime::BlobKind::call_stub);
   const runtime::CodeBlob& safepoint = blob_of_kind(runtime::BlobKind::safepoint_blob);
@@ -300,7 +300,7 @@ TEST_CASE("walkers: runtime stubs and pcs whose caller is not in the registers")
 }
 
 TEST_CASE("walkers: the guess's safe-for-sender checks") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   s.stack.interp_frame(s.top_fp, s.busy_fp, s.interp_return_pc, kSumTo, 12);
   uintptr_t pc = template_pc("iadd");
@@ -355,7 +355,7 @@ TEST_CASE("walkers: the guess's safe-for-sender checks") {
 }
 
 TEST_CASE("walkers: a full sink ends either walk as arena_full") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   Scene s;
   s.stack.interp_frame(s.top_fp, s.busy_fp, s.interp_return_pc, kSumTo, 12);
   Registers regs = s.regs(template_pc("iadd"), s.top_fp - 40, s.top_fp);
@@ -374,7 +374,7 @@ TEST_CASE("walkers: a full sink ends either walk as arena_full") {
 }
 
 TEST_CASE("walkers: a fault while reading the stack ends a protected walk as crashed_in_walk") {
-  publish_runtime_frame_rows();
+  ensure_generated_code();
   runtime::install_signal_handlers();
   size_t page = size_t(sysconf(_SC_PAGESIZE));
   void* none = mmap(nullptr, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
