@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,6 +89,35 @@ void warn(const char* what, const std::string& path) {
   std::fprintf(stderr, "minivm: --perf-map: cannot %s '%s': %s\n", what, path.c_str(), std::strerror(errno));
 }
 
+// Where jit-PID.dump goes: $MINIVM_JITDUMP_DIR as given, else perf's convention for JIT
+// dumps (its jvmti agent's): a fresh directory BASE/.debug/jit/minivm-jit-YYYYMMDD.XXXXXXXX
+// with BASE = $JITDUMPDIR, else $HOME. `perf inject --jit` finds the dump through its
+// recorded mmap wherever it is, and writes its jitted-PID-N.so files beside it, so neither
+// lands in the directory the program was run from (perf's agent falls back to that one
+// without a HOME; here it is /tmp, which is never a source tree). Empty with errno set
+// when a directory cannot be made; `tried` is then the one that failed.
+std::string jitdump_directory(std::string& tried) {
+  const char* own = std::getenv("MINIVM_JITDUMP_DIR");
+  if (own != nullptr && *own != '\0') return own;
+  const char* base = std::getenv("JITDUMPDIR");
+  if (base == nullptr || *base == '\0') base = std::getenv("HOME");
+  if (base == nullptr || *base == '\0') base = "/tmp";
+  for (const char* sub : {"/.debug", "/.debug/jit"}) {
+    tried = std::string(base) + sub;
+    if (mkdir(tried.c_str(), 0755) != 0 && errno != EEXIST) return "";
+  }
+  time_t now = time(nullptr);
+  tm local{};
+  localtime_r(&now, &local);
+  char day[16];
+  std::strftime(day, sizeof day, "%Y%m%d", &local);
+  tried += std::string("/minivm-jit-") + day + ".XXXXXXXX";
+  std::vector<char> name(tried.begin(), tried.end());
+  name.push_back('\0');
+  if (mkdtemp(name.data()) == nullptr) return "";
+  return name.data();
+}
+
 }  // namespace
 
 void perf_support_enable() {
@@ -103,9 +133,10 @@ void perf_support_enable() {
     s.map_path.clear();
   }
 
-  const char* dir = std::getenv("MINIVM_JITDUMP_DIR");
-  s.dump_path = std::string(dir && *dir ? dir : ".") + "/jit-" + std::to_string(pid) + ".dump";
-  s.dump_fd = ::open(s.dump_path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+  std::string tried;
+  std::string dir = jitdump_directory(tried);
+  s.dump_path = dir.empty() ? tried : dir + "/jit-" + std::to_string(pid) + ".dump";
+  s.dump_fd = dir.empty() ? -1 : ::open(s.dump_path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
   if (s.dump_fd < 0) {
     warn("create", s.dump_path);
     s.dump_path.clear();

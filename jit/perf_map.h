@@ -3,8 +3,10 @@
 // Two files, both described in the Linux sources (tools/perf/Documentation):
 //   - /tmp/perf-PID.map (jit-interface.txt): one text line per code range,
 //     "START SIZE name" in hex without 0x; `perf report` reads it directly.
-//   - jit-PID.dump (jitdump-specification.txt), in the current directory or in
-//     $MINIVM_JITDUMP_DIR: a binary file header, then per code range a JIT_CODE_DEBUG_INFO
+//   - jit-PID.dump (jitdump-specification.txt), in $MINIVM_JITDUMP_DIR, else where perf's
+//     own JIT agent puts its dumps: a new directory $JITDUMPDIR/.debug/jit/minivm-jit-
+//     YYYYMMDD.XXXXXXXX ($HOME when JITDUMPDIR is unset, /tmp without either), never the
+//     current directory. A binary file header, then per code range a JIT_CODE_DEBUG_INFO
 //     record (pc -> source line) followed by its JIT_CODE_LOAD record (with a copy of the
 //     code bytes), timestamps from CLOCK_MONOTONIC. The file is also mapped with PROT_EXEC
 //     once: that mmap is the marker `perf inject --jit` looks for in perf.data, and the

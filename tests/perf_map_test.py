@@ -2,7 +2,9 @@
 """`minivm run --perf-map`: /tmp/perf-PID.map names every compiled function and the
 runtime's blobs, and jit-PID.dump parses as a jitdump file (tools/perf/Documentation/
 jitdump-specification.txt): header, records whose sizes add up to the file, one
-JIT_CODE_LOAD per compiled function with its JIT_CODE_DEBUG_INFO right before it.
+JIT_CODE_LOAD per compiled function with its JIT_CODE_DEBUG_INFO right before it. The
+dump goes to $MINIVM_JITDUMP_DIR, else to perf's JIT dump directory under $JITDUMPDIR
+or $HOME, never to the current directory.
 Prints `N passed, N failed`; exit status 1 on any failure."""
 import os
 import re
@@ -11,10 +13,12 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 MINIVM = os.path.abspath(sys.argv[1])
-passed = failed = 0
 
 JIT_CODE_LOAD, JIT_CODE_MOVE, JIT_CODE_DEBUG_INFO, JIT_CODE_CLOSE = 0, 1, 2, 3
+JITDUMP_MAGIC = 0x4A695444  # "JiTD"
 
 PROGRAM = """\
 fn square(x: int): int {
@@ -36,15 +40,6 @@ fn main(): int {
 }
 """
 FUNCTIONS = ["square", "sum_squares", "main"]
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}\n{detail}")
 
 
 def cstr(data, at):
@@ -191,5 +186,33 @@ with tempfile.TemporaryDirectory() as tmp:
     if os.path.exists(m):
         os.unlink(m)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+    # Without $MINIVM_JITDUMP_DIR, perf's convention for JIT dumps (its jvmti agent's): a
+    # new directory BASE/.debug/jit/minivm-jit-YYYYMMDD.XXXXXXXX, BASE = $JITDUMPDIR, else
+    # $HOME; no word about it, and nothing in the current directory.
+    for var in ("JITDUMPDIR", "HOME"):
+        base = os.path.join(tmp, var.lower())
+        os.mkdir(base)
+        cwd = os.path.join(tmp, "cwd-" + var.lower())
+        os.mkdir(cwd)
+        env = {k: v for k, v in os.environ.items() if k not in ("MINIVM_JITDUMP_DIR", "JITDUMPDIR", "HOME")}
+        env[var] = base
+        if var == "JITDUMPDIR":
+            env["HOME"] = os.path.join(tmp, "no-such-home")  # would fail, and warn, if it were used
+        p = subprocess.Popen([MINIVM, "run", "--xint", "--perf-map", prog], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+        out, err = p.communicate(timeout=60)
+        jit_dir = os.path.join(base, ".debug", "jit")
+        made = os.listdir(jit_dir) if os.path.isdir(jit_dir) else []
+        dumps = [os.path.join(jit_dir, d, f"jit-{p.pid}.dump") for d in made
+                 if re.fullmatch(r"minivm-jit-\d{8}\.\w{8}", d)]
+        check(f"${var}: runs without a word", p.returncode == 7 and out == "328350\n" and err == "", err)
+        check(f"${var}: the dump is in ${var}/.debug/jit/minivm-jit-YYYYMMDD.XXXXXXXX/",
+              len(dumps) == 1 and os.path.exists(dumps[0]), made)
+        check(f"${var}: the dump starts with the jitdump magic",
+              dumps and os.path.exists(dumps[0]) and open(dumps[0], "rb").read(4) == struct.pack("<I", JITDUMP_MAGIC))
+        check(f"${var}: nothing in the current directory", os.listdir(cwd) == [], os.listdir(cwd))
+        m = f"/tmp/perf-{p.pid}.map"
+        if os.path.exists(m):
+            os.unlink(m)
+
+finish()

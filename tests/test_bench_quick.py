@@ -2,7 +2,8 @@
 """Smoke test of the sampling bench: `bench/run.py --quick` runs to the end and writes
 its report, CSV files, targets and SVG plots, and they are well formed; the statistics it
 reads (`minivm run --profile-stats`) parse and add up.
-Usage: test_bench_quick.py MINIVM MINIVM_LIMITS. Exit status 1 on any failure."""
+Usage: test_bench_quick.py MINIVM MINIVM_LIMITS. Prints `N passed, N failed`; exit status 1 on any
+failure."""
 import csv
 import json
 import os
@@ -11,15 +12,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from checks import check, finish
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 minivm, limits = (os.path.abspath(a) for a in sys.argv[1:3])
-failed = 0
-
-
-def check(name, cond, detail=""):
-    global failed
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f"\n{str(detail)[-3000:]}"))
-    failed += 0 if cond else 1
 
 
 with tempfile.TemporaryDirectory() as out:
@@ -82,5 +78,4 @@ with tempfile.TemporaryDirectory() as out:
         check(f"{name}: p50 <= p99 <= max, or null when none were recorded", ordered, q)
     check("cooperative recorded its safepoint latencies", bool(samplers) and samplers[0]["latency_ns"]["n"] > 0, samplers[:1])
 
-print(f"{'FAILED' if failed else 'passed'}")
-sys.exit(1 if failed else 0)
+finish()

@@ -6,23 +6,15 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 MINIVM = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
-passed = failed = 0
 
 
 def run(*args, stdin=None):
     p = subprocess.run([MINIVM, *args], capture_output=True, text=True, timeout=60, stdin=stdin)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}\n{detail}")
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -95,5 +87,4 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("run", binary)
     check("binary garbage is a compile error, not a crash", rc == 2 and "error:" in err, err)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -1,6 +1,6 @@
 // The pieces of the samplers that walk from an interrupted context: crash protection,
-// the frame arena. (Walk accuracy against the oracle is tested end to end in
-// tests/test_profiler.py, on real interruptions.)
+// the frame arena. (The walks themselves: test_walkers.cpp on hand-built stacks, and
+// tests/test_profiler.py against the oracle on real interruptions.)
 #include <catch2/catch.hpp>
 #include <cstdint>
 

@@ -1,5 +1,5 @@
-// The `minivm` command line: the one place that wires the front end, the runtime and
-// the interpreter together.
+// The `minivm` command line: the one place that wires the front end, the runtime, the
+// interpreter, the JIT and the sampler together.
 #include <algorithm>
 #include <sys/stat.h>
 
@@ -67,7 +67,8 @@ Options for run:
                   compiled-code debug info for every pc (default) or only at polls and calls
   --heap=SIZE     largest heap, e.g. 512m, 4g (default 4g)
   --stack=SIZE    stack of each Mini thread, e.g. 16m (default 16m)
-  --perf-map      write /tmp/perf-PID.map and ./jit-PID.dump (or in $MINIVM_JITDUMP_DIR)
+  --perf-map      write /tmp/perf-PID.map and jit-PID.dump ($MINIVM_JITDUMP_DIR, else
+                  a new ~/.debug/jit/minivm-jit-DATE.* as perf's JIT agent does)
                   naming the interpreter, stubs and compiled code for `perf`
                   (jit/README.md, "Profiling JIT code with perf")
 
