@@ -31,8 +31,10 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import svgplot  # noqa: E402
 
-SAMPLERS = ["cooperative", "classical", "async", "safepoint", "oracle"]
-COMPARED = ["cooperative", "classical", "async", "safepoint"]  # against the oracle
+# The samplers in report order and those compared with the oracle: read from the binary's
+# own table (`minivm help samplers`, sampler/samplers.def) by make_plan.
+SAMPLERS = []
+COMPARED = []
 
 # name, program, extra flags, kind ("classic": a bias classic from examples/).
 WORKLOADS = [
@@ -698,6 +700,12 @@ def write_report(plan, m):
 
 # --- the run ----------------------------------------------------------------------------
 
+def sampler_names(minivm):
+    """The samplers, in report order, as `minivm help samplers` lists them."""
+    out = subprocess.run([minivm, "help", "samplers"], capture_output=True, text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+
+
 def make_plan(argv=None):
     """The options, and from them what to run and where to write."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -709,6 +717,8 @@ def make_plan(argv=None):
     args = ap.parse_args(argv)
     if not os.path.exists(args.minivm):
         sys.exit(f"bench: no minivm at {args.minivm}; build first (cmake -S . -B build -G Ninja && cmake --build build)")
+    SAMPLERS[:] = sampler_names(args.minivm)
+    COMPARED[:] = [s for s in SAMPLERS if s != "oracle"]
     quick = args.quick
     by_name = {w[0]: w for w in WORKLOADS}
     workloads = [by_name[n] for n in QUICK_WORKLOADS] if quick else WORKLOADS

@@ -24,6 +24,14 @@ with tempfile.TemporaryDirectory() as tmp:
 
     rc, out, err = run("--help")
     check("--help exits 0 and lists the commands", rc == 0 and "minivm run" in out and "disasm" in out, err)
+    rc, out, err = run("help", "reasons")
+    check("help reasons lists the reasons table", rc == 0 and "pc_in_prologue" in out and "frame_escaped" in out, err)
+    rc, out, err = run("help", "samplers")
+    names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    check("help samplers lists every sampler, cooperative first, the oracle among them",
+          rc == 0 and names[:1] == ["cooperative"] and "oracle" in names and len(names) == len(set(names)), out + err)
+    rc, out, err = run("help", "bogus")
+    check("an unknown help topic says which and exits 2", rc == 2 and "unknown help topic 'bogus'" in err, err)
     rc, out, err = run("--version")
     check("--version", rc == 0 and out.startswith("minivm "), out + err)
     rc, out, err = run()

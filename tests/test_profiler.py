@@ -16,6 +16,8 @@ from checks import check, finish
 
 MINIVM = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from run import sampler_names  # noqa: E402
 
 
 def run(*args, timeout=300):
@@ -43,7 +45,7 @@ def counts_by_sampler(stderr):
     return out
 
 
-SAMPLERS = ["cooperative", "classical", "async", "safepoint", "oracle"]
+SAMPLERS = sampler_names(MINIVM)  # in report order, from the binary's own table
 
 
 def same_interruptions(ev, stderr):

@@ -36,7 +36,7 @@ constexpr const char* kVersion = "minivm 0.1.0";
 // The usage text; the list of samplers comes from their table (sampler/samplers.def).
 constexpr const char* kUsageHead = R"(usage: minivm run [options] PROGRAM.mini
        minivm disasm [--templates] [--jit] [PROGRAM.mini]
-       minivm help reasons
+       minivm help reasons | samplers
        minivm --help | --version
 
 Commands:
@@ -46,6 +46,7 @@ Commands:
                   --jit: print each function's baseline-compiled machine code with bci/line
                   markers, poll sites and the debug-info table
   help reasons    what each failed, biased and dropped reason in a profile means
+  help samplers   every sampler, in report order, with where it takes the stack
 
 Options for run:
   (default)       tiered: interpret, compile hot functions on a background thread
@@ -108,6 +109,23 @@ void print_reasons() {
                "profile's text report, .jsonl events and the bench print):\n";
   for (size_t i = 0; i < sampler::kReasonCount; i++)
     std::cout << fmt::format("  {:<26} {}\n", sampler::kReasonNames[i], sampler::kReasonMeanings[i]);
+}
+
+// `minivm help samplers`: the samplers table, one per line in report order (the bench
+// and the tests read the names from here).
+void print_samplers() {
+  auto where = [](sampler::StackTaken w) {
+    switch (w) {
+      case sampler::StackTaken::at_poll: return "at the next poll";
+      case sampler::StackTaken::in_handler: return "in the signal handler";
+      case sampler::StackTaken::by_sampler_thread: return "by the sampler thread";
+    }
+    return "";
+  };
+  std::cout << "The samplers, in report order (--sampler=NAME,... or all):\n";
+  for (size_t i = 0; i < sampler::kSamplerCount; i++)
+    std::cout << fmt::format("  {:<12} {:<22} {}\n", sampler::kSamplerNames[i],
+                             where(sampler::kSamplerStackTaken[i]), sampler::kSamplerHelp[i]);
 }
 
 // "cooperative, classical, async, safepoint, oracle"
@@ -370,7 +388,11 @@ int main(int argc, char** argv) {
     print_reasons();
     return 0;
   }
-  if (cmd == "help" && !rest.empty()) usage_error("unknown help topic '" + rest[0] + "' (reasons)");
+  if (cmd == "help" && rest.size() == 1 && rest[0] == "samplers") {
+    print_samplers();
+    return 0;
+  }
+  if (cmd == "help" && !rest.empty()) usage_error("unknown help topic '" + rest[0] + "' (reasons, samplers)");
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::fputs(usage().c_str(), stdout);
     return 0;
