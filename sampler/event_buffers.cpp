@@ -1,8 +1,10 @@
 // Where samples are written while the program runs: each Mini thread's ThreadSampling
-// (created when the thread starts, kept to the end for the accounting) with its own
-// event buffer, and the functions that record a sample, a latency or a failure into a
+// (created when the thread starts, recorded and freed when it ends) with its own event
+// buffer, and the functions that record a sample, a latency or a failure into a
 // buffer's part of the profile (the caller holds that buffer's mutex). Each event's
 // counters go to its sampler's stats in the same call, so events and counters agree.
+#include <algorithm>
+
 #include "sampler/profiler_state.h"
 
 namespace sampler {
@@ -25,7 +27,8 @@ uint32_t EventBuffer::intern(const CompactTrace& t) {
 
 void on_thread(runtime::Thread* t, bool starting) {
   if (starting) {
-    auto* st = new ThreadSampling();  // lives to the end: the final accounting reads it
+    auto* st = new ThreadSampling();
+    st->thread = t;
     st->thread_id = t->id;
     {
       std::lock_guard<std::mutex> lock(g_state.threads_mutex);
@@ -34,13 +37,36 @@ void on_thread(runtime::Thread* t, bool starting) {
     t->sampler_state.store(st, std::memory_order_release);
     return;
   }
-  // The thread is ending: its last poll has run; what is still in its ring will never
-  // be served there. (Signals are no longer sent: its tid is already cleared.)
+  // The thread is ending (on itself, after its last poll; its tid is cleared, so the
+  // sampler sends no new signal). Under threads_mutex the sampler thread is not using
+  // its state, and once it is unhooked a signal still pending finds no state (a
+  // thread_gone failure): a handler runs on this thread, so one that started before the
+  // unhooking has finished before the next line here runs.
   ThreadSampling* st = sampling_of(t);
   if (st == nullptr) return;
-  SampleRequest r;
-  std::lock_guard<std::mutex> lock(st->events.mutex);
-  while (st->ring.pop(r)) record_request_failure(st->events.part, Reason::thread_ended_before_poll, &r, st->thread_id);
+  {
+    std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
+    t->sampler_state.store(nullptr, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    // What will never be served: requests still in its ring; what its handlers walked.
+    {
+      std::lock_guard<std::mutex> lock(st->events.mutex);
+      SampleRequest r;
+      while (st->ring.pop(r)) record_request_failure(st->events.part, Reason::thread_ended_before_poll, &r, st->thread_id);
+    }
+    drain_walks(st);
+    // Its events and counters outlive it; its rings and arena (most of its memory) do not.
+    {
+      std::lock_guard<std::mutex> lock(g_state.ended_events.mutex);
+      std::lock_guard<std::mutex> own(st->events.mutex);
+      merge_into(g_state.ended_events.part, st->events);
+    }
+    g_state.ended_ring_full += st->ring_full.load();
+    for (size_t i = 0; i < kSamplerCount; i++) g_state.ended_walks_full[i] += st->walks_full[i].load();
+    auto& live = g_state.threads;
+    live.erase(std::find(live.begin(), live.end(), st));
+  }
+  delete st;
 }
 
 namespace {

@@ -8,10 +8,6 @@
 
 namespace sampler {
 
-namespace {
-
-// One buffer into the profile: stacks re-interned in the one repository (a compact
-// trace named once), counters summed, events appended.
 void merge_into(Profile& to, const EventBuffer& buf) {
   const Profile& from = buf.part;
   for (const auto& [sampler, s] : from.stats) {
@@ -39,17 +35,24 @@ void merge_into(Profile& to, const EventBuffer& buf) {
   }
 }
 
-// What the handlers counted, and requests still waiting in rings (a thread that is still
-// running when the program exits, e.g. after a runtime error elsewhere).
+namespace {
+
+// What the handlers counted (the ended threads' and the live ones'), and requests still
+// waiting in rings (a thread that is still running when the program exits, e.g. after a
+// runtime error elsewhere).
 void account_unserved(Profile& profile) {
+  auto add_full = [&](SamplerId s, uint64_t full) {
+    if (!g_state.wants(s)) return;
+    profile.stats[s].dropped[Reason::ring_full] += full;
+    profile.stats[s].interruptions += full;
+  };
+  for (size_t i = 0; i < kSamplerCount; i++)
+    add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? g_state.ended_ring_full
+                                                                          : g_state.ended_walks_full[i]);
   for (ThreadSampling* st : g_state.threads) {
-    for (size_t i = 0; i < kSamplerCount; i++) {
-      SamplerId s = SamplerId(i);
-      uint64_t full = stack_taken(s) == StackTaken::at_poll ? st->ring_full.load() : st->walks_full[i].load();
-      if (!g_state.wants(s)) continue;
-      profile.stats[s].dropped[Reason::ring_full] += full;
-      profile.stats[s].interruptions += full;
-    }
+    for (size_t i = 0; i < kSamplerCount; i++)
+      add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? st->ring_full.load()
+                                                                            : st->walks_full[i].load());
     for (uint64_t left = st->ring.size(); left > 0; left--)
       record_request_failure(profile, Reason::program_ended_before_poll, nullptr, st->thread_id);
   }
@@ -63,7 +66,7 @@ void account_unserved(Profile& profile) {
 void merge_profile() {
   std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
   Profile& profile = g_state.profile;
-  std::vector<EventBuffer*> buffers{&g_state.sampler_events};
+  std::vector<EventBuffer*> buffers{&g_state.sampler_events, &g_state.ended_events};
   for (ThreadSampling* st : g_state.threads) buffers.push_back(&st->events);
   for (EventBuffer* buf : buffers) {
     std::lock_guard<std::mutex> lock(buf->mutex);

@@ -72,7 +72,8 @@ struct EventBuffer {
 
 // Per Mini thread, what sampling it needs (runtime::Thread::sampler_state points to it):
 // the ring the handler fills and the poll drains (cooperative, safepoint), the walks the
-// handler made (async, oracle) and what it had to count.
+// handler made (async, oracle) and what it had to count. It lives while the thread runs:
+// when the thread ends, what it holds is recorded and it is freed (event_buffers.cpp).
 struct ThreadSampling {
   SpscRing<SampleRequest, 256> ring;
   SpscRing<WalkRecord, 512> walks;
@@ -91,6 +92,7 @@ struct ThreadSampling {
   uint64_t pending_cursor = 0;
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
+  runtime::Thread* thread = nullptr;
   int thread_id = 0;
   EventBuffer events;  // what this thread records at its polls (compact stacks)
   ThreadSampling() { events.compact_stacks = true; }
@@ -112,8 +114,15 @@ struct ProfilerState {
   std::atomic<bool> running{false};
   std::atomic<uint64_t> next_sample{1};
   std::atomic<uint64_t> orphan_signals{0};  // landed on no Mini thread (it had ended)
-  std::mutex threads_mutex;                 // guards threads
-  std::vector<ThreadSampling*> threads;     // every Mini thread seen, to the end
+  // Guards `threads`, and every use of a ThreadSampling by another thread than its own
+  // (the sampler thread's visits and drains): a thread's state is freed under it.
+  std::mutex threads_mutex;
+  std::vector<ThreadSampling*> threads;     // the live Mini threads, in start order
+  // What the threads that ended left: their events (named stacks) and the counters their
+  // handlers kept, merged at exit with the live threads'.
+  EventBuffer ended_events;
+  uint64_t ended_ring_full = 0;
+  uint64_t ended_walks_full[kSamplerCount] = {};
   EventBuffer sampler_events;  // what the sampler thread records (classical, async, oracle, native)
   std::thread sampler_thread;
   // The sampler thread's own: the classical walk's pre-allocated buffer, its CPU per
@@ -150,6 +159,8 @@ void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64
 void sampler_loop();
 // Records the walks every thread's handler made (also once more at exit).
 void drain_all_walks();
+// Records the walks one thread's handler made (the caller holds threads_mutex).
+void drain_walks(ThreadSampling* st);
 
 // --- poll_client.cpp -------------------------------------------------------------------
 runtime::PollClient& poll_client();
@@ -175,5 +186,8 @@ void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, i
 // Every buffer merged into g_state.profile, in time order, and what was never served
 // (full rings, requests left in rings, signals that found no thread) accounted.
 void merge_profile();
+// One buffer's stacks (re-interned, each compact trace named once), counters and events
+// into a profile.
+void merge_into(Profile& to, const EventBuffer& buf);
 
 }  // namespace sampler

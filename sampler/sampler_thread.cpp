@@ -53,23 +53,10 @@ void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const 
     record_sample(p, sampler, id, ticks, held, thread, p.stacks.intern(trace), std::nullopt, truncated);
 }
 
-// The walks one thread's handler made.
-void drain_walks(ThreadSampling* st) {
-  WalkRecord w;
-  StackTrace trace;
-  while (st->walks.pop(w)) {
-    trace.clear();
-    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_ref(st->arena.at(w.begin + i)));
-    st->arena.release_to(w.begin + w.count);
-    record_walk(w.sampler, w.failure, trace, w.truncated, w.id, w.ticks, w.held_ns, st->thread_id);
-  }
-}
-
 // Signal the thread, wait until its handler has published its registers, walk it
 // (classical) and build its request here, arm its poll, and let it go.
-void held_sample(runtime::Thread* t, pid_t pid, int tid) {
-  ThreadSampling* st = sampling_of(t);
-  if (st == nullptr) return;
+void held_sample(ThreadSampling* st, pid_t pid, int tid) {
+  runtime::Thread* t = st->thread;
   st->handshake.store(ThreadSampling::kAsked, std::memory_order_release);
   if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
     st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
@@ -127,7 +114,8 @@ std::string native_name(const runtime::Frame& top) {
 // A thread in native code is not signalled (JDK-8245772): the sampler walks its stack
 // from the anchor while the thread is kept from returning to Java (its transition back
 // waits while walk_in_progress is set), and records a NativeMethodSample.
-void sample_native(runtime::Thread* t) {
+void sample_native(ThreadSampling* st) {
+  runtime::Thread* t = st->thread;
   uint64_t start = now_ns();
   t->walk_in_progress.store(true, std::memory_order_seq_cst);
   if (t->get_state() != runtime::ThreadState::in_native) {  // it got back first
@@ -137,7 +125,6 @@ void sample_native(runtime::Thread* t) {
   std::vector<runtime::Frame> frames = runtime::frames_from_anchor(t);
   t->walk_in_progress.store(false, std::memory_order_release);
   uint64_t held = now_ns() - start;
-  ThreadSampling* st = sampling_of(t);
   StackTrace trace;
   if (!frames.empty()) {
     FrameRef top;
@@ -150,18 +137,25 @@ void sample_native(runtime::Thread* t) {
   uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
   Profile& p = g_state.sampler_events.part;
-  record_native(p, id, start, held, st != nullptr ? st->thread_id : t->id, p.stacks.intern(trace));
+  record_native(p, id, start, held, st->thread_id, p.stacks.intern(trace));
 }
 
 }  // namespace
 
-void drain_all_walks() {
-  std::vector<ThreadSampling*> threads;
-  {
-    std::lock_guard<std::mutex> lock(g_state.threads_mutex);
-    threads = g_state.threads;
+void drain_walks(ThreadSampling* st) {
+  WalkRecord w;
+  StackTrace trace;
+  while (st->walks.pop(w)) {
+    trace.clear();
+    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_ref(st->arena.at(w.begin + i)));
+    st->arena.release_to(w.begin + w.count);
+    record_walk(w.sampler, w.failure, trace, w.truncated, w.id, w.ticks, w.held_ns, st->thread_id);
   }
-  for (ThreadSampling* st : threads) drain_walks(st);
+}
+
+void drain_all_walks() {
+  std::lock_guard<std::mutex> lock(g_state.threads_mutex);
+  for (ThreadSampling* st : g_state.threads) drain_walks(st);
 }
 
 void sampler_loop() {
@@ -179,11 +173,15 @@ void sampler_loop() {
       deadline = now;  // fell behind: do not burst
     }
     if (g_state.want_handler_walks) drain_all_walks();
-    std::vector<runtime::Thread*> threads = runtime::VM::get().threads();
+    // The live threads only; a thread that ends waits for this period's visits before
+    // its state is freed.
+    std::lock_guard<std::mutex> lock(g_state.threads_mutex);
+    const std::vector<ThreadSampling*>& threads = g_state.threads;
     if (threads.empty()) continue;
     size_t visits = std::min(threads.size(), g_state.options.threads_per_period);
     for (size_t i = 0; i < visits; i++) {
-      runtime::Thread* t = threads[(next + i) % threads.size()];
+      ThreadSampling* st = threads[(next + i) % threads.size()];
+      runtime::Thread* t = st->thread;
       int tid = t->tid.load(std::memory_order_acquire);
       if (tid == 0) continue;
       runtime::ThreadState state = t->get_state();
@@ -191,11 +189,11 @@ void sampler_loop() {
         continue;  // in_vm and blocked threads are not sampled: not running Mini code, not in a native
       uint64_t cpu = thread_cpu_ns();
       if (state == runtime::ThreadState::in_java && g_state.hold)
-        held_sample(t, pid, tid);
+        held_sample(st, pid, tid);
       else if (state == runtime::ThreadState::in_java)
         syscall(SYS_tgkill, pid, tid, SIGPROF);
       else
-        sample_native(t);
+        sample_native(st);
       g_state.visit_cpu_ns.push_back(thread_cpu_ns() - cpu);
     }
     next = (next + visits) % threads.size();

@@ -288,6 +288,31 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, so, se = run("--profile-out=" + os.path.join(tmp, "x.xyz"), example)
     check("an unknown output extension is reported", "unknown extension" in se, se)
 
+    # Threads that end are forgotten: 10,000 short threads (100 live at a time) keep the
+    # memory of a few, and the hot loop after them is visited at the full rate. Before
+    # per-thread state was freed this run peaked at gigabytes, and the sampler's visits
+    # went round every thread ever started (a dozen samples of the hot loop in 2 s).
+    short = os.path.join(ROOT, "tests", "profiler", "many_short_threads.mini")
+    for samplers in ("cooperative", "all"):
+        out = os.path.join(tmp, "short.jsonl")
+        with open(os.path.join(tmp, "short.out"), "w+") as fo, open(os.path.join(tmp, "short.err"), "w+") as fe:
+            p = subprocess.Popen([MINIVM, "run", "--xint", "--profile", f"--sampler={samplers}", f"--profile-out={out}",
+                                  short], stdout=fo, stderr=fe)
+            _, status, usage = os.wait4(p.pid, 0)  # this child's own peak RSS (ru_maxrss, KB)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            fo.seek(0)
+            fe.seek(0)
+            so, se = fo.read(), fe.read()
+        peak_mb = usage.ru_maxrss / 1024
+        check(f"10,000 short threads under --profile run ({samplers})",
+              p.returncode == 0 and so == "ended 10000\nhot true\n", se[-2000:])
+        check(f"their accounting adds up ({samplers})", accounted(se), se[-3000:])
+        check(f"10,000 ended threads cost megabytes, not gigabytes ({samplers}): peak {peak_mb:.0f} MB", peak_mb < 400,
+              f"{peak_mb:.0f} MB")
+        hot = sum(1 for e in events(out) if e["event"] == "ExecutionSample" and e["sampler"] == "cooperative"
+                  and e["stack"][0]["function"] == "hot")
+        check(f"the hot loop after them is sampled at the full rate ({samplers}): {hot} samples", hot >= 300, hot)
+
     # Stress: 8 threads at 10 kHz, interpreted and tiered.
     stress = os.path.join(ROOT, "tests", "profiler", "stress_threads.mini")
     # Compiled code finishes ~25x sooner, so it is sampled 5x more often. How many samples
