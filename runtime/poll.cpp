@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/safepoint.h"
 #include "runtime/thread.h"
 
 namespace runtime {
@@ -77,6 +78,8 @@ extern "C" void minivm_handle_poll(Thread* t, uintptr_t* blob_fp) {
   disarm_poll(t);
   // The trap already marked the thread in_vm; the blob marks it in_java on its way out.
   for (PollClient* c : *g_clients.load(std::memory_order_acquire)) c->on_poll(t);
+  // Last, a global safepoint: the thread waits here, its stack walkable from the anchor.
+  if (safepoint_pending()) block_at_safepoint(t, int(ThreadState::in_vm));
   t->core.anchor.sp.store(0, std::memory_order_release);
 }
 

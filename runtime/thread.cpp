@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "runtime/poll.h"
+#include "runtime/safepoint.h"
 
 namespace runtime {
 
@@ -41,12 +42,15 @@ void transition_from_java(Thread* t, ThreadState to) { t->set_state(to); }
 
 void transition_to_java(Thread* t) {
   // A walker that saw us outside Java holds walk_in_progress until it is done with our
-  // stack; we must not run Mini code (and change the frames it reads) before that.
+  // stack, and a global safepoint keeps every thread out of Java until it ends; we must
+  // not run Mini code (and change the frames they read) before either is over.
   for (;;) {
     while (t->walk_in_progress.load(std::memory_order_acquire)) sched_yield();
+    if (safepoint_pending()) block_at_safepoint(t, int(t->get_state()));
     t->set_state(ThreadState::in_java);
-    if (!t->walk_in_progress.load(std::memory_order_seq_cst)) return;
-    // A walker started between our check and the store: step back and wait for it.
+    if (!t->walk_in_progress.load(std::memory_order_seq_cst) && !safepoint_pending()) return;
+    // A walker or a safepoint started between our check and the store: step back (in
+    // the VM, which neither takes for safe) and wait for it.
     t->set_state(ThreadState::in_vm);
   }
 }

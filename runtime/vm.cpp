@@ -115,7 +115,7 @@ static void* thread_main(void* arg) {
   auto* t = static_cast<Thread*>(arg);
   VM& vm = VM::get();
   vm.attach_current(t);
-  t->set_state(ThreadState::in_java);
+  transition_to_java(t);  // from new_thread: not while a safepoint is pending
   t->result = call_mini(t, t->start_method, t->start_args.data());
   t->set_state(ThreadState::terminated);
   vm.detach_current(t);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "vm/builtins.h"
 #include "vm/bytecode.h"
 
 namespace fixtures {
@@ -217,6 +218,47 @@ inline void add_ping_pong(vm::Module& m) {
   }
 }
 
+// var spins: int = 0; var native_spins: int = 0;   (globals 1 and 2)
+// fn spin() { while (stop == 0) { spins = spins + 1; } }
+// fn native_spin() { while (stop == 0) { native_spin_ns(50000); native_spins = native_spins + 1; } }
+// fn join_one(h: int) { join(h); }
+// Threads that make visible progress in Java, in native code, and blocked in a join.
+inline void add_spinners(vm::Module& m) {
+  using vm::Op;
+  m.globals.push_back({"spins", vm::Type::Int, 0});
+  m.globals.push_back({"native_spins", vm::Type::Int, 0});
+  for (bool native : {false, true}) {
+    vm::Function& fn = add_function(m, native ? "native_spin" : "spin", {}, vm::Type::Void, {});
+    uint16_t zero = int_constant(fn, 0), one = int_constant(fn, 1), ns = int_constant(fn, 50000);
+    uint16_t counter = native ? 2 : 1;
+    vm::CodeBuilder b(fn.code);
+    size_t to_check = b.emit_branch(Op::jump);
+    size_t body = b.here();
+    if (native) {
+      b.emit_u16(Op::ldc, ns);
+      b.emit_u16(Op::native, uint16_t(vm::NativeId::native_spin_ns));
+    }
+    b.emit_u16(Op::gload, counter);
+    b.emit_u16(Op::ldc, one);
+    b.emit(Op::iadd);
+    b.emit_u16(Op::gstore, counter);
+    b.patch_branch(to_check, b.here());
+    b.emit_u16(Op::gload, 0);
+    b.emit_u16(Op::ldc, zero);
+    size_t latch = b.here();
+    b.emit_branch_to(Op::if_icmpeq, body);
+    b.emit(Op::ret);
+    fn.loops.push_back({uint32_t(body), uint32_t(latch), false});
+    fn.max_stack = 2;
+  }
+  vm::Function& fn = add_function(m, "join_one", {vm::Type::Int}, vm::Type::Void, {});
+  vm::CodeBuilder b(fn.code);
+  b.emit_u16(Op::load, 0);
+  b.emit_u16(Op::native, uint16_t(vm::NativeId::join));
+  b.emit(Op::ret);
+  fn.max_stack = 1;
+}
+
 // A module with every fixture above; functions by index: 0 sum_to,
 // 1 fib, 2 depth, 3 busy, 4 count_sum; `main` is sum_to, which no test runs as a program.
 inline std::unique_ptr<vm::Module> make_module() {
@@ -230,6 +272,7 @@ inline std::unique_ptr<vm::Module> make_module() {
   add_count_sum(*m);
   add_outer(*m);  // 5 sum_to_inl, 6 outer
   add_ping_pong(*m);  // ping, pong (by name)
+  add_spinners(*m);   // spin, native_spin, join_one (by name)
   m->main_index = 0;
   return m;
 }

@@ -1,0 +1,107 @@
+#include "runtime/safepoint.h"
+
+#include <time.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/poll.h"
+#include "runtime/thread.h"
+#include "runtime/vm.h"
+
+namespace runtime {
+
+namespace {
+
+std::mutex g_requesters;           // one safepoint at a time
+std::mutex g_wait_mutex;           // guards the wait of stopped threads
+std::condition_variable g_resume;  // signalled when the safepoint ends
+std::atomic<bool> g_pending{false};
+std::atomic<uint64_t> g_count{0};
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// A thread that cannot run Mini code until the safepoint ends: not started, in native
+// code, blocked (a join, a sleep, or stopped here), or ended.
+bool is_safe(ThreadState s) {
+  switch (s) {
+    case ThreadState::new_thread:
+    case ThreadState::in_native:
+    case ThreadState::blocked:
+    case ThreadState::terminated:
+      return true;
+    case ThreadState::in_java:
+    case ThreadState::in_vm:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool safepoint_pending() { return g_pending.load(std::memory_order_seq_cst); }
+
+uint64_t safepoint_count() { return g_count.load(std::memory_order_relaxed); }
+
+void block_at_safepoint(Thread* t, int resume_state) {
+  std::unique_lock<std::mutex> lock(g_wait_mutex);
+  if (!g_pending.load(std::memory_order_seq_cst)) return;
+  t->set_state(ThreadState::blocked);
+  g_resume.wait(lock, [] { return !g_pending.load(std::memory_order_seq_cst); });
+  t->set_state(ThreadState(resume_state));  // still under the lock (see run_at_safepoint)
+}
+
+SafepointStats run_at_safepoint(const std::function<void()>& op) {
+  std::lock_guard<std::mutex> one_at_a_time(g_requesters);
+  SafepointStats stats;
+  Thread* self = Thread::current();
+  uint64_t start = now_ns();
+  {
+    // Under the wait mutex: a thread leaving the previous safepoint restores its state
+    // under it too, so no state read below is a stale `blocked` of a thread on its way out.
+    std::lock_guard<std::mutex> lock(g_wait_mutex);
+    g_pending.store(true, std::memory_order_seq_cst);
+  }
+  std::vector<Thread*> waiting;
+  for (Thread* t : VM::get().threads()) {
+    if (t == self) continue;
+    arm_poll(t);  // left armed afterwards: one spurious trap is harmless, and disarming
+                  // could hide a sample request the sampler armed meanwhile
+    waiting.push_back(t);
+  }
+  stats.threads = int(waiting.size());
+  // Wait until every thread has been seen safe once: the pending flag keeps it so.
+  while (!waiting.empty()) {
+    for (size_t i = 0; i < waiting.size();) {
+      if (is_safe(waiting[i]->get_state())) {
+        stats.slowest_thread = waiting[i]->id;
+        stats.slowest_pc = waiting[i]->core.anchor.pc;
+        waiting[i] = waiting.back();
+        waiting.pop_back();
+      } else {
+        i++;
+      }
+    }
+    if (!waiting.empty()) std::this_thread::yield();
+  }
+  uint64_t stopped = now_ns();
+  stats.time_to_safepoint_ns = stopped - start;
+  op();
+  stats.operation_ns = now_ns() - stopped;
+  {
+    std::lock_guard<std::mutex> lock(g_wait_mutex);
+    g_pending.store(false, std::memory_order_seq_cst);
+  }
+  g_resume.notify_all();
+  g_count.fetch_add(1, std::memory_order_relaxed);
+  return stats;
+}
+
+}  // namespace runtime
