@@ -96,7 +96,9 @@ struct CodeBlob {
 // Registers a blob (after its polls are filled in). The blob must stay alive until it is
 // unregistered and no thread can still be using a pointer find_blob returned for it
 // (the registry does not know who holds such pointers; freeing code is the caller's
-// protocol). Registered blobs never overlap. Safe to call concurrently with lookups.
+// protocol). Registered blobs never overlap; registering a blob object that is already
+// registered replaces its entry (it is new code in a dead blob's memory). Safe to call
+// concurrently with lookups.
 void register_blob(const CodeBlob* blob);
 // Makes a registered blob unfindable: every find_blob that starts after this returns
 // misses it. A find_blob already running may still return it.
