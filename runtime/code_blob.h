@@ -90,12 +90,32 @@ struct CodeBlob {
   }
 };
 
-// Registers a blob (after its polls are filled in); the blob must live for the rest of
-// the process. Safe to call concurrently with lookups.
+// The code registry (code_registry.cpp). Writers (register, unregister) serialize on a
+// lock and cost O(log N) amortized; lookups take no lock and are async-signal-safe.
+
+// Registers a blob (after its polls are filled in). The blob must stay alive until it is
+// unregistered and no thread can still be using a pointer find_blob returned for it
+// (the registry does not know who holds such pointers; freeing code is the caller's
+// protocol). Registered blobs never overlap; registering a blob object that is already
+// registered replaces its entry (it is new code in a dead blob's memory). Safe to call
+// concurrently with lookups.
 void register_blob(const CodeBlob* blob);
-// The blob containing pc, or nullptr. Async-signal-safe.
+// Makes a registered blob unfindable: every find_blob that starts after this returns
+// misses it. A find_blob already running may still return it.
+void unregister_blob(const CodeBlob* blob);
+// The blob containing pc, or nullptr. Lock-free and async-signal-safe.
 const CodeBlob* find_blob(uintptr_t pc);
 // Every registered blob, in registration order.
 std::vector<const CodeBlob*> all_blobs();
+
+// The registry's own bookkeeping, for tests and benchmarks.
+struct RegistryStats {
+  size_t live = 0;           // registered blobs
+  size_t dead_entries = 0;   // unregistered blobs still in a level, skipped by lookups
+  size_t levels = 0;         // sorted arrays a lookup searches
+  size_t retired = 0;        // snapshots waiting for their readers to leave
+  uint64_t freed = 0;        // snapshots freed since the process started
+};
+RegistryStats registry_stats();
 
 }  // namespace runtime
