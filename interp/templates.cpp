@@ -476,12 +476,9 @@ void gen_method_entry(InterpMasm& g) {
   a.bind(zeroed);
   a.push(rax);
   g.frames.shape(FrameRow(pushing).with_ra(FrameRow::Ra::at_rsp));
-  a.push(rbp);
-  g.frames.shape(FrameRow::rbp_pushed());
-  a.mov(rbp, rsp);
+  g.frames.push_rbp_frame();
   Label framed = a.newLabel();
   a.bind(framed);                                   // from here rbp is this frame's
-  g.frames.shape(FrameRow::rbp_frame());
   a.push(rbx);                                      // Method*
   a.mov(kBcp, qword_ptr(rbx, kMethodCodeOffset));
   a.push(kBcp);                                     // bcp

@@ -18,10 +18,7 @@ void Compiler::prologue() {
   a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
   a.cmp(rax, qword_ptr(r15, runtime::kThreadStackLimitOffset));
   a.jb(overflow);
-  a.push(rbp);
-  frames.shape(FrameRow::rbp_pushed());
-  a.mov(rbp, rsp);
-  frames.shape(FrameRow::rbp_frame());
+  frames.push_rbp_frame();
   a.sub(rsp, frame_bytes_);
   a.bind(frame_complete);
   if (extra() > 0) {
@@ -46,10 +43,7 @@ void Compiler::osr_entry(uint32_t header_bci) {
   frames.shape(FrameRow::entry());
   osr_labels.push_back({header_bci, entry});
   mark(int32_t(header_bci), false);
-  a.push(rbp);
-  frames.shape(FrameRow::rbp_pushed());
-  a.mov(rbp, rsp);
-  frames.shape(FrameRow::rbp_frame());
+  frames.push_rbp_frame();
   a.sub(rsp, frame_bytes_);
   a.bind(complete);
   frames.range(entry, complete, runtime::PcRangeKind::prologue);

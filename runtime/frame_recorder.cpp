@@ -8,6 +8,14 @@ namespace runtime {
 
 void FrameRecorder::shape(const FrameRow& row) { shapes_.push_back({a_.offset(), row}); }
 
+FrameRow FrameRecorder::push_rbp_frame() {
+  a_.push(asmjit::x86::rbp);
+  shape(FrameRow::rbp_pushed());
+  a_.mov(asmjit::x86::rbp, asmjit::x86::rsp);
+  shape(FrameRow::rbp_frame());
+  return FrameRow::rbp_frame();
+}
+
 void FrameRecorder::range(const asmjit::Label& begin, const asmjit::Label& end, PcRangeKind kind) {
   ranges_.push_back({begin, end, kind});
 }

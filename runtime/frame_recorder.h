@@ -21,6 +21,9 @@ class FrameRecorder {
   // From the current position on (until the next shape), frames have this shape. A later
   // shape at the same position replaces an earlier one.
   void shape(const FrameRow& row);
+  // Emits `push rbp; mov rbp, rsp` (every generator's frame setup) and records the frame
+  // as it is built; returns the row of the finished frame (CFA = rbp + 16).
+  FrameRow push_rbp_frame();
   // [begin, end) is a special range.
   void range(const asmjit::Label& begin, const asmjit::Label& end, PcRangeKind kind);
 

@@ -40,22 +40,23 @@ void* finish(CodeHolder& code, const FrameRecorder& frames, CodeBlob& blob, cons
   return fn;
 }
 
+// Pushes `regs` in order, the first at [CFA + first_slot], recording where each is saved.
+template <size_t N>
+void push_saved(Assembler& a, FrameRecorder& frames, FrameRow frame, const Gp (&regs)[N], int32_t first_slot) {
+  int32_t slot = first_slot;
+  for (const Gp& r : regs) {
+    a.push(r);
+    frames.shape(frame.with_saved(Reg(r.id()), slot));
+    slot -= 8;
+  }
+}
+
 // int64_t call_stub(Thread* rdi, Method* rsi, const int64_t* args rdx, uint64_t nargs rcx)
 void emit_call_stub(Assembler& a, FrameRecorder& frames) {
   static const Gp kSaved[] = {rbx, r12, r13, r14, r15};
   Label loop = a.newLabel(), done = a.newLabel();
   frames.shape(FrameRow::entry());
-  a.push(rbp);
-  frames.shape(FrameRow::rbp_pushed());
-  a.mov(rbp, rsp);
-  FrameRow frame = FrameRow::rbp_frame();
-  frames.shape(frame);
-  int32_t slot = -24;
-  for (const Gp& r : kSaved) {
-    a.push(r);
-    frames.shape(frame.with_saved(Reg(r.id()), slot));
-    slot -= 8;
-  }
+  push_saved(a, frames, frames.push_rbp_frame(), kSaved, -24);
   a.sub(rsp, 8);  // keep 16-byte alignment; also a slot the void case reads harmlessly
   a.mov(r15, rdi);
   a.mov(r12, qword_ptr(r15, kThreadDispatchTableOffset));
@@ -91,18 +92,9 @@ void emit_safepoint_blob(Assembler& a, FrameRecorder& frames) {
   frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 0).with_ra(FrameRow::Ra::at_resume_pc));
   a.push(qword_ptr(r15, kThreadResumePcOffset));
   frames.shape(FrameRow::entry());
-  a.push(rbp);
-  frames.shape(FrameRow::rbp_pushed());
-  a.mov(rbp, rsp);
-  FrameRow frame = FrameRow::rbp_frame();
-  frames.shape(frame);
+  FrameRow frame = frames.push_rbp_frame();
   a.pushfq();  // at [CFA-24]
-  int32_t slot = -32;
-  for (const Gp& r : kSaved) {
-    a.push(r);
-    frames.shape(frame.with_saved(Reg(r.id()), slot));
-    slot -= 8;
-  }
+  push_saved(a, frames, frame, kSaved, -32);
   a.sub(rsp, kXmmBytes);
   for (int i = 0; i < 16; i++) a.movdqu(xmmword_ptr(rsp, i * 16), xmm(i));
   a.mov(rbx, rsp);
