@@ -16,8 +16,6 @@ namespace sampler {
 
 namespace {
 
-uintptr_t load(uintptr_t addr) { return *reinterpret_cast<const uintptr_t*>(addr); }
-
 // A walk of the callers that stopped before the entry stub is a failure.
 std::optional<Reason> stop_failure(runtime::WalkStop stop) {
   switch (stop) {
@@ -140,7 +138,7 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
 
 runtime::FramePos step_out_of_stub(const runtime::StubFrame& sf, const Registers& regs) {
   uintptr_t ret_slot = regs.sp + uintptr_t(sf.ret_sp_offset);
-  return runtime::FramePos{ret_slot + 8, regs.fp /* stubs never touch rbp */, load(ret_slot)};
+  return runtime::FramePos{ret_slot + 8, regs.fp /* stubs never touch rbp */, stack_word(ret_slot)};
 }
 
 bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cfa, uintptr_t& ra, uintptr_t& caller_fp) {
@@ -158,13 +156,13 @@ bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cf
   }
   cfa += uintptr_t(int64_t(row.cfa_offset));
   switch (row.ra) {
-    case runtime::FrameRow::Ra::at_cfa: ra = load(cfa + uintptr_t(int64_t(row.ra_offset))); break;
-    case runtime::FrameRow::Ra::at_rsp: ra = load(regs.sp); break;
+    case runtime::FrameRow::Ra::at_cfa: ra = stack_word(cfa + uintptr_t(int64_t(row.ra_offset))); break;
+    case runtime::FrameRow::Ra::at_rsp: ra = stack_word(regs.sp); break;
     case runtime::FrameRow::Ra::in_rax: ra = regs.rax; break;
     case runtime::FrameRow::Ra::in_rcx: ra = regs.rcx; break;
     case runtime::FrameRow::Ra::at_resume_pc: return false;
   }
-  caller_fp = row.rbp == runtime::FrameRow::Rbp::saved    ? load(cfa + uintptr_t(int64_t(row.rbp_offset)))
+  caller_fp = row.rbp == runtime::FrameRow::Rbp::saved    ? stack_word(cfa + uintptr_t(int64_t(row.rbp_offset)))
               : row.rbp == runtime::FrameRow::Rbp::in_rdx ? regs.rdx
                                                           : regs.fp;
   return true;

@@ -33,6 +33,10 @@ struct StubFrame;
 
 namespace sampler {
 
+// The word at a stack address (a saved register, a return address, a frame slot): what
+// every walker reads there.
+inline uintptr_t stack_word(uintptr_t addr) { return *reinterpret_cast<const uintptr_t*>(addr); }
+
 // Where a walk puts its frames.
 class FrameSink {
  public:

@@ -8,6 +8,7 @@
 // (or function:line) anywhere in the stack, counted once per sample even under recursion.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -42,6 +43,10 @@ void write_jsonl(const Profile&, std::ostream&);
 void write_stats_json(const Profile&, std::ostream&);  // report_stats.cpp
 // write_stats_json into `path`; false with a message in `error` if it cannot be written.
 bool write_stats_file(const Profile&, const std::string& path, std::string& error);  // report_stats.cpp
+// Creates (or truncates) `path` and lets `write` fill it; false with "OPTION PATH: why"
+// in `error` when it cannot be opened or a write failed (a full disk). report_text.cpp.
+bool write_output_file(const char* option, const std::string& path, std::string& error,
+                       const std::function<void(std::ostream&)>& write);
 
 // Picks the writer by the file's extension (.txt .collapsed .json .html .jsonl); returns
 // false with a message in `error` for an unknown extension or a file it cannot write.

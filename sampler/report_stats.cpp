@@ -3,9 +3,6 @@
 // parsing text. The schema is in sampler/README.md ("Statistics as JSON"). Percentiles
 // come from `percentiles` (report_text.cpp), the text report's own, so the two never
 // disagree; times are integer nanoseconds, and a percentile of nothing is null.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -79,18 +76,7 @@ void write_stats_json(const Profile& p, std::ostream& os) {
 }
 
 bool write_stats_file(const Profile& p, const std::string& path, std::string& error) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) {
-    error = fmt::format("--profile-stats {}: cannot write: {}", path, std::strerror(errno));
-    return false;
-  }
-  write_stats_json(p, f);
-  f.flush();
-  if (!f) {
-    error = fmt::format("--profile-stats {}: error while writing: {}", path, std::strerror(errno));
-    return false;
-  }
-  return true;
+  return write_output_file("--profile-stats", path, error, [&](std::ostream& f) { write_stats_json(p, f); });
 }
 
 }  // namespace sampler

@@ -356,22 +356,29 @@ bool write_profile_file(const Profile& p, const std::string& path, const ReportO
         path, ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'");
     return false;
   }
+  return write_output_file("--profile-out", path, error, [&](std::ostream& f) {
+    switch (kind) {
+      case txt: write_text(p, f, opt); break;
+      case collapsed: write_collapsed(p, f, opt); break;
+      case json: write_speedscope(p, f, opt); break;
+      case html: write_html(p, f, opt); break;
+      case jsonl: write_jsonl(p, f); break;
+      case unknown: break;
+    }
+  });
+}
+
+bool write_output_file(const char* option, const std::string& path, std::string& error,
+                       const std::function<void(std::ostream&)>& write) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) {
-    error = fmt::format("--profile-out {}: cannot write: {}", path, std::strerror(errno));
+    error = fmt::format("{} {}: cannot write: {}", option, path, std::strerror(errno));
     return false;
   }
-  switch (kind) {
-    case txt: write_text(p, f, opt); break;
-    case collapsed: write_collapsed(p, f, opt); break;
-    case json: write_speedscope(p, f, opt); break;
-    case html: write_html(p, f, opt); break;
-    case jsonl: write_jsonl(p, f); break;
-    case unknown: break;
-  }
+  write(f);
   f.flush();
   if (!f) {
-    error = fmt::format("--profile-out {}: error while writing: {}", path, std::strerror(errno));
+    error = fmt::format("{} {}: error while writing: {}", option, path, std::strerror(errno));
     return false;
   }
   return true;

@@ -7,10 +7,6 @@
 namespace sampler {
 
 namespace {
-uintptr_t slot(uintptr_t fp, int32_t offset) { return *reinterpret_cast<const uintptr_t*>(fp + offset); }
-}  // namespace
-
-namespace {
 // For a request rebuilt over its caller: the caller's position now, from the exact frame
 // description (nothing recorded when the blob has none: the caller's poll-time position
 // is used then).
@@ -21,14 +17,14 @@ void record_caller_position(SampleRequest& r, const runtime::CodeBlob* blob, con
   r.caller_pc = ra;
   const runtime::CodeBlob* caller = runtime::find_blob(ra);
   if (caller != nullptr && caller->kind == runtime::BlobKind::interpreter)
-    r.caller_bcp = reinterpret_cast<const uint8_t*>(slot(caller_fp, runtime::kInterpFrameBcpOffset));
+    r.caller_bcp = reinterpret_cast<const uint8_t*>(stack_word(caller_fp + runtime::kInterpFrameBcpOffset));
 }
 }  // namespace
 
 InterpPosition interrupted_interp_position(const Registers& regs) {
-  auto* m = reinterpret_cast<const runtime::Method*>(slot(regs.fp, runtime::kInterpFrameMethodOffset));
+  auto* m = reinterpret_cast<const runtime::Method*>(stack_word(regs.fp + runtime::kInterpFrameMethodOffset));
   auto* bcp = reinterpret_cast<const uint8_t*>(regs.r13);
-  if (!m->holds(bcp)) bcp = reinterpret_cast<const uint8_t*>(slot(regs.fp, runtime::kInterpFrameBcpOffset));
+  if (!m->holds(bcp)) bcp = reinterpret_cast<const uint8_t*>(stack_word(regs.fp + runtime::kInterpFrameBcpOffset));
   return InterpPosition{m, bcp};
 }
 
@@ -46,7 +42,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   // Where the caller's frame is when the top frame is half built or half torn down.
   auto caller_fp = [&] {
     return special->info().rbp == runtime::PcRangeInfo::Rbp::callers ? regs.fp
-                                                                      : slot(regs.fp, runtime::kFrameSavedFpOffset);
+                                                                      : stack_word(regs.fp + runtime::kFrameSavedFpOffset);
   };
   using Kind = runtime::PcRangeKind;
   switch (blob->kind) {
