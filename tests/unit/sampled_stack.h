@@ -81,6 +81,14 @@ inline uintptr_t template_pc(std::string_view name) {
 }
 
 // Compiled once per test process (the code cache keeps every compilation alive).
+inline const runtime::Method* method(size_t fn) { return fixture_vm().method(fn); }
+
+// The bci of the innermost scope at a compiled pc.
+inline int32_t bci_at(const runtime::CompiledCode* code, uintptr_t pc) {
+  const runtime::PcDesc& d = code->desc_at(pc);
+  return code->scopes[d.scope_begin].bci;
+}
+
 inline const runtime::CompiledCode* compiled(size_t fn) {
   static const runtime::CompiledCode* cache[16] = {};
   if (cache[fn] == nullptr) cache[fn] = jit::compile_method(fixture_vm().method(fn), {});

@@ -14,13 +14,7 @@ using sampler::SampleRequest;
 
 namespace {
 
-const runtime::Method* method(size_t fn) { return fixture_vm().method(fn); }
 const uint8_t* bcp(size_t fn, int32_t bci) { return method(fn)->code + bci; }
-
-int32_t bci_at(const runtime::CompiledCode* code, uintptr_t pc) {
-  const runtime::PcDesc& d = code->desc_at(pc);
-  return code->scopes[d.scope_begin].bci;
-}
 
 // The stack rebuilt at the poll from `frames`, or "failed: REASON".
 std::string rebuilt(const SampleRequest& r, const std::vector<runtime::Frame>& frames) {

@@ -33,12 +33,6 @@ Walks walk_both(Scene& s, const Registers& regs) {
   return w;
 }
 
-int32_t bci_at(const runtime::CompiledCode* code, uintptr_t pc) {
-  const runtime::PcDesc& d = code->desc_at(pc);
-  return code->scopes[d.scope_begin].bci;
-}
-
-const runtime::Method* method(size_t fn) { return fixture_vm().method(fn); }
 
 }  // namespace
 
