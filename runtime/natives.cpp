@@ -49,7 +49,9 @@ void native_join(Thread* t, int64_t handle) {
 }
 
 static std::string range_text(int64_t from, int64_t n) {
-  return "[" + std::to_string(from) + ", " + std::to_string(from + n) + ")";
+  // n >= 0 here: from + n fits in uint64_t when from >= 0, and in int64_t when from < 0.
+  std::string end = from >= 0 ? std::to_string(uint64_t(from) + uint64_t(n)) : std::to_string(from + n);
+  return "[" + std::to_string(from) + ", " + end + ")";
 }
 
 void native_arraycopy(Thread* t, Array* src, int64_t src_pos, Array* dst, int64_t dst_pos, int64_t n) {

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <time.h>
 
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -25,18 +24,6 @@ ProfilerState g_state;
 namespace {
 void exit_hook() { finish_profiler(); }
 }  // namespace
-
-bool parse_interval(const std::string& text, uint64_t& ns) {
-  size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) i++;
-  if (i == 0) return false;
-  double v = std::strtod(text.substr(0, i).c_str(), nullptr);
-  std::string unit = text.substr(i);
-  double mult = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 0;
-  if (mult == 0 || v <= 0) return false;
-  ns = uint64_t(v * mult);
-  return ns >= 10'000 && ns <= 10'000'000'000ull;  // 10 us .. 10 s
-}
 
 void start_profiler(const ProfilerOptions& options) {
   g_state.options = options;
@@ -65,8 +52,8 @@ void start_profiler(const ProfilerOptions& options) {
   g_state.sampler_thread = std::thread(sampler_loop);
 }
 
-void finish_profiler() {
-  if (!g_state.running.exchange(false)) return;
+bool finish_profiler() {
+  if (!g_state.running.exchange(false)) return true;
   g_state.sampler_thread.join();
   // A handler that was already running finishes within microseconds; then record what
   // the handlers' walks left for the sampler thread.
@@ -77,16 +64,23 @@ void finish_profiler() {
   ReportOptions ro;
   ro.lines = g_state.options.lines;
   if (g_state.options.text_report) write_text(g_state.profile, std::cerr, ro);
+  bool written = true;
   if (!g_state.options.out_path.empty()) {
     std::string error;
-    if (!write_profile_file(g_state.profile, g_state.options.out_path, ro, error))
+    if (!write_profile_file(g_state.profile, g_state.options.out_path, g_state.options.out_format, ro, error)) {
       std::fprintf(stderr, "minivm: %s\n", error.c_str());
+      written = false;
+    }
   }
   if (!g_state.options.stats_path.empty()) {
     std::string error;
-    if (!write_stats_file(g_state.profile, g_state.options.stats_path, error)) std::fprintf(stderr, "minivm: %s\n", error.c_str());
+    if (!write_stats_file(g_state.profile, g_state.options.stats_path, error)) {
+      std::fprintf(stderr, "minivm: %s\n", error.c_str());
+      written = false;
+    }
   }
   std::cerr.flush();
+  return written;
 }
 
 const Profile& current_profile() { return g_state.profile; }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sampler/profile.h"
+#include "sampler/report.h"
 #include "sampler/samplers.h"
 
 namespace sampler {
@@ -16,7 +17,8 @@ struct ProfilerOptions {
   size_t threads_per_period = 64;       // visited per wake-up, round-robin
   bool handshake = false;               // --suspend=handshake (else signal)
   bool stub_metadata = false;           // --stub-metadata: step out of intrinsic stubs
-  std::string out_path;                 // --profile-out
+  std::string out_path;                 // --profile-out ("-": standard output)
+  ProfileFormat out_format = ProfileFormat::text;  // --format, or out_path's extension
   std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit
@@ -26,12 +28,10 @@ struct ProfilerOptions {
 // thread. Call once, after VM::init/load and before run_main.
 void start_profiler(const ProfilerOptions& options);
 // Stops sampling, accounts for requests still pending, and writes the reports; runs
-// from the VM's exit hook.
-void finish_profiler();
+// from the VM's exit hook. False (with the reason on stderr) when a report file could
+// not be written, so that the exit status can say so; true when nothing was left to do.
+bool finish_profiler();
 // The profile merged by finish_profiler (tests).
 const Profile& current_profile();
-
-// "1ms", "250us", "2s" -> ns; false on anything else.
-bool parse_interval(const std::string& text, uint64_t& ns);
 
 }  // namespace sampler

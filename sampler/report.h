@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -43,13 +44,45 @@ void write_jsonl(const Profile&, std::ostream&);
 void write_stats_json(const Profile&, std::ostream&);  // report_stats.cpp
 // write_stats_json into `path`; false with a message in `error` if it cannot be written.
 bool write_stats_file(const Profile&, const std::string& path, std::string& error);  // report_stats.cpp
-// Creates (or truncates) `path` and lets `write` fill it; false with "OPTION PATH: why"
-// in `error` when it cannot be opened or a write failed (a full disk). report_text.cpp.
+// The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
+// of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
+enum class ProfileFormat : uint8_t { text, collapsed, speedscope, html, jsonl };
+struct ProfileFormatInfo {
+  ProfileFormat format;
+  const char* name;   // also the usual extension
+  const char* alias;  // another accepted name or extension, or nullptr
+  const char* what;
+};
+inline constexpr ProfileFormatInfo kProfileFormats[] = {
+    {ProfileFormat::text, "txt", nullptr, "text report"},
+    {ProfileFormat::collapsed, "collapsed", "folded", "folded stacks"},
+    {ProfileFormat::speedscope, "json", nullptr, "speedscope"},
+    {ProfileFormat::html, "html", nullptr, "flame graph"},
+    {ProfileFormat::jsonl, "jsonl", nullptr, "one event per line"},
+};
+// A format by name or alias, case-insensitive ("folded", "TXT"); nullopt if none.
+std::optional<ProfileFormat> profile_format_named(std::string_view name);  // report_files.cpp
+// The formats as a user chooses them: "txt (text report), collapsed or folded (folded
+// stacks), ..., or jsonl (one event per line)"; with `dot`, as extensions (".txt ...").
+std::string profile_format_choices(bool dot);  // report_files.cpp
+// The format `path`'s extension names; nullopt with "PATH: why; use ..." in `error` when
+// it has none or an unknown one.
+std::optional<ProfileFormat> profile_format_of_path(const std::string& path, std::string& error);  // report_files.cpp
+// Writes `p` in `format`.
+void write_profile(const Profile& p, ProfileFormat format, std::ostream& os, const ReportOptions& opt);  // report_files.cpp
+
+// Creates (or truncates) `path`, or takes standard output for "-", and lets `write` fill
+// it; false with "OPTION PATH: why" in `error` when it cannot be opened or a write failed
+// (a full disk). report_files.cpp.
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write);
 
-// Picks the writer by the file's extension (.txt .collapsed .json .html .jsonl); returns
-// false with a message in `error` for an unknown extension or a file it cannot write.
+// The profile in `format` into `path` ("-": standard output); false with a message in
+// `error` if it cannot be written.
+bool write_profile_file(const Profile&, const std::string& path, ProfileFormat format, const ReportOptions&,
+                        std::string& error);
+// The same in the format the file's extension names (profile_format_of_path); false with a
+// message for an unknown extension, and then nothing is written.
 bool write_profile_file(const Profile&, const std::string& path, const ReportOptions&,
                         std::string& error);
 

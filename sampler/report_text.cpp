@@ -1,5 +1,5 @@
-// The text report (`--profile`, on stderr at exit; `--profile-out FILE.txt`), percentiles,
-// and write_profile_file, which picks a writer by the file's extension.
+// The text report (`--profile`, on stderr at exit; `--profile-out FILE.txt`) and
+// percentiles.
 //
 // Per sampler, in Profile::samplers order: the accounting of interruptions (samples, of
 // which biased, failed and dropped, by reason, with a line showing that they add up),
@@ -7,10 +7,6 @@
 // functions and lines by self and by total. Shares are of that sampler's samples and
 // always come with their counts. With several samplers a comparison table comes first.
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <ostream>
 #include <set>
 
@@ -333,55 +329,6 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   if (samplers.size() > 1) comparison(out, p, samplers);
   for (SamplerId s : samplers) section(out, p, s, opt);
   os << out;
-}
-
-bool write_profile_file(const Profile& p, const std::string& path, const ReportOptions& opt,
-                        std::string& error) {
-  size_t slash = path.find_last_of('/');
-  size_t dot = path.find_last_of('.');
-  std::string ext;
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
-    ext = path.substr(dot + 1);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  enum { txt, collapsed, json, html, jsonl, unknown } kind = unknown;
-  if (ext == "txt") kind = txt;
-  else if (ext == "collapsed") kind = collapsed;
-  else if (ext == "json") kind = json;
-  else if (ext == "html") kind = html;
-  else if (ext == "jsonl") kind = jsonl;
-  if (kind == unknown) {
-    error = fmt::format(
-        "--profile-out {}: {}; use .txt (text report), .collapsed (folded stacks), .json "
-        "(speedscope), .html (flame graph) or .jsonl (one event per line)",
-        path, ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'");
-    return false;
-  }
-  return write_output_file("--profile-out", path, error, [&](std::ostream& f) {
-    switch (kind) {
-      case txt: write_text(p, f, opt); break;
-      case collapsed: write_collapsed(p, f, opt); break;
-      case json: write_speedscope(p, f, opt); break;
-      case html: write_html(p, f, opt); break;
-      case jsonl: write_jsonl(p, f); break;
-      case unknown: break;
-    }
-  });
-}
-
-bool write_output_file(const char* option, const std::string& path, std::string& error,
-                       const std::function<void(std::ostream&)>& write) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) {
-    error = fmt::format("{} {}: cannot write: {}", option, path, std::strerror(errno));
-    return false;
-  }
-  write(f);
-  f.flush();
-  if (!f) {
-    error = fmt::format("{} {}: error while writing: {}", option, path, std::strerror(errno));
-    return false;
-  }
-  return true;
 }
 
 }  // namespace sampler

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Command-line behaviour of `minivm`: usage errors, missing files, --help, --version,
-disasm. Each check runs the real binary; prints `N passed, N failed`."""
+disasm, option forms and values, where profiles and output go and what a lost write does
+to the exit status. Each check runs the real binary; prints `N passed, N failed`."""
 import os
 import subprocess
 import sys
@@ -12,9 +13,14 @@ MINIVM = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(*args, stdin=None):
-    p = subprocess.run([MINIVM, *args], capture_output=True, text=True, timeout=60, stdin=stdin)
-    return p.returncode, p.stdout, p.stderr
+def run(*args, stdin=None, stdout=subprocess.PIPE):
+    p = subprocess.run([MINIVM, *args], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=60, stdin=stdin)
+    return p.returncode, p.stdout or "", p.stderr
+
+
+def usage_error(rc, err, *needles):
+    """A usage error: exit 2, one line saying what is wrong, one saying where help is."""
+    return rc == 2 and err.count("\n") == 2 and "Try 'minivm" in err and all(n in err for n in needles)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -94,5 +100,109 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(bytes(range(256)))
     rc, out, err = run("run", binary)
     check("binary garbage is a compile error, not a crash", rc == 2 and "error:" in err, err)
+
+    # Option forms: `--opt value` as well as `--opt=value`, per-command --help.
+    prof = os.path.join(tmp, "space.txt")
+    rc, out, err = run("run", "--xint", "--heap", "64m", "--interval", "1ms", "--profile-out", prof, hello)
+    check("--opt value works like --opt=value", rc == 7 and out == "hello 3\n" and os.path.exists(prof)
+          and "minivm profile:" in open(prof).read(), err)
+    rc, out, err = run("run", "--help")
+    check("run --help lists run's options and exits 0", rc == 0 and "--profile-out" in out and "--suspend" in out
+          and "--xint" in out and "--templates" not in out, out + err)
+    rc, out, err = run("disasm", "--help")
+    check("disasm --help lists disasm's options", rc == 0 and "--templates" in out and "--profile" not in out, out + err)
+    rc, out, err = run("help", "run")
+    check("help run is run --help", rc == 0 and out == run("run", "--help")[1], out + err)
+
+    # Bad values name the option and what it accepts; conflicts are refused.
+    rc, out, err = run("run", "--suspend=bogus", hello)
+    check("a bad --suspend names the value and the accepted ones",
+          usage_error(rc, err, "'bogus'", "--suspend", "signal or handshake"), err)
+    rc, out, err = run("run", "--debug-info", "some", hello)
+    check("a bad --debug-info names the accepted ones", usage_error(rc, err, "'some'", "all or safepoints"), err)
+    rc, out, err = run("run", "--xint", "--xcomp", hello)
+    check("--xint --xcomp is refused", usage_error(rc, err, "--xint", "--xcomp") and out == "", err)
+    rc, out, err = run("run", "--profile-out=", hello)
+    check("an empty --opt= is refused, not filled with the next argument", usage_error(rc, err, "--profile-out"), err)
+
+    # Sizes, counts and durations: negative and overflowing values are refused at parsing.
+    for args, needle in ((["--heap=-1"], "cannot be negative"), (["--heap", "-1"], "cannot be negative"),
+                         (["--stack=-1"], "cannot be negative"), (["--heap=99999999999999999999"], "too large"),
+                         (["--heap=20000000t"], "the most is 1t"), (["--heap=17179869184g"], "the most is 1t"),
+                         (["--stack=2g"], "the most is 1g"), (["--compile-threshold=-3"], "cannot be negative"),
+                         (["--backedge-threshold=4294967296"], "the most is"),
+                         (["--interval=99999999999999999999999s"], "the most is 10s"),
+                         (["--interval=-1ms"], "cannot be negative"), (["--strip-mining=-1"], "cannot be negative")):
+        rc, out, err = run("run", *args, hello)
+        check(f"{' '.join(args)} is a usage error ({needle})", usage_error(rc, err, needle, args[0].split("=")[0])
+              and out == "", err)
+
+    # Profiling options imply --profile.
+    rc, out, err = run("run", "--sampler=all", hello)
+    check("--sampler without --profile profiles", rc == 7 and "minivm profile:" in err and "oracle" in err, err)
+
+    # Where the profile goes: by extension (.folded too), by --format, or stdout with -o -.
+    loop_ok = os.path.join(tmp, "loop0.mini")
+    with open(loop_ok, "w") as f:
+        f.write("fn work(): int {\n    var s = 0;\n    for i in 0..200000000 {\n"
+                "        s += i & 7;\n    }\n    return s;\n}\n"
+                "fn main(): int {\n    print(work());\n    return 0;\n}\n")
+    folded = os.path.join(tmp, "p.folded")
+    rc, out, err = run("run", "--xcomp", "--interval=500us", "-o", folded, loop_ok)
+    lines = open(folded).read().splitlines() if os.path.exists(folded) else []
+    check(".folded is written as folded stacks", rc == 0 and lines and all(l.rsplit(" ", 1)[1].isdigit()
+                                                                          and ";" in l for l in lines), err)
+    odd = os.path.join(tmp, "profile.out")
+    rc, out, err = run("run", "--xcomp", "--format=json", "-o", odd, loop_ok)
+    check("--format picks the writer whatever the file is called",
+          rc == 0 and '"exporter":"minivm"' in open(odd).read(), err)
+    rc, out, err = run("run", "--xcomp", "--interval=500us", "-o", "-", "--format", "collapsed", loop_ok)
+    outl = out.splitlines()
+    check("-o - --format=collapsed: folded stacks on stdout after the program's output",
+          rc == 0 and len(outl) > 1 and outl[0] == "700000000" and all(";" in l for l in outl[1:])
+          and "minivm profile:" in err, out + err)
+    rc, out, err = run("run", "--xcomp", "-o", "-", loop_ok)
+    check("-o -: the text report on stdout instead of stderr",
+          rc == 0 and "minivm profile:" in out and "minivm profile:" not in err, out + err)
+
+    # Output paths and formats are checked before the program runs.
+    for path, needle in ((os.path.join(tmp, "p.xyz"), "unknown extension '.xyz'"),
+                         (os.path.join(tmp, "p"), "no extension"),
+                         (os.path.join(tmp, "missing", "p.txt"), "no such directory"),
+                         (tmp, "no extension")):
+        rc, out, err = run("run", "--profile-out", path, hello)
+        check(f"--profile-out {os.path.basename(path)}: refused before running ({needle})",
+              usage_error(rc, err, needle) and out == "", out + err)
+    rc, out, err = run("run", "--profile-stats", os.path.join(tmp, "missing", "s.json"), hello)
+    check("--profile-stats in a missing directory: refused before running",
+          usage_error(rc, err, "no such directory") and out == "", out + err)
+    rc, out, err = run("run", "--format=txt", hello)
+    check("--format without --profile-out is refused", usage_error(rc, err, "--format", "--profile-out"), err)
+
+    # A profile or output that could not be written makes the exit status non-zero.
+    with open("/dev/full", "w") as full:
+        rc, out, err = run("run", "--xcomp", "-o", "/dev/full", "--format=txt", loop_ok)
+        check("a profile that cannot be written: reported, exit 1", rc == 1 and "/dev/full" in err
+              and "No space left" in err, err)
+        rc, out, err = run("run", "--xcomp", "--profile-stats=/dev/full", loop_ok)
+        check("statistics that cannot be written: exit 1", rc == 1 and "No space left" in err, err)
+        rc, out, err = run("run", "--xcomp", loop_ok, stdout=full)
+        check("a write error on stdout: reported, exit 1", rc == 1 and "standard output" in err, err)
+        rc, out, err = run("run", "--xcomp", "-o", "-", "--format=collapsed", loop_ok, stdout=full)
+        check("a profile on a full stdout: exit 1", rc == 1 and "standard output" in err, err)
+        rc, out, err = run("disasm", hello, stdout=full)
+        check("disasm on a full stdout: exit 1", rc == 1 and "standard output" in err, err)
+        rc, out, err = run("--help", stdout=full)
+        check("--help on a full stdout: exit 1", rc == 1, err)
+
+    # Sources that are not programs never abort.
+    rc, out, err = run("run", "/dev/zero")
+    check("/dev/zero is refused by the source size limit", rc == 2 and "larger than 16 MiB" in err, err)
+    big = os.path.join(tmp, "big.mini")
+    with open(big, "wb") as f:
+        f.write(b"\xff\x00" * (9 << 20))
+    rc, out, err = run("disasm", big)
+    check("a huge binary file is refused by the source size limit", rc == 2 and "larger than 16 MiB" in err
+          and err.count("\n") == 1, err)
 
 finish()

@@ -856,6 +856,7 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
       {"p.txt", text_of(p, o)},       {"p.collapsed", collapsed_of(p, o)},
       {"p.json", speedscope_of(p, o)}, {"p.html", html_of(p, o)},
       {"p.jsonl", jsonl_of(p)},        {"P.HTML", html_of(p, o)},
+      {"p.folded", collapsed_of(p, o)},
   };
   for (const auto& c : cases) {
     auto path = (dir.path / c.name).string();
@@ -867,7 +868,7 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
   auto bad = (dir.path / "p.xyz").string();
   CHECK_FALSE(write_profile_file(p, bad, o, err));
   CHECK(err == "--profile-out " + bad +
-                   ": unknown extension '.xyz'; use .txt (text report), .collapsed (folded stacks), "
+                   ": unknown extension '.xyz'; use .txt (text report), .collapsed or .folded (folded stacks), "
                    ".json (speedscope), .html (flame graph) or .jsonl (one event per line)");
   CHECK_FALSE(std::filesystem::exists(bad));  // nothing written for an unknown format
 
@@ -880,4 +881,28 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
 
   CHECK_FALSE(write_profile_file(p, (dir.path / "missing" / "p.txt").string(), o, err));
   CHECK(err.find("cannot write") != std::string::npos);
+}
+
+TEST_CASE("reports: a format is named by --format or by extension, from one table", "[reports]") {
+  CHECK(profile_format_named("folded") == ProfileFormat::collapsed);
+  CHECK(profile_format_named("COLLAPSED") == ProfileFormat::collapsed);
+  CHECK(profile_format_named("json") == ProfileFormat::speedscope);
+  CHECK_FALSE(profile_format_named("svg").has_value());
+  CHECK_FALSE(profile_format_named("").has_value());
+  std::string err;
+  CHECK(profile_format_of_path("dir.d/p.folded", err) == ProfileFormat::collapsed);
+  CHECK_FALSE(profile_format_of_path("p.", err).has_value());
+  CHECK(err.find("the file has no extension") != std::string::npos);
+  for (const ProfileFormatInfo& f : kProfileFormats) {
+    INFO(f.name);
+    CHECK(profile_format_named(f.name) == f.format);
+    CHECK(profile_format_choices(true).find(std::string(".") + f.name + " ") != std::string::npos);
+  }
+
+  // The format given wins over the file's name.
+  Profile p = two_sampler_profile();
+  TempDir dir;
+  auto path = (dir.path / "profile.out").string();
+  REQUIRE(write_profile_file(p, path, ProfileFormat::jsonl, ReportOptions{}, err));
+  CHECK(slurp(path) == jsonl_of(p));
 }

@@ -1,0 +1,50 @@
+#include "vm/cli/run_command.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "interp/template_interpreter.h"
+#include "jit/code_registration.h"
+#include "jit/intrinsic_stubs.h"
+#include "jit/perf_map.h"
+#include "runtime/errors.h"
+#include "vm/cli/outputs.h"
+#include "vm/cli/source_file.h"
+
+namespace cli {
+
+void run_command(RunOptions o) {
+  auto module = compile_or_exit(o.program);
+  if (o.tiered.print_compilation) jit::set_print_compilation(true);
+
+  runtime::VM& vm = runtime::VM::get();
+  vm.init(o.vm);
+  vm.load(std::move(module));
+  if (o.mode == Mode::tiered) {
+    o.tiered.jit = o.jit;
+    jit::enable_tiering(o.tiered);  // before the interpreter is generated: it bakes in the thresholds
+  }
+  if (o.perf_map) jit::perf_support_enable();
+  vm.set_engine(interp::TemplateInterpreter::get().engine());
+  // The intrinsic stubs exist before anything is registered with the tools, so that a
+  // perf map names them too (they are otherwise generated at the first compilation).
+  if (o.mode != Mode::xint) jit::intrinsic_stubs();
+  {  // unwind info for the interpreter and stubs (perf records too with --perf-map)
+    std::vector<jit::CodeRange> templates;
+    for (auto& t : interp::TemplateInterpreter::get().templates()) templates.push_back({t.name, t.offset, t.size});
+    jit::register_runtime_blobs_with_tools(templates);
+  }
+  if (o.mode == Mode::xcomp) {
+    for (size_t i = 0; i < vm.method_count(); i++) jit::compile_and_install(vm.method(i), o.jit);
+  }
+  if (o.profile) sampler::start_profiler(o.profiler);
+  int status = vm.run_main();
+  // Checked here rather than in the exit hooks, which cannot change the status. The
+  // program's output comes first; a profile on stdout is checked by its writer.
+  bool output_ok = flush_stdout();
+  bool profile_ok = !o.profile || sampler::finish_profiler();
+  if (!output_ok || !profile_ok) status = failed_output_status(status);
+  runtime::exit_vm(status);
+}
+
+}  // namespace cli

@@ -1,0 +1,251 @@
+#include "vm/cli/run_flags.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sampler/samplers.h"
+#include "vm/cli/help_format.h"
+#include "vm/cli/outputs.h"
+#include "vm/cli/values.h"
+
+namespace cli {
+
+namespace {
+
+// Every option of this group implies --profile (README, "Using it").
+constexpr const char* kProfiling = "Profiling (any of these implies --profile)";
+constexpr const char* kExecution = "Execution";
+constexpr const char* kCompiled = "Compiled code";
+constexpr const char* kMemory = "Memory";
+
+constexpr uint64_t kMiB = uint64_t(1) << 20;
+
+[[noreturn]] void bad(const std::string& noun, const std::string& option, const std::string& text,
+                      const std::string& why) {
+  throw CLI::ValidationError(fmt::format("bad {} '{}' for {}: {}", noun, text, option, why));
+}
+
+// What an option's value is: its name in the help ("SIZE"), what it accepts (appended to
+// the help, so that the limits and the default are written only where they are checked
+// or stored), and how a text becomes the value; `set` gets the option's name for its
+// messages.
+struct Value {
+  std::string type;
+  std::string accepts;
+  std::function<void(const std::string& option, const std::string& text)> set;
+};
+
+// The option's long name ("-o,--profile-out" -> "--profile-out").
+std::string long_name(const std::string& names) { return names.substr(names.find_last_of(',') + 1); }
+
+CLI::Option* option(CLI::App& app, const std::string& names, const char* group, const std::string& help, Value v) {
+  std::string text = v.accepts.empty() ? help : help + " (" + v.accepts + ")";
+  auto set = [set = std::move(v.set), name = long_name(names)](const std::string& t) { set(name, t); };
+  return app.add_option_function<std::string>(names, set, wrap(text))->type_name(v.type)->group(group);
+}
+
+CLI::Option* flag(CLI::App& app, const std::string& name, const char* group, const std::string& help,
+                  std::function<void()> set) {
+  return app.add_flag_callback(name, std::move(set), wrap(help))->group(group);
+}
+
+template <typename T>
+Value size_value(const char* noun, uint64_t min, uint64_t max, T& out) {
+  return {"SIZE", fmt::format("from {} to {}; default {}", format_size(min), format_size(max), format_size(out)),
+          [=, &out](const std::string& option, const std::string& text) {
+            std::string why;
+            auto v = parse_size(text, min, max, why);
+            if (!v) bad(noun, option, text, why);
+            out = T(*v);
+          }};
+}
+
+Value count_value(uint32_t& out) {
+  return {"N", fmt::format("default {}", out), [&out](const std::string& option, const std::string& text) {
+            std::string why;
+            auto v = parse_whole(text, 1, UINT32_MAX - 1, why);
+            if (!v) bad("count", option, text, why);
+            out = uint32_t(*v);
+          }};
+}
+
+Value duration_value(uint64_t min_ns, uint64_t max_ns, uint64_t& out) {
+  return {"T",
+          fmt::format("from {} to {}; default {}", format_duration(min_ns), format_duration(max_ns),
+                      format_duration(out)),
+          [=, &out](const std::string& option, const std::string& text) {
+            std::string why;
+            auto v = parse_duration(text, min_ns, max_ns, why);
+            if (!v) bad("interval", option, text, why);
+            out = *v;
+          }};
+}
+
+// One of `names`; `pick` gets its index. `current` is the default's.
+Value choice_value(std::vector<std::string> names, size_t current, std::function<void(size_t)> pick) {
+  std::string type;
+  for (const std::string& n : names) type += (type.empty() ? "" : "|") + n;
+  return {type, "default " + names[current], [=](const std::string& option, const std::string& text) {
+            auto it = std::find(names.begin(), names.end(), text);
+            if (it == names.end()) bad("value", option, text, "use " + one_of(names));
+            pick(size_t(it - names.begin()));
+          }};
+}
+
+Value path_value(std::string& out) {
+  return {"FILE", "", [&out](const std::string& option, const std::string& path) {
+            if (path.empty()) bad("file name", option, path, "it needs a file name, or - for stdout");
+            out = path;
+          }};
+}
+
+// "cooperative,safepoint" or "all" -> the samplers, each once, in the order given.
+Value samplers_value(std::vector<sampler::SamplerId>& out) {
+  std::vector<std::string> accepted;
+  for (size_t i = 0; i < sampler::kSamplerCount; i++) accepted.emplace_back(sampler::kSamplerNames[i]);
+  accepted.push_back("all");
+  return {"LIST", "", [accepted, &out](const std::string& option, const std::string& list) {
+            out.clear();
+            size_t start = 0;
+            for (;;) {
+              size_t comma = list.find(',', start);
+              std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+              std::vector<sampler::SamplerId> ids;
+              if (name == "all") {
+                for (size_t i = 0; i < sampler::kSamplerCount; i++) ids.push_back(sampler::SamplerId(i));
+              } else if (auto id = sampler::sampler_named(name)) {
+                ids.push_back(*id);
+              } else {
+                throw CLI::ValidationError(fmt::format("unknown sampler '{}' for {}: use {}, or a comma-separated list",
+                                                       name, option, one_of(accepted)));
+              }
+              for (sampler::SamplerId id : ids)
+                if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+              if (comma == std::string::npos) break;
+              start = comma + 1;
+            }
+          }};
+}
+
+std::string sampler_help() {
+  std::string text = "comma-separated, each reported separately on the same interruptions, or all (every one of them):";
+  for (size_t i = 0; i < sampler::kSamplerCount; i++)
+    text += "\n" + wrap(fmt::format("  {:<12} {}", sampler::kSamplerNames[i], sampler::kSamplerHelp[i]), kHelpWidth,
+                       /*hang=*/13);
+  return text;
+}
+
+}  // namespace
+
+void add_run_flags(CLI::App& run, RunOptions& o) {
+  run.add_option("program", o.program, "the Mini program to compile and run")->type_name("PROGRAM.mini");
+
+  CLI::Option* xint = flag(run, "--xint", kExecution, "run in the template interpreter only (not with --xcomp)",
+                           [&] { o.mode = Mode::xint; });
+  CLI::Option* xcomp =
+      flag(run, "--xcomp", kExecution, "compile every function with the baseline JIT before running (not with --xint)",
+           [&] { o.mode = Mode::xcomp; });
+  xint->excludes(xcomp);
+  xcomp->excludes(xint);
+  option(run, "--compile-threshold", kExecution,
+         "tiered (the default: interpret, compile hot functions on a background thread, enter running loops by "
+         "OSR): calls before a function is compiled",
+         count_value(o.tiered.invocation_threshold));
+  option(run, "--backedge-threshold", kExecution,
+         "loop back-edges in a function before it is compiled and its running loops move to compiled code by OSR",
+         count_value(o.tiered.backedge_threshold));
+  flag(run, "--jit-sync", kExecution, "tiered, but compile on the thread that asks (deterministic OSR)",
+       [&] { o.tiered.synchronous = true; });
+  flag(run, "--print-compilation", kExecution, "one line on stderr per compiled function and per OSR",
+       [&] { o.tiered.print_compilation = true; });
+
+  flag(run, "--debug-no-polls", kCompiled,
+       "compiled code without safepoint polls (only to measure their cost: such code cannot be sampled or stopped)",
+       [&] { o.jit.emit_polls = false; });
+  flag(run, "--counted-loop-polls", kCompiled, "compiled counted loops poll at their header too",
+       [&] { o.jit.counted_loop_polls = true; });
+  option(run, "--strip-mining", kCompiled,
+         "otherwise a compiled counted loop polls once every N iterations, so a long one still serves sample "
+         "requests",
+         Value{"N", fmt::format("a power of two up to 2^30, or 0 for never; default {}", o.jit.strip_mining_iters),
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto n = parse_whole(text, 0, uint64_t(1) << 30, why);
+                 if (n && (*n & (*n - 1)) != 0) why = "it is not a power of two (or 0 for never)";
+                 if (!why.empty()) bad("value", option, text, why);
+                 o.jit.strip_mining_iters = uint32_t(*n);
+               }});
+  option(run, "--debug-info", kCompiled, "compiled-code debug info for every pc, or only at polls and calls",
+         choice_value({"all", "safepoints"}, o.jit.safepoint_debug_info, [&](size_t i) { o.jit.safepoint_debug_info = i == 1; }));
+  flag(run, "--perf-map", kCompiled,
+       "write /tmp/perf-PID.map and jit-PID.dump ($MINIVM_JITDUMP_DIR, else a new ~/.debug/jit/minivm-jit-DATE.* as "
+       "perf's JIT agent does) naming the interpreter, stubs and compiled code for `perf` (jit/README.md, "
+       "\"Profiling JIT code with perf\")",
+       [&] { o.perf_map = true; });
+
+  option(run, "--heap", kMemory, "largest heap, e.g. 512m, 4g",
+         size_value("heap size", kMiB, uint64_t(1) << 40, o.vm.heap_bytes));
+  option(run, "--stack", kMemory, "stack of each Mini thread, e.g. 16m",
+         size_value("stack size", kMiB, uint64_t(1) << 30, o.vm.thread_stack_bytes));
+
+  flag(run, "--profile", kProfiling, "sample the program and print a profile on stderr at exit",
+       [&] { o.profile = true; });
+  option(run, "-o,--profile-out", kProfiling,
+         "also write the profile to FILE (- for stdout, where the text report then goes instead of stderr), in the "
+         "format its extension names:\n" + sampler::profile_format_choices(/*dot=*/true),
+         path_value(o.profiler.out_path));
+  option(run, "--format", kProfiling,
+         "the format of --profile-out, whatever its name:\n" + sampler::profile_format_choices(false),
+         Value{"FORMAT", "", [&](const std::string& option, const std::string& name) {
+                 auto format = sampler::profile_format_named(name);
+                 if (!format) bad("format", option, name, "use " + sampler::profile_format_choices(false));
+                 o.profiler.out_format = *format;
+               }});
+  option(run, "--profile-stats", kProfiling,
+         "also write the statistics as JSON to FILE (- for stdout): per sampler the accounting by reason, suspension "
+         "and latency percentiles, and the sampler thread's CPU (schema: sampler/README.md)",
+         path_value(o.profiler.stats_path));
+  flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
+  option(run, "--interval", kProfiling, "time between samples: 250us, 1ms, 2s",
+         duration_value(10'000, 10'000'000'000ull, o.profiler.interval_ns));
+  option(run, "--sampler", kProfiling, sampler_help(), samplers_value(o.profiler.samplers));
+  flag(run, "--stub-metadata", kProfiling,
+       "give the intrinsic stubs (arraycopy, crc32) a frame description, so a sample inside one is its compiled "
+       "caller with a stub frame on top",
+       [&] { o.profiler.stub_metadata = true; });
+  option(run, "--suspend", kProfiling,
+         "signal: the interrupted thread's signal handler builds the request itself; handshake (JEP 518): the "
+         "handler publishes its context and waits while the sampler thread builds the request",
+         choice_value({"signal", "handshake"}, o.profiler.handshake, [&](size_t i) { o.profiler.handshake = i == 1; }));
+}
+
+void resolve_run_flags(const CLI::App& run, RunOptions& o) {
+  if (o.program.empty()) throw CLI::ValidationError("run needs a program file");
+  for (const CLI::Option* opt : run.get_options())
+    if (opt->get_group() == kProfiling && opt->count() > 0) o.profile = true;
+
+  sampler::ProfilerOptions& p = o.profiler;
+  bool format_given = run.count("--format") > 0;
+  if (format_given && p.out_path.empty())
+    throw CLI::ValidationError("--format is the format of --profile-out, which is missing");
+  if (!p.out_path.empty() && !format_given) {
+    if (p.out_path == "-") {
+      p.out_format = sampler::ProfileFormat::text;
+    } else {
+      std::string error;
+      auto format = sampler::profile_format_of_path(p.out_path, error);
+      if (!format) throw CLI::ValidationError("--profile-out " + error + ", or name one with --format");
+      p.out_format = *format;
+    }
+  }
+  // The text report goes to stderr, unless it is going to stdout already.
+  if (p.out_path == "-" && p.out_format == sampler::ProfileFormat::text) p.text_report = false;
+  for (auto [name, path] : {std::pair{"--profile-out", &p.out_path}, std::pair{"--profile-stats", &p.stats_path}}) {
+    if (path->empty()) continue;
+    std::string why = unwritable_reason(*path);
+    if (!why.empty()) throw CLI::ValidationError(fmt::format("{} {}: {}", name, *path, why));
+  }
+}
+
+}  // namespace cli

@@ -1,0 +1,26 @@
+// Everything `minivm run` is told on its command line, as run_flags.cpp parses it and
+// run_command.cpp uses it.
+#pragma once
+#include <string>
+
+#include "jit/baseline_compiler.h"
+#include "jit/tiered.h"
+#include "runtime/vm.h"
+#include "sampler/profiler.h"
+
+namespace cli {
+
+enum class Mode { tiered, xint, xcomp };
+
+struct RunOptions {
+  std::string program;
+  Mode mode = Mode::tiered;
+  runtime::VMOptions vm;
+  jit::JitOptions jit;
+  jit::TieredOptions tiered;  // its `jit` is filled from `jit` when the run starts
+  bool perf_map = false;
+  bool profile = false;  // --profile, or any option of the profiling group
+  sampler::ProfilerOptions profiler;
+};
+
+}  // namespace cli

@@ -1,0 +1,63 @@
+#include "vm/cli/source_file.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "vm/frontend.h"
+
+namespace cli {
+
+bool read_source(const std::string& path, std::string& text, std::string& error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    error = "cannot read '" + path + "': is a directory";
+    return false;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  // Read in pieces up to one byte past the limit: a size from stat is not to be trusted
+  // (/dev/zero, a pipe or a growing file has none).
+  text.clear();
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0 && text.size() <= kMaxSourceBytes)
+    text.append(buffer, std::min(n, kMaxSourceBytes + 1 - text.size()));
+  bool failed = std::ferror(f);
+  int read_errno = errno;
+  std::fclose(f);
+  if (failed) {
+    error = "cannot read '" + path + "': " + std::strerror(read_errno);
+    return false;
+  }
+  if (text.size() > kMaxSourceBytes) {
+    error = "cannot read '" + path + "': larger than " + std::to_string(kMaxSourceBytes >> 20) +
+            " MiB, the most a Mini source file may be";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<vm::Module> compile_or_exit(const std::string& path) {
+  std::string source, error;
+  if (!read_source(path, source, error)) {
+    std::fprintf(stderr, "minivm: %s\n", error.c_str());
+    std::exit(2);
+  }
+  vm::CompileError compile_error;
+  auto module = vm::compile_source(path, source, compile_error);
+  if (!module) {
+    std::fprintf(stderr, "%s\n", compile_error.format().c_str());
+    std::exit(2);
+  }
+  return module;
+}
+
+}  // namespace cli

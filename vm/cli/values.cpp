@@ -1,0 +1,139 @@
+#include "vm/cli/values.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace cli {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The leading digits of `text` as a number; nothing (and `why`) if there are none or
+// they overflow 64 bits. `used` is how many characters they took.
+std::optional<uint64_t> leading_whole(std::string_view text, size_t& used, std::string& why) {
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    why = text[0] == '-' ? "it cannot be negative" : "write it without a sign";
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  used = 0;
+  while (used < text.size() && is_digit(text[used])) {
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, uint64_t(text[used] - '0'), &v)) {
+      why = "it is too large";
+      return std::nullopt;
+    }
+    used++;
+  }
+  if (used == 0) {
+    why = "it does not start with a number";
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<uint64_t> in_range(uint64_t v, uint64_t min, uint64_t max, std::string (*show)(uint64_t),
+                                 std::string& why) {
+  if (v < min) {
+    why = "the least is " + show(min);
+    return std::nullopt;
+  }
+  if (v > max) {
+    why = "the most is " + show(max);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string plain(uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t max, std::string& why) {
+  size_t used = 0;
+  auto v = leading_whole(text, used, why);
+  if (!v) return std::nullopt;
+  std::string_view suffix = text.substr(used);
+  unsigned shift = 0;
+  if (suffix.size() == 1) {
+    switch (suffix[0] | 0x20) {  // either case
+      case 'k': shift = 10; break;
+      case 'm': shift = 20; break;
+      case 'g': shift = 30; break;
+      case 't': shift = 40; break;
+    }
+  }
+  if (!suffix.empty() && shift == 0) {
+    why = "a size is a whole number of bytes with an optional k, m, g or t suffix (512m, 4g)";
+    return std::nullopt;
+  }
+  if (shift != 0 && *v > (UINT64_MAX >> shift)) {
+    why = "the most is " + format_size(max);
+    return std::nullopt;
+  }
+  return in_range(*v << shift, min, max, format_size, why);
+}
+
+std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why) {
+  if (!text.empty() && text[0] == '-') {
+    why = "it cannot be negative";
+    return std::nullopt;
+  }
+  size_t i = 0;
+  while (i < text.size() && (is_digit(text[i]) || text[i] == '.')) i++;
+  std::string number(text.substr(0, i));
+  std::string_view unit = text.substr(i);
+  double mult = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 0;
+  char* end = nullptr;
+  double v = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || mult == 0) {
+    why = "a duration is a number with a unit: us, ms or s (250us, 1ms, 2s)";
+    return std::nullopt;
+  }
+  // Compared as a double first: a huge value must not be converted to an integer.
+  double ns = std::round(v * mult);
+  if (!(ns >= double(min_ns))) {
+    why = "the least is " + format_duration(min_ns);
+    return std::nullopt;
+  }
+  if (!(ns <= double(max_ns))) {
+    why = "the most is " + format_duration(max_ns);
+    return std::nullopt;
+  }
+  return uint64_t(ns);
+}
+
+std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_t max, std::string& why) {
+  size_t used = 0;
+  auto v = leading_whole(text, used, why);
+  if (!v) return std::nullopt;
+  if (used != text.size()) {
+    why = "it is not a whole number";
+    return std::nullopt;
+  }
+  return in_range(*v, min, max, plain, why);
+}
+
+std::string format_size(uint64_t bytes) {
+  static const char* const kUnits[] = {"t", "g", "m", "k"};
+  for (unsigned k = 0; k < 4; k++) {
+    unsigned shift = 40 - 10 * k;
+    if (bytes != 0 && bytes % (uint64_t(1) << shift) == 0) return std::to_string(bytes >> shift) + kUnits[k];
+  }
+  return std::to_string(bytes);
+}
+
+std::string format_duration(uint64_t ns) {
+  if (ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
+  if (ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
+std::string one_of(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); i++) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+}  // namespace cli

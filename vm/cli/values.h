@@ -1,0 +1,28 @@
+// The values command-line options take: sizes (512m), durations (250us), whole numbers,
+// and names from a fixed list. Each parser returns the value, or nothing with the reason
+// in `why`, so that an option can name itself, the bad text and what it accepts.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cli {
+
+// "4096", "512k", "16m", "4g", "1t" (binary multiples, either case); between min and max.
+// A sign, a fraction, an unknown suffix or a value past max is refused.
+std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t max, std::string& why);
+// "1ms", "250us", "2s", "1.5ms" -> nanoseconds, between min_ns and max_ns.
+std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why);
+// A whole number from min to max ("1000"); no sign, no suffix.
+std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_t max, std::string& why);
+
+// 1048576 -> "1m", 1099511627776 -> "1t", 1500 -> "1500": how limits are printed.
+std::string format_size(uint64_t bytes);
+// 10000 -> "10us", 10000000000 -> "10s".
+std::string format_duration(uint64_t ns);
+// {"a", "b", "c"} -> "a, b or c".
+std::string one_of(const std::vector<std::string>& names);
+
+}  // namespace cli
