@@ -30,7 +30,7 @@ inline void emit_allocate_array(asmjit::x86::Assembler& a, const asmjit::x86::Gp
   a.cmp(scratch, qword_ptr(r15, kThreadTlabEndOffset));
   a.ja(slow);
   a.mov(qword_ptr(r15, kThreadTlabTopOffset), scratch);
-  // kind and gc_bits (0) in one store, then the length.
+  // kind and the reserved word (0) in one store, then the length.
   if (kind.isImm())
     a.mov(qword_ptr(result), kind.as<asmjit::Imm>());
   else

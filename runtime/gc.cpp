@@ -20,6 +20,7 @@ namespace {
 
 std::atomic<uint64_t> g_count{0};
 std::atomic<bool> g_log{false};
+std::atomic<bool> g_verify{false};
 std::mutex g_last_mutex;
 GcEvent g_last;
 
@@ -34,19 +35,26 @@ uint64_t now_ns() {
   std::abort();
 }
 
-// One mark-sweep over the heap, with every Mini thread stopped.
+// One mark-sweep over the heap, with every Mini thread stopped. Marks are a side bitmap
+// (one bit per 16-byte granule where an array begins), so the sweep visits the live
+// arrays and the bitmap, never the dead ones: a pause grows with what survives, not
+// with the garbage. Exact roots name array starts by construction; a conservatively
+// scanned word is checked against the heap's array starts, found by a walk made only
+// when one is needed (or for every root with --gc-verify).
 class MarkSweep {
  public:
   void run(GcEvent& e) {
     for (Thread* t : VM::get().threads()) retire_tlab(t);
     walk_ = heap_prepare_walk();
-    find_array_starts();
-    visit_roots([this](int64_t v) { mark(v); }, e.roots);
+    marks_.assign(granule(walk_.end) / 64 + 1, 0);
+    if (g_verify.load(std::memory_order_relaxed)) find_array_starts();
+    visit_roots([this](int64_t v, bool exact) { mark(v, exact); }, e.roots);
     sweep(e);
   }
 
  private:
   size_t granule(const char* p) const { return size_t(p - walk_.begin) / kObjectAlignment; }
+  static bool test(const std::vector<uint64_t>& bits, size_t g) { return (bits[g / 64] >> (g % 64) & 1) != 0; }
 
   static size_t chunk_bytes(const char* p, const char* end) {
     const auto* a = reinterpret_cast<const Array*>(p);
@@ -56,10 +64,8 @@ class MarkSweep {
     return bytes;
   }
 
-  // Roots are checked against this, so a stale or conservative slot can never mark the
-  // middle of an array or a free chunk.
   void find_array_starts() {
-    starts_.assign(granule(walk_.end) / 64 + 1, 0);
+    starts_.assign(marks_.size(), 0);
     for (char* p = walk_.begin; p < walk_.end; p += chunk_bytes(p, walk_.end)) {
       if (reinterpret_cast<Array*>(p)->kind == ArrayKind::Free) continue;
       size_t g = granule(p);
@@ -67,47 +73,54 @@ class MarkSweep {
     }
   }
 
-  void mark(int64_t v) {
+  void mark(int64_t v, bool exact) {
     auto* p = reinterpret_cast<char*>(v);
-    if (p < walk_.begin || p >= walk_.end || (uintptr_t(p) & (kObjectAlignment - 1)) != 0) return;
+    if (p == nullptr) return;
+    bool in_heap = p >= walk_.begin && p < walk_.end && (uintptr_t(p) & (kObjectAlignment - 1)) == 0;
+    if (!exact || g_verify.load(std::memory_order_relaxed)) {
+      if (starts_.empty()) find_array_starts();
+      if (!in_heap || !test(starts_, granule(p))) {
+        if (exact) heap_corrupt("an exact root that is not an array", p);
+        return;
+      }
+    } else if (!in_heap) {
+      heap_corrupt("an exact root outside the heap", p);
+    }
     size_t g = granule(p);
-    if ((starts_[g / 64] >> (g % 64) & 1) == 0) return;
-    reinterpret_cast<Array*>(p)->gc_bits |= kMarkBit;
+    marks_[g / 64] |= uint64_t(1) << (g % 64);
   }
 
+  // The gaps between live arrays become free chunks (each headed so the heap stays
+  // walkable) and the free ranges.
   void sweep(GcEvent& e) {
     std::vector<FreeRange> free;
     size_t live = 0;
-    char* run = nullptr;  // start of the current run of dead arrays and free chunks
-    auto close_run = [&](char* end) {
-      if (run == nullptr) return;
-      auto* f = reinterpret_cast<Array*>(run);
+    char* gap = walk_.begin;
+    auto close_gap = [&](char* end) {
+      if (gap >= end) return;
+      auto* f = reinterpret_cast<Array*>(gap);
       f->kind = ArrayKind::Free;
-      f->gc_bits = 0;
-      f->length = int64_t((size_t(end - run) - sizeof(Array)) / 8);
-      free.push_back(FreeRange{run, end});
-      run = nullptr;
+      f->reserved = 0;
+      f->length = int64_t((size_t(end - gap) - sizeof(Array)) / 8);
+      free.push_back(FreeRange{gap, end});
     };
-    for (char* p = walk_.begin; p < walk_.end;) {
-      auto* a = reinterpret_cast<Array*>(p);
-      size_t bytes = chunk_bytes(p, walk_.end);
-      if (a->kind != ArrayKind::Free && (a->gc_bits & kMarkBit) != 0) {
-        a->gc_bits = 0;
+    for (size_t w = 0; w < marks_.size(); w++) {
+      for (uint64_t bits = marks_[w]; bits != 0; bits &= bits - 1) {
+        char* p = walk_.begin + (w * 64 + size_t(__builtin_ctzll(bits))) * kObjectAlignment;
+        size_t bytes = chunk_bytes(p, walk_.end);
+        close_gap(p);
         live += bytes;
         e.arrays_live++;
-        close_run(p);
-      } else {
-        if (a->kind != ArrayKind::Free) e.arrays_freed++;
-        if (run == nullptr) run = p;
+        gap = p + bytes;
       }
-      p += bytes;
     }
-    close_run(walk_.end);
+    close_gap(walk_.end);
     heap_after_sweep(std::move(free), live);
   }
 
   HeapWalk walk_{};
-  std::vector<uint64_t> starts_;  // one bit per 16-byte granule: an array begins there
+  std::vector<uint64_t> marks_;   // one bit per 16-byte granule: a marked array begins there
+  std::vector<uint64_t> starts_;  // the same for every array, when a walk was needed
 };
 
 // "function (file:line)" of t's top Mini frame, while t is stopped.
@@ -133,6 +146,8 @@ uint64_t gc_count() { return g_count.load(std::memory_order_acquire); }
 
 void set_gc_log(bool on) { g_log.store(on); }
 
+void set_gc_verify(bool on) { g_verify.store(on); }
+
 GcEvent last_gc_event() {
   std::lock_guard<std::mutex> lock(g_last_mutex);
   return g_last;
@@ -147,11 +162,10 @@ std::string format_gc_event(const GcEvent& e) {
                                                    e.slowest_where;
   std::snprintf(line, sizeof line,
                 "[gc %llu] %s: pause %.3f ms (time to safepoint %.3f ms, %d thread%s stopped, %s), "
-                "heap %.1f MiB -> %.1f MiB of %.0f MiB, %llu arrays freed, %llu live",
+                "heap %.1f MiB -> %.1f MiB of %.0f MiB, %llu arrays live",
                 (unsigned long long)e.id, gc_cause_name(e.cause), ms(e.pause_ns), ms(e.time_to_safepoint_ns),
                 e.threads_stopped, e.threads_stopped == 1 ? "" : "s", slowest.c_str(), mib(e.heap_before),
-                mib(e.heap_after), mib(e.heap_max), (unsigned long long)e.arrays_freed,
-                (unsigned long long)e.arrays_live);
+                mib(e.heap_after), mib(e.heap_max), (unsigned long long)e.arrays_live);
   return line;
 }
 

@@ -1,9 +1,9 @@
 // The collector: stop-the-world mark-sweep at a global safepoint (runtime/safepoint.h).
 //
 // Arrays hold only numbers, so marking is "mark what a root names" with no tracing.
-// A collection: retire every TLAB, walk the heap once to learn where arrays begin,
-// mark the arrays the roots name (runtime/gc_roots.h), sweep the heap into free
-// ranges (runtime/heap.h) and resume the threads. Nothing moves.
+// A collection: retire every TLAB, mark the arrays the roots name (runtime/gc_roots.h)
+// in a side bitmap, turn the gaps between marked arrays into free ranges
+// (runtime/heap.h) and resume the threads. Nothing moves.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +32,7 @@ struct GcEvent {
   int slowest_thread = -1;           // the last thread to stop (-1: none had to)
   std::string slowest_where;         // its top Mini frame: "function (file:line)"
   size_t heap_before = 0, heap_after = 0, heap_max = 0;
-  uint64_t arrays_live = 0, arrays_freed = 0;
+  uint64_t arrays_live = 0;
   RootStats roots;
 };
 
@@ -44,6 +44,9 @@ uint64_t gc_count();
 
 // `--gc-log`: one line per collection on stderr.
 void set_gc_log(bool on);
+// `--gc-verify`: walk the heap at every collection and check every exact root against
+// it (a root that is not an array is a VM bug: internal error).
+void set_gc_verify(bool on);
 std::string format_gc_event(const GcEvent& e);
 // The last collection's event (tests).
 GcEvent last_gc_event();

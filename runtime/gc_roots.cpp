@@ -25,7 +25,7 @@ uintptr_t interp_expr_address(uintptr_t fp, int k) {
 
 class RootWalker {
  public:
-  RootWalker(const std::function<void(int64_t)>& visit, RootStats& stats) : visit_(visit), stats_(stats) {}
+  RootWalker(const RootVisitor& visit, RootStats& stats) : visit_(visit), stats_(stats) {}
 
   void globals() {
     VM& vm = VM::get();
@@ -55,12 +55,15 @@ class RootWalker {
  private:
   void value(int64_t v) {
     stats_.slots++;
-    visit_(v);
+    visit_(v, true);
   }
 
   void conservative(uintptr_t lo, uintptr_t hi) {
     stats_.conservative_frames++;
-    for (uintptr_t p = lo & ~uintptr_t(7); p + 8 <= hi; p += 8) value(load(p));
+    for (uintptr_t p = lo & ~uintptr_t(7); p + 8 <= hi; p += 8) {
+      stats_.slots++;
+      visit_(int64_t(load(p)), false);
+    }
   }
 
   void stack(Thread* t) {
@@ -142,13 +145,13 @@ class RootWalker {
     }
   }
 
-  const std::function<void(int64_t)>& visit_;
+  const RootVisitor& visit_;
   RootStats& stats_;
 };
 
 }  // namespace
 
-void visit_roots(const std::function<void(int64_t)>& visit, RootStats& stats) {
+void visit_roots(const RootVisitor& visit, RootStats& stats) {
   RootWalker roots(visit, stats);
   roots.globals();
   for (Thread* t : VM::get().threads()) roots.thread(t);

@@ -13,8 +13,9 @@
 //
 // A frame whose slots cannot be known (no stack map at its pc, a walk that stops before
 // the thread's entry frame) is scanned conservatively instead, and counted: no array it
-// might hold is ever freed. Every candidate value goes to `visit`, which must check that
-// it is an array (uninitialised or stale slots are possible in conservative scans).
+// might hold is ever freed. Every candidate value goes to `visit` with `exact`: true for
+// a typed slot (0 or the start of an array), false for a word of a conservative scan
+// (anything: the visitor must check it against the heap).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,7 @@ struct RootStats {
 
 // At a global safepoint (every other Mini thread stopped or safe, the caller in the VM
 // with its anchor set).
-void visit_roots(const std::function<void(int64_t)>& visit, RootStats& stats);
+using RootVisitor = std::function<void(int64_t value, bool exact)>;
+void visit_roots(const RootVisitor& visit, RootStats& stats);
 
 }  // namespace runtime

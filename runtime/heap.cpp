@@ -38,7 +38,7 @@ size_t g_trigger = kMinTrigger;
 void write_free_chunk(char* begin, char* end) {
   auto* a = reinterpret_cast<Array*>(begin);
   a->kind = ArrayKind::Free;
-  a->gc_bits = 0;
+  a->reserved = 0;
   a->length = int64_t((size_t(end - begin) - sizeof(Array)) / 8);
 }
 
@@ -177,9 +177,12 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   } else {
     free.push_back(FreeRange{old_hwm, heap_end});
   }
-  // Whatever lies above the new high-water mark goes back to the kernel (it reads as
-  // zero when touched again).
-  uintptr_t release = page_round_up(reinterpret_cast<uintptr_t>(g_hwm) + sizeof(Array));
+  g_trigger = std::min(std::max(kMinTrigger, 2 * live_bytes), g_max);
+  // Memory above the new high-water mark that the next budget will not reach goes back
+  // to the kernel; below that it stays committed, so the next cycle's allocations do
+  // not fault every page in again.
+  char* keep = std::max(g_hwm, g_base + std::min(g_trigger, g_max));
+  uintptr_t release = page_round_up(reinterpret_cast<uintptr_t>(keep) + sizeof(Array));
   uintptr_t release_end = page_round_up(reinterpret_cast<uintptr_t>(old_hwm));
   if (release < release_end) madvise(reinterpret_cast<void*>(release), release_end - release, MADV_DONTNEED);
   free.erase(std::remove_if(free.begin(), free.end(),
@@ -189,7 +192,6 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   g_cursor = 0;
   g_live_after_gc = live_bytes;
   g_allocated_since_gc = 0;
-  g_trigger = std::min(std::max(kMinTrigger, 2 * live_bytes), g_max);
 }
 
 }  // namespace runtime

@@ -25,13 +25,12 @@ enum class ArrayKind : uint32_t {
 
 struct Array {
   ArrayKind kind;
-  uint32_t gc_bits;  // kMarkBit while a collection runs; 0 otherwise
+  uint32_t reserved;  // 0 (the collector marks in a side bitmap)
   int64_t length;
   int64_t data[];  // int64 or double bits
 };
 inline constexpr int32_t kArrayLengthOffset = 8;
 inline constexpr int32_t kArrayDataOffset = 16;
-inline constexpr uint32_t kMarkBit = 1;
 inline constexpr size_t kObjectAlignment = 16;
 
 // The bytes an array of `length` elements occupies (header included, 16-aligned).

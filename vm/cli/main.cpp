@@ -71,6 +71,8 @@ Options for run:
                   memory near twice the live arrays, at least 8m
   --gc-log        one line per collection on stderr: cause, pause, time to safepoint and
                   the last thread to stop (function and line), heap before and after
+  --gc-verify     check every root of every collection against a walk of the heap
+                  (slower; a root that is not an array is an internal error)
   --stack=SIZE    stack of each Mini thread, e.g. 16m (default 16m)
   --perf-map      write /tmp/perf-PID.map and jit-PID.dump ($MINIVM_JITDUMP_DIR, else
                   a new ~/.debug/jit/minivm-jit-DATE.* as perf's JIT agent does)
@@ -285,6 +287,8 @@ int cmd_run(const std::vector<std::string>& args) {
       options.heap_bytes = *v;
     } else if (arg == "--gc-log") {
       runtime::set_gc_log(true);
+    } else if (arg == "--gc-verify") {
+      runtime::set_gc_verify(true);
     } else if (arg.rfind("--stack=", 0) == 0) {
       auto v = parse_size(arg.substr(8));
       if (!v || *v < (size_t(1) << 20)) usage_error("bad stack size in '" + arg + "' (at least 1m)");
