@@ -120,8 +120,14 @@ extern "C" int64_t* minivm_rt_native(Thread* t, const uint8_t* bcp, int64_t* sp,
       return sp + 5;
     }
     case vm::NativeId::crc32: {
-      ThreadInVM native(t, ThreadState::in_native);
-      sp[2] = native_crc32(t, arr(sp[2]), sp[1], sp[0]);
+      int64_t crc;
+      {
+        ThreadInVM native(t, ThreadState::in_native);
+        crc = native_crc32(t, arr(sp[2]), sp[1], sp[0]);
+      }
+      // Stored back in Java: a collection may read this frame's slots while the thread
+      // is in native, and sp[2] is the array until then.
+      sp[2] = crc;
       return sp + 2;
     }
     case vm::NativeId::count:

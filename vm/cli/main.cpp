@@ -68,7 +68,8 @@ const CLI::App* command_named(const CLI::App& app, const std::string& name) {
 }
 
 // minivm help [TOPIC | COMMAND]
-int help_command(const CLI::App& app, const std::vector<std::string>& args) {
+int help_command(const CLI::App& app, std::vector<std::string> args) {
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) args.clear();
   if (args.size() > 1) usage_error("help takes one topic, got '" + args[0] + "' and '" + args[1] + "'", nullptr);
   if (args.empty()) {
     std::cout << app.help("", CLI::AppFormatMode::All);

@@ -8,6 +8,7 @@
 #include "jit/intrinsic_stubs.h"
 #include "jit/perf_map.h"
 #include "runtime/errors.h"
+#include "runtime/gc.h"
 #include "vm/cli/outputs.h"
 #include "vm/cli/source_file.h"
 
@@ -17,6 +18,8 @@ void run_command(RunOptions o) {
   auto module = compile_or_exit(o.program);
   if (o.tiered.print_compilation) jit::set_print_compilation(true);
 
+  runtime::set_gc_log(o.gc_log);
+  runtime::set_gc_verify(o.gc_verify);
   runtime::VM& vm = runtime::VM::get();
   vm.init(o.vm);
   vm.load(std::move(module));

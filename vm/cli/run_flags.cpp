@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kProfiling = "Profiling (any of these implies --profile)";
 constexpr const char* kExecution = "Execution";
 constexpr const char* kCompiled = "Compiled code";
-constexpr const char* kMemory = "Memory";
+constexpr const char* kMemory = "Memory and collection";
 
 constexpr uint64_t kMiB = uint64_t(1) << 20;
 
@@ -184,8 +184,17 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
        "\"Profiling JIT code with perf\")",
        [&] { o.perf_map = true; });
 
-  option(run, "--heap", kMemory, "largest heap, e.g. 512m, 4g",
+  option(run, "--heap", kMemory,
+         "largest live heap, e.g. 64m, 4g; the collector keeps memory near twice the live arrays, at least 8m",
          size_value("heap size", kMiB, uint64_t(1) << 40, o.vm.heap_bytes));
+  flag(run, "--gc-log", kMemory,
+       "one line per collection on stderr: cause, pause, time to safepoint and the last thread to stop (function "
+       "and line), heap before and after",
+       [&] { o.gc_log = true; });
+  flag(run, "--gc-verify", kMemory,
+       "check every root of every collection against a walk of the heap (slower; a root that is not an array is an "
+       "internal error)",
+       [&] { o.gc_verify = true; });
   option(run, "--stack", kMemory, "stack of each Mini thread, e.g. 16m",
          size_value("stack size", kMiB, uint64_t(1) << 30, o.vm.thread_stack_bytes));
 

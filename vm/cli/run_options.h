@@ -16,6 +16,8 @@ struct RunOptions {
   std::string program;
   Mode mode = Mode::tiered;
   runtime::VMOptions vm;
+  bool gc_log = false;     // --gc-log
+  bool gc_verify = false;  // --gc-verify
   jit::JitOptions jit;
   jit::TieredOptions tiered;  // its `jit` is filled from `jit` when the run starts
   bool perf_map = false;
