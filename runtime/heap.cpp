@@ -34,6 +34,7 @@ size_t g_cursor = 0;                // ranges before it are exhausted or too sma
 size_t g_live_after_gc = 0;
 size_t g_allocated_since_gc = 0;
 size_t g_trigger = kMinTrigger;
+size_t g_largest_free_after_gc = 0;  // the largest free range the last sweep left
 
 void write_free_chunk(char* begin, char* end) {
   auto* a = reinterpret_cast<Array*>(begin);
@@ -120,17 +121,23 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
   if (uint64_t(length) > (g_max - sizeof(Array)) / 8) heap_exhausted(t, length);
   size_t bytes = array_bytes(length);
   bool small = length <= kMaxTlabLength;
-  // Up to three tries: within the allocation budget, then after a collection with only
-  // the heap's size as the limit (twice: another thread may take the space first).
-  for (int attempt = 0; attempt < 3; attempt++) {
+  // First within the allocation budget; after a collection, with only the heap's size
+  // as the limit. Other threads may take the room a collection made before this thread
+  // gets to it, so it collects and tries again; the heap is exhausted when a collection
+  // that ended after its failure left no room for it even with every thread's garbage
+  // gone (or, as a guard against starvation, after kMaxAttempts collections).
+  constexpr int kMaxAttempts = 64;
+  for (int attempt = 0;; attempt++) {
     uint64_t seen = gc_count();
     char* p = nullptr;
     size_t got = 0;
+    bool room = true;
     {
       std::lock_guard<std::mutex> lock(g_mutex);
+      if (attempt > 0) room = g_live_after_gc + bytes <= g_max && g_largest_free_after_gc >= bytes;
       size_t used = g_live_after_gc + g_allocated_since_gc;
       size_t want = small ? std::max(bytes, kTlabBytes) : bytes;
-      if (attempt > 0 || used + want <= g_trigger) {
+      if (room && (attempt > 0 || used + want <= g_trigger)) {
         if (small) {
           retire_tlab(t);
           p = carve(bytes, kTlabBytes, g_cursor, &got);
@@ -153,9 +160,9 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
       a->length = length;
       return a;
     }
+    if (!room || attempt == kMaxAttempts) heap_exhausted(t, length);
     collect(t, attempt == 0 ? GcCause::allocation_budget : GcCause::heap_full, seen);
   }
-  heap_exhausted(t, length);
 }
 
 HeapWalk heap_prepare_walk() {
@@ -188,6 +195,8 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   free.erase(std::remove_if(free.begin(), free.end(),
                             [](const FreeRange& r) { return size_t(r.end - r.begin) < kMinFreeRange; }),
              free.end());
+  g_largest_free_after_gc = 0;
+  for (const FreeRange& r : free) g_largest_free_after_gc = std::max(g_largest_free_after_gc, size_t(r.end - r.begin));
   g_free = std::move(free);
   g_cursor = 0;
   g_live_after_gc = live_bytes;
