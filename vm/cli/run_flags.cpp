@@ -39,9 +39,17 @@ struct Value {
 // The option's long name ("-o,--profile-out" -> "--profile-out").
 std::string long_name(const std::string& names) { return names.substr(names.find_last_of(',') + 1); }
 
+// The help, and the message for a bad value, end with what the option accepts.
 CLI::Option* option(CLI::App& app, const std::string& names, const char* group, const std::string& help, Value v) {
-  std::string text = v.accepts.empty() ? help : help + " (" + v.accepts + ")";
-  auto set = [set = std::move(v.set), name = long_name(names)](const std::string& t) { set(name, t); };
+  std::string accepts = v.accepts.empty() ? "" : " (" + v.accepts + ")";
+  std::string text = help + accepts;
+  auto set = [set = std::move(v.set), name = long_name(names), accepts](const std::string& t) {
+    try {
+      set(name, t);
+    } catch (const CLI::ValidationError& e) {
+      throw CLI::ValidationError(e.what() + accepts);
+    }
+  };
   return app.add_option_function<std::string>(names, set, wrap(text))->type_name(v.type)->group(group);
 }
 
@@ -62,7 +70,7 @@ Value size_value(const char* noun, uint64_t min, uint64_t max, T& out) {
 }
 
 Value count_value(uint32_t& out) {
-  return {"N", fmt::format("default {}", out), [&out](const std::string& option, const std::string& text) {
+  return {"N", fmt::format("from 1 to {}; default {}", UINT32_MAX - 1, out), [&out](const std::string& option, const std::string& text) {
             std::string why;
             auto v = parse_whole(text, 1, UINT32_MAX - 1, why);
             if (!v) bad("count", option, text, why);
@@ -172,7 +180,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                [&](const std::string& option, const std::string& text) {
                  std::string why;
                  auto n = parse_whole(text, 0, uint64_t(1) << 30, why);
-                 if (n && (*n & (*n - 1)) != 0) why = "it is not a power of two (or 0 for never)";
+                 if (n && (*n & (*n - 1)) != 0) why = "it is not a power of two";
                  if (!why.empty()) bad("value", option, text, why);
                  o.jit.strip_mining_iters = uint32_t(*n);
                }});

@@ -26,7 +26,7 @@ std::optional<uint64_t> leading_whole(std::string_view text, size_t& used, std::
     used++;
   }
   if (used == 0) {
-    why = "it does not start with a number";
+    why = "it is not a whole number";
     return std::nullopt;
   }
   return v;
@@ -64,7 +64,7 @@ std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t
     }
   }
   if (!suffix.empty() && shift == 0) {
-    why = "a size is a whole number of bytes with an optional k, m, g or t suffix (512m, 4g)";
+    why = "a size is a whole number of bytes with an optional k, m, g or t suffix: 512m, 4g";
     return std::nullopt;
   }
   if (shift != 0 && *v > (UINT64_MAX >> shift)) {
@@ -87,7 +87,7 @@ std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, u
   char* end = nullptr;
   double v = number.empty() ? 0 : std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || mult == 0) {
-    why = "a duration is a number with a unit: us, ms or s (250us, 1ms, 2s)";
+    why = "a duration is a number with a unit, us, ms or s: 250us, 1ms, 2s";
     return std::nullopt;
   }
   // Compared as a double first: a huge value must not be converted to an integer.
