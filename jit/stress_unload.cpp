@@ -1,6 +1,5 @@
 #include "jit/stress_unload.h"
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -20,27 +19,21 @@ std::mutex g_mutex;
 std::condition_variable g_cv;
 bool g_stop = false;     // set by the exit hook
 bool g_stopped = false;  // the thread acknowledged it
-std::atomic<uint64_t> g_rounds{0}, g_recompiled{0};
-
-void round(const JitOptions& options) {
+void unload_round(const JitOptions& options) {
   runtime::VM& vm = runtime::VM::get();
   for (size_t i = 0; i < vm.method_count(); i++) {
     runtime::Method* m = vm.method(i);
     if (m->compiled.load(std::memory_order_acquire) == nullptr) continue;  // not hot (yet)
-    if (const runtime::CompiledCode* old = recompile_and_install(m, options)) {
-      runtime::retire_code(old, &free_compiled_code);
-      g_recompiled.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (const runtime::CompiledCode* old = recompile_and_install(m, options)) runtime::retire_code(old, &free_compiled_code);
   }
   runtime::run_at_safepoint([] { runtime::free_unreferenced_code(); });
-  g_rounds.fetch_add(1, std::memory_order_relaxed);
 }
 
 void loop(StressUnloadOptions options) {
   std::unique_lock<std::mutex> lock(g_mutex);
   while (!g_cv.wait_for(lock, std::chrono::nanoseconds(options.period_ns), [] { return g_stop; })) {
     lock.unlock();
-    round(options.jit);
+    unload_round(options.jit);
     lock.lock();
   }
   g_stopped = true;
@@ -61,10 +54,6 @@ void stop() {
 void start_stress_unload(const StressUnloadOptions& options) {
   runtime::add_exit_hook(&stop);
   std::thread(loop, options).detach();
-}
-
-StressUnloadCounts stress_unload_counts() {
-  return StressUnloadCounts{g_rounds.load(std::memory_order_relaxed), g_recompiled.load(std::memory_order_relaxed)};
 }
 
 }  // namespace jit

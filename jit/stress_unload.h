@@ -23,10 +23,4 @@ struct StressUnloadOptions {
 // Starts the thread; it stops at VM exit (an exit hook).
 void start_stress_unload(const StressUnloadOptions& options);
 
-// Rounds run and methods recompiled so far (reports and tests).
-struct StressUnloadCounts {
-  uint64_t rounds = 0, recompiled = 0;
-};
-StressUnloadCounts stress_unload_counts();
-
 }  // namespace jit

@@ -20,10 +20,9 @@ namespace {
 // read any published entry without a lock. Only free_unreferenced_code appends (one
 // safepoint at a time); the count is published after the entry.
 constexpr uint64_t kChunkEntries = 4096;
-constexpr uint64_t kChunks = 4096;  // 16M frees; past that, frees go unlogged (counted)
+constexpr uint64_t kChunks = 4096;  // 16M frees; later ones go unlogged
 std::atomic<FreedCode*> g_chunks[kChunks];
 std::atomic<uint64_t> g_freed_count{0};
-std::atomic<uint64_t> g_unlogged{0};
 // Every logged range lies in [g_low, g_high): most pcs are rejected without a scan.
 std::atomic<uintptr_t> g_low{UINTPTR_MAX}, g_high{0};
 
@@ -49,10 +48,7 @@ const FreedCode& entry(uint64_t seq) {
 
 void log_freed(const CompiledCode& code) {
   uint64_t seq = g_freed_count.load(std::memory_order_relaxed);
-  if (seq / kChunkEntries >= kChunks) {
-    g_unlogged.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
+  if (seq / kChunkEntries >= kChunks) return;
   std::atomic<FreedCode*>& chunk = g_chunks[seq / kChunkEntries];
   if (chunk.load(std::memory_order_relaxed) == nullptr) chunk.store(new FreedCode[kChunkEntries], std::memory_order_release);
   chunk.load(std::memory_order_relaxed)[seq % kChunkEntries] = FreedCode{code.begin, code.end, code.method, seq, now_ns()};
@@ -149,7 +145,7 @@ UnloadRound free_unreferenced_code() {
     round.freed = to_free.size();
     round.kept = g_retired.size();
     g_totals.freed += round.freed;
-    g_totals.kept_busy += round.kept;
+    g_totals.kept_in_use += round.kept;
   }
   // Unfindable first, then logged, then the memory goes: a lookup that misses the blob
   // from now on and a pc checked against the log both see it as freed.

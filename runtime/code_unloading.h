@@ -81,8 +81,9 @@ UnloadRound free_unreferenced_code();
 
 // Totals since the process started (reports).
 struct UnloadTotals {
-  uint64_t retired = 0, freed = 0, rounds = 0, kept_busy = 0, unwalkable_rounds = 0;
-  size_t waiting = 0;  // retired, not yet freed
+  uint64_t retired = 0, freed = 0, rounds = 0, unwalkable_rounds = 0;
+  uint64_t kept_in_use = 0;  // summed over rounds: retired blobs a pc still lay in
+  size_t waiting = 0;        // retired, not yet freed
 };
 UnloadTotals unload_totals();
 

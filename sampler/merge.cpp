@@ -84,7 +84,7 @@ void merge_profile() {
   profile.sampler_thread_cpu_ns = g_state.sampler_total_cpu_ns;
   account_unserved(profile);
   runtime::UnloadTotals u = runtime::unload_totals();
-  profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.unwalkable_rounds};
+  profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};
 }
 
 }  // namespace sampler

@@ -94,6 +94,7 @@ struct CodeUnloading {
   uint64_t retired = 0;            // replaced code handed to the unloader
   uint64_t freed = 0;              // of it, freed (the rest was still in use at exit)
   uint64_t rounds = 0;             // safepoints that decided
+  uint64_t kept_in_use = 0;        // summed over rounds: retired code a pc still lay in
   uint64_t unwalkable_rounds = 0;  // of them, rounds that freed nothing: a stack was not walkable
 };
 

@@ -68,8 +68,8 @@ void write_stats_json(const Profile& p, std::ostream& os) {
   append_percentiles(out, p.sampler_cpu_ns);
   const CodeUnloading& u = p.unloading;
   out += fmt::format("}},\n \"code_unloading\": {{\"retired\": {}, \"freed\": {}, \"rounds\": {}, "
-                     "\"unwalkable_rounds\": {}}},",
-                     u.retired, u.freed, u.rounds, u.unwalkable_rounds);
+                     "\"kept_in_use\": {}, \"unwalkable_rounds\": {}}},",
+                     u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds);
   out += "\n \"samplers\": [";
   bool first = true;
   for (SamplerId sampler : report_samplers(p)) {

@@ -53,7 +53,7 @@ Profile two_samplers() {
   cls.dropped[Reason::ring_full] = 1;
   cls.suspension_ns = {20000};
   p.stats[SamplerId::async];
-  p.unloading = CodeUnloading{5, 4, 3, 1};
+  p.unloading = CodeUnloading{5, 4, 3, 2, 1};
   return p;
 }
 
@@ -66,7 +66,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       " \"duration_ns\": 12345678,\n"
       " \"sampler_thread\": {\"cpu_ns\": 98765, \"cpu_per_visit_ns\": "
       "{\"n\": 4, \"p50\": 2000, \"p99\": 4000, \"max\": 4000}},\n"
-      " \"code_unloading\": {\"retired\": 5, \"freed\": 4, \"rounds\": 3, \"unwalkable_rounds\": 1},\n"
+      " \"code_unloading\": {\"retired\": 5, \"freed\": 4, \"rounds\": 3, \"kept_in_use\": 2, \"unwalkable_rounds\": 1},\n"
       " \"samplers\": [\n"
       "  {\"name\": \"cooperative\",\n"
       "   \"interruptions\": 10, \"samples\": 9, \"truncated\": 0,\n"
@@ -127,7 +127,7 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         " \"duration_ns\": 0,\n"
         " \"sampler_thread\": {\"cpu_ns\": 0, \"cpu_per_visit_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
-        " \"code_unloading\": {\"retired\": 0, \"freed\": 0, \"rounds\": 0, \"unwalkable_rounds\": 0},\n"
+        " \"code_unloading\": {\"retired\": 0, \"freed\": 0, \"rounds\": 0, \"kept_in_use\": 0, \"unwalkable_rounds\": 0},\n"
         " \"samplers\": []}\n");
 
   SamplerStats st;
