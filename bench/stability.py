@@ -5,8 +5,8 @@ thread's own poll cannot.
 The workload is tests/stress/unload_churn.mini: eight threads in hot calls, a recursion
 and allocation churn, run with `--stress-unload=1ms` (every compiled function recompiled
 and the old code freed at a safepoint every millisecond) and 10 kHz sampling, alternately
-`--xcomp` and tiered, with a heap large enough for the churn (`--heap`; with a collector
-it simply collects). Each compared sampler runs beside the oracle (`--sampler=NAME,oracle`,
+`--xcomp` and tiered, with a small heap (`--heap=16m`), so that collections at global
+safepoints interleave with the unloader's. Each compared sampler runs beside the oracle (`--sampler=NAME,oracle`,
 so both see the same interruptions), in as many runs as it takes to reach the same number
 of interruptions, and this counts, per sampler:
   - crashes caught: walks the crash protection ended (`stability.crashes_caught`, the
@@ -31,7 +31,7 @@ import svgplot
 
 PROGRAM = "tests/stress/unload_churn.mini"
 COMPARED = ["classical", "async", "cooperative"]
-FLAGS = ["--stress-unload=1ms", "--heap=2g", "--profile", "--interval=100us"]
+FLAGS = ["--stress-unload=1ms", "--heap=16m", "--profile", "--interval=100us"]
 MODES = [["--xcomp"], ["--compile-threshold=20", "--backedge-threshold=200"]]
 TIMEOUT_S = 120
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Code unloading under sampling, end to end: tests/stress/unload_churn.mini (eight
 threads in hot calls, a recursion and allocation churn) under --stress-unload with every
-sampler at 10 kHz, in --xcomp and tiered modes. It must print what an unprofiled --xint
+sampler at 10 kHz, in --xcomp and tiered modes, with a heap small enough that collections interleave with
+the unloading. It must print what an unprofiled --xint
 run prints, really free code, account for every interruption in every sampler (stats and
 .jsonl agree), and show the cooperative sampler never using freed code and never needing
 crash protection, and rebuilding every stack the oracle took. Prints `N passed, N failed`."""
@@ -36,7 +37,7 @@ with tempfile.TemporaryDirectory() as tmp:
     stats_path = os.path.join(tmp, "stats.json")
     events_path = os.path.join(tmp, "events.jsonl")
     for label, mode in (("xcomp", ["--xcomp"]), ("tiered", ["--compile-threshold=20", "--backedge-threshold=200"])):
-        rc, so, se = run(*mode, "--stress-unload=1ms", "--profile", "--sampler=all", "--interval=100us",
+        rc, so, se = run(*mode, "--stress-unload=1ms", "--heap=16m", "--gc-log", "--profile", "--sampler=all", "--interval=100us",
                          f"--profile-stats={stats_path}", f"--profile-out={events_path}", PROGRAM)
         if not check(f"{label}: runs and prints the interpreter's result", rc == 0 and so == expected,
                      f"rc={rc} out={so!r} expected={expected!r}\n{se[-2000:]}"):
@@ -46,6 +47,7 @@ with tempfile.TemporaryDirectory() as tmp:
         unloading = stats["code_unloading"]
         check(f"{label}: code was replaced and freed", unloading["freed"] > 0 and unloading["rounds"] > 0, unloading)
         check(f"{label}: every round could walk every stack", unloading["unwalkable_rounds"] == 0, unloading)
+        check(f"{label}: the churn was collected meanwhile", "[gc " in se, se[-2000:])
         samplers = {s["name"]: s for s in stats["samplers"]}
         for name, s in samplers.items():
             check(f"{label}: {name}'s interruptions are all accounted for", s["accounted"], s)
