@@ -41,12 +41,14 @@ def stack_key(stack):
 
 
 def disagreements(events, sampler):
-    """Interruptions the oracle sampled where `sampler`'s stack differs (a failure differs)."""
+    """Interruptions the oracle sampled where `sampler`'s stack differs, and of them how
+    many were its counted failures (the rest are wrong stacks)."""
     oracle, mine = {}, {}
     for e in events:
         if e["event"] in ("ExecutionSample", "NativeMethodSample"):
             (oracle if e["sampler"] == "oracle" else mine if e["sampler"] == sampler else {})[e["sample"]] = e["stack"]
-    return sum(1 for i, st in oracle.items() if stack_key(mine.get(i, [])) != stack_key(st))
+    differ = [i for i, st in oracle.items() if i not in mine or stack_key(mine[i]) != stack_key(st)]
+    return len(differ), sum(1 for i in differ if i not in mine)
 
 
 def one_run(b, sampler, mode, rounds):
@@ -69,8 +71,9 @@ def one_run(b, sampler, mode, rounds):
     with open(events_path) as f:
         events = [json.loads(line) for line in f if line.strip()]
     mine = next(s for s in stats["samplers"] if s["name"] == sampler)
+    differ, failed = disagreements(events, sampler)
     return {"interruptions": mine["interruptions"], "crashes_caught": mine["stability"]["crashes_caught"],
-            "freed_code": mine["stability"]["freed_code"], "disagreements": disagreements(events, sampler),
+            "freed_code": mine["stability"]["freed_code"], "disagreements": differ, "failed_disagreements": failed,
             "accounted": all(s["accounted"] for s in stats["samplers"]),
             "freed_blobs": stats["code_unloading"]["freed"], "runs": 1}
 
@@ -106,16 +109,18 @@ def write_stability(out_dir, stab):
           f"`{' '.join(FLAGS)}`, alternately `--xcomp` and tiered, each sampler beside the oracle until it "
           f"had {stab['target']} interruptions (runs of {TIMEOUT_S} s at most). Crashes caught: walks the crash "
           "protection ended. Disagreements: interruptions the oracle sampled where the sampler's stack, or its "
-          "failure, differs. Freed-code samples: interruptions whose walk or reconstruction used a pc in code "
+          "failure, differs (the last column: how many of them were the sampler's counted failures, e.g. "
+          "`pc_in_prologue`; the rest are wrong stacks). Freed-code samples: interruptions whose walk or reconstruction used a pc in code "
           "already freed (checked against the VM's freed-code log). Hangs: runs past the timeout; died: runs "
           "that ended abnormally.\n"]
     header = ["sampler", "interruptions", "runs", "blobs freed", "crashes caught", "disagreements",
-              "freed-code samples", "hangs", "died"]
+              "freed-code samples", "hangs", "died", "disagreements that were failures"]
     rows = []
     for s in COMPARED:
         t = stab["samplers"][s]["totals"]
         rows.append([s, t.get("interruptions", 0), t.get("runs", 0), t.get("freed_blobs", 0), t.get("crashes_caught", 0),
-                     t.get("disagreements", 0), t.get("freed_code", 0), t.get("hang", 0), t.get("died", 0)])
+                     t.get("disagreements", 0), t.get("freed_code", 0), t.get("hang", 0), t.get("died", 0),
+                     t.get("failed_disagreements", 0)])
     md.append("| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n" +
               "".join("| " + " | ".join(str(c) for c in r) + " |\n" for r in rows))
     unaccounted = {s: v["totals"].get("unaccounted_runs", 0) for s, v in stab["samplers"].items()}
