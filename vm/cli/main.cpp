@@ -134,7 +134,9 @@ int main(int argc, char** argv) {
     return finish(app.exit(e));
   } catch (const CLI::ParseError& e) {
     std::vector<CLI::App*> commands = app.get_subcommands();
-    usage_error(e.what(), commands.empty() ? nullptr : commands[0]);
+    CLI::App* command = commands.empty() ? nullptr : commands[0];
+    if (command == run && dynamic_cast<const CLI::RequiredError*>(&e)) usage_error("run needs a program file", run);
+    usage_error(e.what(), command);
   }
   try {
     refuse_extras(app, nullptr, "", "");

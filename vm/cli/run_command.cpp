@@ -7,6 +7,7 @@
 #include "jit/code_registration.h"
 #include "jit/intrinsic_stubs.h"
 #include "jit/perf_map.h"
+#include "jit/stress_unload.h"
 #include "runtime/errors.h"
 #include "runtime/gc.h"
 #include "vm/cli/outputs.h"
@@ -40,6 +41,7 @@ void run_command(RunOptions o) {
   if (o.mode == Mode::xcomp) {
     for (size_t i = 0; i < vm.method_count(); i++) jit::compile_and_install(vm.method(i), o.jit);
   }
+  if (o.stress_unload_ns) jit::start_stress_unload(jit::StressUnloadOptions{o.jit, *o.stress_unload_ns});
   if (o.profile) sampler::start_profiler(o.profiler);
   int status = vm.run_main();
   // Checked here rather than in the exit hooks, which cannot change the status. The

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "jit/stress_unload.h"
 #include "sampler/samplers.h"
 #include "vm/cli/help_format.h"
 #include "vm/cli/outputs.h"
@@ -20,6 +21,9 @@ constexpr const char* kCompiled = "Compiled code";
 constexpr const char* kMemory = "Memory and collection";
 
 constexpr uint64_t kMiB = uint64_t(1) << 20;
+// Sampling intervals and --stress-unload periods: from 10 us to 10 s.
+constexpr uint64_t kMinPeriodNs = 10'000;
+constexpr uint64_t kMaxPeriodNs = 10'000'000'000ull;
 
 [[noreturn]] void bad(const std::string& noun, const std::string& option, const std::string& text,
                       const std::string& why) {
@@ -78,14 +82,21 @@ Value count_value(uint32_t& out) {
           }};
 }
 
-Value duration_value(uint64_t min_ns, uint64_t max_ns, uint64_t& out) {
-  return {"T",
+// A duration; with `optional`, the option may be given without one and means `fallback`.
+template <typename T>
+Value duration_value(const char* noun, uint64_t min_ns, uint64_t max_ns, uint64_t fallback, T& out,
+                     bool optional = false) {
+  return {optional ? "[T]" : "T",
           fmt::format("from {} to {}; default {}", format_duration(min_ns), format_duration(max_ns),
-                      format_duration(out)),
+                      format_duration(fallback)),
           [=, &out](const std::string& option, const std::string& text) {
+            if (optional && text.empty()) {
+              out = fallback;
+              return;
+            }
             std::string why;
             auto v = parse_duration(text, min_ns, max_ns, why);
-            if (!v) bad("interval", option, text, why);
+            if (!v) bad(noun, option, text, why);
             out = *v;
           }};
 }
@@ -147,7 +158,8 @@ std::string sampler_help() {
 }  // namespace
 
 void add_run_flags(CLI::App& run, RunOptions& o) {
-  run.add_option("program", o.program, "the Mini program to compile and run")->type_name("PROGRAM.mini");
+  // Required, so that an option whose value is optional (--stress-unload) never takes it.
+  run.add_option("program", o.program, "the Mini program to compile and run")->type_name("PROGRAM.mini")->required();
 
   CLI::Option* xint = flag(run, "--xint", kExecution, "run in the template interpreter only (not with --xcomp)",
                            [&] { o.mode = Mode::xint; });
@@ -184,6 +196,12 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                  if (!why.empty()) bad("value", option, text, why);
                  o.jit.strip_mining_iters = uint32_t(*n);
                }});
+  option(run, "--stress-unload", kCompiled,
+         "every T recompile every compiled function and free the replaced code once no thread can be in it; "
+         "tiered or --xcomp only",
+         duration_value("period", kMinPeriodNs, kMaxPeriodNs, jit::StressUnloadOptions{}.period_ns,
+                        o.stress_unload_ns, /*optional=*/true))
+      ->expected(0, 1);
   option(run, "--debug-info", kCompiled, "compiled-code debug info for every pc, or only at polls and calls",
          choice_value({"all", "safepoints"}, o.jit.safepoint_debug_info, [&](size_t i) { o.jit.safepoint_debug_info = i == 1; }));
   flag(run, "--perf-map", kCompiled,
@@ -225,7 +243,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
          path_value(o.profiler.stats_path));
   flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
   option(run, "--interval", kProfiling, "time between samples: 250us, 1ms, 2s",
-         duration_value(10'000, 10'000'000'000ull, o.profiler.interval_ns));
+         duration_value("interval", kMinPeriodNs, kMaxPeriodNs, o.profiler.interval_ns, o.profiler.interval_ns));
   option(run, "--sampler", kProfiling, sampler_help(), samplers_value(o.profiler.samplers));
   flag(run, "--stub-metadata", kProfiling,
        "give the intrinsic stubs (arraycopy, crc32) a frame description, so a sample inside one is its compiled "
@@ -239,6 +257,8 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
 
 void resolve_run_flags(const CLI::App& run, RunOptions& o) {
   if (o.program.empty()) throw CLI::ValidationError("run needs a program file");
+  if (o.stress_unload_ns && o.mode == Mode::xint)
+    throw CLI::ValidationError("--stress-unload needs the JIT (not with --xint)");
   for (const CLI::Option* opt : run.get_options())
     if (opt->get_group() == kProfiling && opt->count() > 0) o.profile = true;
 

@@ -1,6 +1,8 @@
 // Everything `minivm run` is told on its command line, as run_flags.cpp parses it and
 // run_command.cpp uses it.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "jit/baseline_compiler.h"
@@ -21,6 +23,7 @@ struct RunOptions {
   jit::JitOptions jit;
   jit::TieredOptions tiered;  // its `jit` is filled from `jit` when the run starts
   bool perf_map = false;
+  std::optional<uint64_t> stress_unload_ns;  // --stress-unload's period
   bool profile = false;  // --profile, or any option of the profiling group
   sampler::ProfilerOptions profiler;
 };
