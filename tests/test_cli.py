@@ -114,6 +114,13 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("help", "run")
     check("help run is run --help", rc == 0 and out == run("run", "--help")[1], out + err)
 
+    # An option whose value is optional takes the next argument only when a program follows.
+    for args in (["--stress-unload"], ["--stress-unload", "1ms"], ["--stress-unload=1ms"]):
+        rc, out, err = run("run", "--xcomp", *args, hello)
+        check(f"{' '.join(args)} before the program", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
+    rc, out, err = run("run", "--xcomp", hello, "--stress-unload")
+    check("--stress-unload after the program", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
+
     # Bad values name the option and what it accepts; conflicts are refused.
     rc, out, err = run("run", "--suspend=bogus", hello)
     check("a bad --suspend names the value and the accepted ones",
