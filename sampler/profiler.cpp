@@ -66,7 +66,11 @@ void start_profiler(const ProfilerOptions& options) {
 }
 
 void finish_profiler() {
-  if (!g_state.running.exchange(false)) return;
+  {
+    std::lock_guard<std::mutex> lock(g_state.wake_mutex);  // not between its check and its wait
+    if (!g_state.running.exchange(false)) return;
+  }
+  g_state.wake.notify_all();
   g_state.sampler_thread.join();
   // A handler that was already running finishes within microseconds; then record what
   // the handlers' walks left for the sampler thread.

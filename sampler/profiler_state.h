@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -125,6 +126,10 @@ struct ProfilerState {
   uint64_t ended_walks_full[kSamplerCount] = {};
   EventBuffer sampler_events;  // what the sampler thread records (classical, async, oracle, native)
   std::thread sampler_thread;
+  // The sampler thread sleeps on this between periods, so that stopping it (running
+  // false, then a notify) wakes it at once instead of after a whole --interval.
+  std::mutex wake_mutex;
+  std::condition_variable wake;
   // The sampler thread's own: the classical walk's pre-allocated buffer, its CPU per
   // visit and in all.
   std::vector<CompactFrame> classical_frames;

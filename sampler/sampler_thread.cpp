@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "runtime/stack_walker.h"
 #include "runtime/vm.h"
@@ -167,8 +168,9 @@ void sampler_loop() {
     deadline += g_state.options.interval_ns;
     uint64_t now = now_ns();
     if (deadline > now) {
-      timespec ts{time_t((deadline - now) / 1000000000u), long((deadline - now) % 1000000000u)};
-      nanosleep(&ts, nullptr);
+      std::unique_lock<std::mutex> wait(g_state.wake_mutex);
+      auto stopped = [] { return !g_state.running.load(std::memory_order_acquire); };
+      if (g_state.wake.wait_for(wait, std::chrono::nanoseconds(deadline - now), stopped)) break;
     } else {
       deadline = now;  // fell behind: do not burst
     }
