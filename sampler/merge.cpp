@@ -25,7 +25,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
   for (Event e : from.events) {
     if (e.type != EventType::FailedSample) {
       if (!buf.compact_stacks) {
-        e.stack = to.stacks.intern(from.stacks.get(e.stack));
+        e.stack = to.stacks.intern(from.stacks.get(e.stack), from.stacks.truncated(e.stack));
       } else {
         if (named_id[e.stack] < 0) named_id[e.stack] = to.stacks.intern(named(buf.compact[e.stack]));
         e.stack = uint32_t(named_id[e.stack]);

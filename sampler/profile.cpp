@@ -38,12 +38,14 @@ size_t StackTraceRepository::Hash::operator()(const StackTrace& t) const {
   return static_cast<size_t>(h);
 }
 
-uint32_t StackTraceRepository::intern(const StackTrace& trace) {
-  auto it = ids_.find(trace);
-  if (it != ids_.end()) return it->second;
+uint32_t StackTraceRepository::intern(const StackTrace& trace, bool truncated) {
+  auto& ids = ids_[truncated];
+  auto it = ids.find(trace);
+  if (it != ids.end()) return it->second;
   uint32_t id = static_cast<uint32_t>(traces_.size());
   traces_.push_back(trace);
-  ids_.emplace(trace, id);
+  truncated_.push_back(truncated);
+  ids.emplace(trace, id);
   return id;
 }
 

@@ -31,11 +31,14 @@ struct FrameRef {
 
 using StackTrace = std::vector<FrameRef>;  // top frame first
 
-// Interns stack traces: one id per distinct trace.
+// Interns stack traces: one id per distinct trace. A trace the walk's depth limit cut
+// (`truncated`, its outermost callers missing) is a different trace from the same frames
+// complete, so every writer can mark it.
 class StackTraceRepository {
  public:
-  uint32_t intern(const StackTrace& trace);
+  uint32_t intern(const StackTrace& trace, bool truncated = false);
   const StackTrace& get(uint32_t id) const { return traces_[id]; }
+  bool truncated(uint32_t id) const { return id < truncated_.size() && truncated_[id]; }
   size_t size() const { return traces_.size(); }
 
  private:
@@ -43,7 +46,8 @@ class StackTraceRepository {
     size_t operator()(const StackTrace& t) const;
   };
   std::vector<StackTrace> traces_;
-  std::unordered_map<StackTrace, uint32_t, Hash> ids_;
+  std::vector<bool> truncated_;
+  std::unordered_map<StackTrace, uint32_t, Hash> ids_[2];  // [truncated]
 };
 
 enum class EventType : uint8_t { ExecutionSample, NativeMethodSample, SafepointLatency, FailedSample };

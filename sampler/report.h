@@ -82,6 +82,10 @@ const StackTrace& stack_of_id(const Profile&, uint32_t id);                     
 // an empty name is "[unknown]". A sample with no frames at all is the frame "[no_frames]".
 std::string frame_label(const FrameRef&, bool lines);  // report_collapsed.cpp
 inline constexpr const char* kNoFramesLabel = "[no_frames]";
+// The root frame of a stack the walk's depth limit cut (StackTraceRepository::truncated)
+// in folded stacks, speedscope and the HTML flame graph: it stands where the missing
+// outermost callers would be, so a cut stack is never taken for a complete one.
+inline constexpr const char* kTruncatedLabel = "[truncated]";
 // A frame's function as every writer names it: "[unknown]" when it has no name.
 inline std::string function_name(const FrameRef& f) { return f.function.empty() ? std::string("[unknown]") : f.function; }
 

@@ -135,6 +135,7 @@ void write_jsonl(const Profile& p, std::ostream& out) {
           b += ",\"reason\":";
           append_json_string(b, reason_name(*e.reason));
         }
+        if (p.stacks.truncated(e.stack)) b += ",\"truncated\":true";
         b += ',';
         append_stack(b, event_stack(p, e));
         break;

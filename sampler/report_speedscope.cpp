@@ -17,8 +17,9 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
   // The shared frames table, in order of first use.
   std::unordered_map<std::string, size_t> index;
   std::string frames;
-  auto frame_id = [&](const FrameRef* f) -> size_t {
-    std::string label = f ? frame_label(*f, opt.lines) : std::string(kNoFramesLabel);
+  // A frame of the program, or (f null) one of the writers' own: [no_frames], [truncated].
+  auto frame_id = [&](const FrameRef* f, const char* own = kNoFramesLabel) -> size_t {
+    std::string label = f ? frame_label(*f, opt.lines) : std::string(own);
     auto [it, inserted] = index.emplace(label, index.size());
     if (inserted) {
       if (it->second) frames += ",\n";
@@ -46,7 +47,8 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
       auto [it, inserted] = cache.try_emplace(e.stack);
       if (inserted) {
         const StackTrace& st = stack_of_id(p, e.stack);
-        if (st.empty()) it->second = std::to_string(frame_id(nullptr));
+        if (p.stacks.truncated(e.stack)) it->second = std::to_string(frame_id(nullptr, kTruncatedLabel)) + ',';
+        if (st.empty()) it->second += std::to_string(frame_id(nullptr));
         for (size_t i = st.size(); i-- > 0;) {  // speedscope stacks are root first
           it->second += std::to_string(frame_id(&st[i]));
           if (i) it->second += ',';

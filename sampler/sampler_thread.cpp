@@ -51,7 +51,7 @@ void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const 
   if (failure)
     record_failure(p, sampler, *failure, id, ticks, thread);
   else
-    record_sample(p, sampler, id, ticks, held, thread, p.stacks.intern(trace), std::nullopt, truncated);
+    record_sample(p, sampler, id, ticks, held, thread, p.stacks.intern(trace, truncated), std::nullopt, truncated);
 }
 
 // Signal the thread, wait until its handler has published its registers, walk it

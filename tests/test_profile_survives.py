@@ -48,4 +48,37 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"--interval=10s on a 1 ms program exits at once (median {times[1]:.3f} s)",
           rc == 0 and so == "1\n" and times[1] < 3.0, times)
 
+    # Stacks cut at the depth limit are marked in every format: async walks 64 frames of
+    # the 100 under the loop, the cooperative sampler sees them all.
+    deep = os.path.join(ROOT, "tests", "profiler", "deep_recursion.mini")
+    outs = {ext: os.path.join(tmp, "deep" + ext) for ext in (".jsonl", ".collapsed", ".json", ".html", ".txt")}
+    for ext, out in outs.items():
+        rc, so, se, _ = run("--xcomp", "--profile", "--sampler=cooperative,async", "--interval=2ms",
+                            f"--profile-out={out}", deep)
+        check(f"deep recursion profiled to {ext}", rc == 0 and so == "true\n", se[-2000:])
+    with open(outs[".jsonl"]) as f:
+        ev = [json.loads(line) for line in f if line.strip()]
+    samples = [e for e in ev if e["event"] == "ExecutionSample"]
+    cut = [e for e in samples if e["sampler"] == "async" and len(e["stack"]) == 64]
+    check(".jsonl: async samples cut at 64 frames say truncated, cooperative ones (complete) do not",
+          len(cut) >= 5 and all(e.get("truncated") is True for e in cut)
+          and not any(e.get("truncated") for e in samples if e["sampler"] == "cooperative"),
+          f"{len(cut)} cut; {[(e['sampler'], len(e['stack']), e.get('truncated')) for e in samples[:6]]}")
+    with open(outs[".collapsed"]) as f:
+        folded = f.read()
+    check(".collapsed: cut stacks have a [truncated] root", re.search(r"^async;\[truncated\];down;", folded, re.M)
+          and not re.search(r"^cooperative;\[truncated\]", folded, re.M), folded[:1000])
+    with open(outs[".json"]) as f:
+        sp = json.load(f)
+    names = [fr["name"] for fr in sp["shared"]["frames"]]
+    roots = {p["name"]: {names[s[0]] for s in p["samples"] if s} for p in sp["profiles"]}
+    check(".json (speedscope): cut stacks start at a [truncated] frame",
+          "[truncated]" in roots.get("async", set()) and "[truncated]" not in roots.get("cooperative", set()), roots)
+    with open(outs[".html"]) as f:
+        html = f.read()
+    check(".html: the flame graph names [truncated]", "[truncated]" in html)
+    with open(outs[".txt"]) as f:
+        text = f.read()
+    check(".txt: the text report counts them", re.search(r"of which truncated\s+[1-9]", text), text[-2000:])
+
 finish()

@@ -881,3 +881,40 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
   CHECK_FALSE(write_profile_file(p, (dir.path / "missing" / "p.txt").string(), o, err));
   CHECK(err.find("cannot write") != std::string::npos);
 }
+
+TEST_CASE("reports: a stack the depth limit cut is marked truncated in every format", "[reports]") {
+  Profile p;
+  p.program = "prog.mini";
+  p.samplers = {SamplerId::classical};
+  uint32_t cut = p.stacks.intern(kB, true), whole = p.stacks.intern(kB);
+  CHECK(cut != whole);
+  CHECK(p.stacks.truncated(cut));
+  CHECK_FALSE(p.stacks.truncated(whole));
+  CHECK(p.stacks.intern(kB, true) == cut);
+  p.events = {sample_event(SamplerId::classical, 1, cut), sample_event(SamplerId::classical, 2, whole)};
+  SamplerStats& s = p.stats[SamplerId::classical];
+  s.interruptions = s.samples = 2;
+  s.truncated = 1;
+  // Folded stacks: the cut one has [truncated] as its root; the whole one does not.
+  CHECK(collapsed_of(p) == "[truncated];main;fib;fib;fib 1\nmain;fib;fib;fib 1\n");
+  // .jsonl: the cut sample says so, the whole one carries no mark.
+  std::vector<std::string> lines = split_lines(jsonl_of(p));
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[0].find("\"biased\":false,\"truncated\":true,\"stack\":[") != std::string::npos);
+  CHECK(lines[1].find("truncated") == std::string::npos);
+  for (bool with_lines : {false, true}) {
+    ReportOptions o;
+    o.lines = with_lines;
+    Json doc = parse_json(speedscope_of(p, o));
+    CHECK(fold_speedscope(doc, doc["profiles"][0]) == fold_stacks(p, SamplerId::classical, with_lines));
+    Json d = parse_json(html_data(html_of(p, o)));
+    // (The tree's nodes all carry a line with --profile-lines; [truncated] has none.)
+    if (!with_lines) CHECK(fold_html_tree(d, d["samplers"][0]["root"]) == fold_stacks(p, SamplerId::classical, false));
+    std::set<std::string> roots;
+    for (const Json& c : d["samplers"][0]["root"]["c"].items) roots.insert(d["names"][c["f"].u64()].str);
+    CHECK(roots == std::set<std::string>{"[truncated]", "main"});
+    CHECK(fold_stacks(p, SamplerId::classical, with_lines).begin()->first.rfind("[truncated];main", 0) == 0);
+  }
+  // The text report counts them.
+  CHECK(text_of(p).find("of which truncated") != std::string::npos);
+}
