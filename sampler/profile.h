@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/stack_walker.h"
+#include "sampler/distribution.h"
 #include "sampler/reasons.h"
 #include "sampler/samplers.h"
 
@@ -63,6 +64,10 @@ struct Event {
   std::optional<Reason> reason;  // FailedSample: why; biased samples: why biased
   uint64_t latency_ns = 0; // SafepointLatency
   uint32_t stack = 0;      // StackTraceRepository id (not for FailedSample)
+  // How many identical samples this entry stands for. The profiler keeps one entry per
+  // distinct (type, sampler, thread, stack, outcome) with its count, and the time and id
+  // of the first; only the .jsonl stream has every event.
+  uint64_t count = 1;
 };
 
 // Accounting for one sampler: every interruption ends as a sample or a counted failure.
@@ -74,8 +79,11 @@ struct SamplerStats {
   std::map<Reason, uint64_t> failed;
   std::map<Reason, uint64_t> biased;          // (these are also samples)
   std::map<Reason, uint64_t> dropped;         // (e.g. ring_full)
-  std::vector<uint64_t> suspension_ns;        // how long the thread was held, per interruption
-  std::vector<uint64_t> latency_ns;           // request ticks -> served, per sample (cooperative)
+  Distribution suspension_ns;                 // how long the thread was held, per interruption
+  Distribution latency_ns;                    // request ticks -> served, per sample (cooperative)
+  // Interruptions sent but not yet ended when the profile was taken: only in a profile
+  // dumped while the program runs (requests waiting for a poll, signals pending).
+  uint64_t in_flight = 0;
 };
 
 // The sum of a reason -> count map (a sampler's failed, biased or dropped).
@@ -88,20 +96,42 @@ inline uint64_t total(const std::map<Reason, uint64_t>& by_reason) {
 // How many interruptions a sampler ended: as a sample, a failure or a drop. Every
 // interruption ends as exactly one, so this equals `interruptions` (all_accounted).
 inline uint64_t ended(const SamplerStats& st) { return st.samples + total(st.failed) + total(st.dropped); }
-inline bool all_accounted(const SamplerStats& st) { return ended(st) == st.interruptions; }
+inline bool all_accounted(const SamplerStats& st) { return ended(st) + st.in_flight == st.interruptions; }
 
 struct Profile {
   std::string program;                        // the .mini file
   std::vector<SamplerId> samplers;            // in report order
   std::map<SamplerId, SamplerStats> stats;
-  std::vector<Event> events;                  // in emission order
+  std::vector<Event> events;                  // samples, in order of first emission
   StackTraceRepository stacks;
   uint64_t interval_ns = 0;
   uint64_t duration_ns = 0;
   // The sampler thread's own CPU time: per visit of a thread (signal, hold and walk, or
   // native walk), and in all (with the recording of handler walks).
-  std::vector<uint64_t> sampler_cpu_ns;
+  Distribution sampler_cpu_ns;
   uint64_t sampler_thread_cpu_ns = 0;
+
+  // Adds `e` (e.count samples) to `events`, to the entry with the same type, sampler,
+  // thread, stack and outcome if there is one: memory grows with the distinct stacks,
+  // not with the length of the run.
+  void add_sample(const Event& e);
+  // Puts `events` in order of their (first) time; add_sample keeps working after it.
+  void sort_by_time();
+
+ private:
+  struct SampleKey {
+    EventType type;
+    SamplerId sampler;
+    int thread;
+    uint32_t stack;
+    bool biased;
+    std::optional<Reason> reason;
+    bool operator==(const SampleKey&) const = default;
+  };
+  struct SampleKeyHash {
+    size_t operator()(const SampleKey& k) const;
+  };
+  std::unordered_map<SampleKey, size_t, SampleKeyHash> sample_index_;
 };
 
 }  // namespace sampler

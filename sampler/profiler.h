@@ -20,10 +20,13 @@ struct ProfilerOptions {
   std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit
+  uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
 };
 
 // Installs the handler, the poll client and the thread hook, and starts the sampler
-// thread. Call once, after VM::init/load and before run_main.
+// thread and the dump thread (dump_thread.cpp: the profile is written when SIGINT,
+// SIGTERM or SIGPIPE ends the run, and on SIGUSR2 or every dump_every_ns while it runs).
+// Call once, after VM::init/load and before run_main.
 void start_profiler(const ProfilerOptions& options);
 // Stops sampling, accounts for requests still pending, and writes the reports; runs
 // from the VM's exit hook.
@@ -31,7 +34,9 @@ void finish_profiler();
 // The profile merged by finish_profiler (tests).
 const Profile& current_profile();
 
-// "1ms", "250us", "2s" -> ns; false on anything else.
+// "250us", "1ms", "2s", "5m" -> ns; false on anything else.
+bool parse_duration(const std::string& text, uint64_t& ns);
+// A duration from 10 us to 10 s: --interval.
 bool parse_interval(const std::string& text, uint64_t& ns);
 
 }  // namespace sampler

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -36,6 +37,11 @@ void write_speedscope(const Profile&, std::ostream&, const ReportOptions& = {});
 void write_html(const Profile&, std::ostream&, const ReportOptions& = {});
 // One JSON object per event, in emission order, exactly DESIGN.md's schema.
 void write_jsonl(const Profile&, std::ostream&);
+// Its pieces, which the profiler's .jsonl stream uses as it records: a stack as a JSON
+// array, and one event's line (newline included) with that stack (any text for a
+// FailedSample) and whether the depth limit cut it.
+void append_stack_json(std::string& out, const StackTrace& stack);  // report_jsonl.cpp
+void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated);
 
 // The statistics as one JSON document (`--profile-stats FILE`): program, interval, run
 // time, the sampler thread's CPU, and per sampler in report order its accounting by
@@ -48,10 +54,18 @@ bool write_stats_file(const Profile&, const std::string& path, std::string& erro
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write);
 
+// The format a file's extension names (.txt .collapsed .json .html .jsonl, any case);
+// nothing, with a message naming the five in `error`, for another extension.
+enum class OutputFormat { txt, collapsed, json, html, jsonl };
+std::optional<OutputFormat> output_format(const std::string& path, std::string& error);  // report_text.cpp
+
 // Picks the writer by the file's extension (.txt .collapsed .json .html .jsonl); returns
 // false with a message in `error` for an unknown extension or a file it cannot write.
 bool write_profile_file(const Profile&, const std::string& path, const ReportOptions&,
                         std::string& error);
+// The same in a format given (to a path whose extension need not name it).
+bool write_profile_format(const Profile&, OutputFormat format, const std::string& path, const ReportOptions&,
+                          std::string& error);
 
 // ---- Building blocks shared by the writers (and used by the tests) ----
 
@@ -99,12 +113,13 @@ std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,
 std::string json_string(std::string_view s);                 // report_jsonl.cpp
 void append_json_string(std::string& out, std::string_view s);  // report_jsonl.cpp
 
-// Nearest-rank percentiles: the value at rank ceil(p/100 * n) of the sorted values.
+// Nearest-rank percentiles: the value at rank ceil(p/100 * n) of the sorted values (as a
+// Distribution keeps them: exact, or at most 0.8% above; distribution.h).
 struct Percentiles {
   size_t n = 0;  // 0: no values, the report prints "n/a"
   uint64_t p50 = 0, p99 = 0, max = 0;
 };
-Percentiles percentiles(std::vector<uint64_t> values);  // report_text.cpp
+Percentiles percentiles(const Distribution& values);  // report_text.cpp
 // Nanoseconds as microseconds: "0.12 µs", "4.20 µs", "42.0 µs", "420 µs", "12345 µs".
 std::string format_us(uint64_t ns);  // report_text.cpp
 

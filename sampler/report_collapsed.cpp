@@ -47,7 +47,7 @@ std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,
                                                         SamplerId sampler) {
   std::map<uint32_t, uint64_t> counts;
   for (const Event& e : p.events)
-    if (is_stack_sample(e) && e.sampler == sampler) ++counts[e.stack];
+    if (is_stack_sample(e) && e.sampler == sampler) counts[e.stack] += e.count;
   return {counts.begin(), counts.end()};
 }
 

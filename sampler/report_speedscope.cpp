@@ -1,8 +1,10 @@
 // speedscope JSON (`--profile-out FILE.json`; open it at speedscope.app or with the
 // `speedscope` command): one "sampled" profile per sampler, named after it, all sharing
-// one frames table. Every sample is one entry in emission order (so speedscope's "Time
-// Order" view is the run's timeline) with weight 1 and unit "none": the numbers speedscope
-// shows are sample counts, the same as the text and collapsed reports. A frame is a
+// one frames table. The samples of one thread with one stack and outcome are one entry
+// weighted by their count (the profile keeps them so: profile.h), in order of the first
+// of them, with unit "none": the numbers speedscope shows are sample counts, the same as
+// the text and collapsed reports. (speedscope's "Time Order" view shows first
+// appearances, not the timeline.) A frame is a
 // function, or function:line with --profile-lines (then "line" is set too).
 #include <ostream>
 #include <unordered_map>
@@ -59,8 +61,8 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
         weights += ',';
       }
       stacks += '[' + it->second + ']';
-      weights += '1';
-      ++n;
+      weights += std::to_string(e.count);
+      n += e.count;
     }
     if (si) profiles += ",\n";
     profiles += "{\"type\":\"sampled\",\"name\":";

@@ -27,7 +27,7 @@ void append_by_reason(std::string& out, const std::map<Reason, uint64_t>& by_rea
 }
 
 // {"n": N, "p50": ns, "p99": ns, "max": ns}; the three values are null when n is 0.
-void append_percentiles(std::string& out, const std::vector<uint64_t>& values) {
+void append_percentiles(std::string& out, const Distribution& values) {
   Percentiles q = percentiles(values);
   if (q.n == 0) {
     out += "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}";

@@ -20,18 +20,17 @@
 
 namespace sampler {
 
-Percentiles percentiles(std::vector<uint64_t> values) {
+Percentiles percentiles(const Distribution& values) {
   Percentiles r;
   r.n = values.size();
   if (values.empty()) return r;
-  std::sort(values.begin(), values.end());
-  auto rank = [&](size_t p) {  // nearest rank: ceil(p/100 * n), at least 1
-    size_t k = (p * values.size() + 99) / 100;
-    return values[std::max<size_t>(k, 1) - 1];
+  auto rank = [&](uint64_t p) {  // nearest rank: ceil(p/100 * n), at least 1
+    uint64_t k = (p * values.size() + 99) / 100;
+    return values.at_rank(std::max<uint64_t>(k, 1));
   };
   r.p50 = rank(50);
   r.p99 = rank(99);
-  r.max = values.back();
+  r.max = values.max();
   return r;
 }
 
@@ -81,9 +80,9 @@ Aggregate aggregate(const Profile& p, SamplerId sampler) {
   Aggregate a;
   for (const Event& e : p.events) {
     if (!is_stack_sample(e) || e.sampler != sampler) continue;
-    ++a.samples;
-    ++(e.type == EventType::NativeMethodSample ? a.native : a.execution);
-    if (e.biased) ++a.biased;
+    a.samples += e.count;
+    (e.type == EventType::NativeMethodSample ? a.native : a.execution) += e.count;
+    if (e.biased) a.biased += e.count;
     a.threads.insert(e.thread);
   }
   std::vector<std::string> seen_f;
@@ -226,7 +225,7 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
 }
 
 void timing(std::string& out, const SamplerStats& st) {
-  auto line = [&](const char* label, const std::vector<uint64_t>& v) {
+  auto line = [&](const char* label, const Distribution& v) {
     Percentiles q = percentiles(v);
     if (q.n == 0) return fmt::format("    {:<44}  n/a (none recorded)\n", label);
     return fmt::format("    {:<44}  p50 {}  p99 {}  max {}  (n={})\n", label, format_us(q.p50),
@@ -335,35 +334,40 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   os << out;
 }
 
-bool write_profile_file(const Profile& p, const std::string& path, const ReportOptions& opt,
-                        std::string& error) {
+std::optional<OutputFormat> output_format(const std::string& path, std::string& error) {
   size_t slash = path.find_last_of('/');
   size_t dot = path.find_last_of('.');
   std::string ext;
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
     ext = path.substr(dot + 1);
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  enum { txt, collapsed, json, html, jsonl, unknown } kind = unknown;
-  if (ext == "txt") kind = txt;
-  else if (ext == "collapsed") kind = collapsed;
-  else if (ext == "json") kind = json;
-  else if (ext == "html") kind = html;
-  else if (ext == "jsonl") kind = jsonl;
-  if (kind == unknown) {
-    error = fmt::format(
-        "--profile-out {}: {}; use .txt (text report), .collapsed (folded stacks), .json "
-        "(speedscope), .html (flame graph) or .jsonl (one event per line)",
-        path, ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'");
-    return false;
-  }
+  if (ext == "txt") return OutputFormat::txt;
+  if (ext == "collapsed") return OutputFormat::collapsed;
+  if (ext == "json") return OutputFormat::json;
+  if (ext == "html") return OutputFormat::html;
+  if (ext == "jsonl") return OutputFormat::jsonl;
+  error = fmt::format(
+      "--profile-out {}: {}; use .txt (text report), .collapsed (folded stacks), .json "
+      "(speedscope), .html (flame graph) or .jsonl (one event per line)",
+      path, ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'");
+  return std::nullopt;
+}
+
+bool write_profile_file(const Profile& p, const std::string& path, const ReportOptions& opt,
+                        std::string& error) {
+  std::optional<OutputFormat> kind = output_format(path, error);
+  return kind && write_profile_format(p, *kind, path, opt, error);
+}
+
+bool write_profile_format(const Profile& p, OutputFormat kind, const std::string& path, const ReportOptions& opt,
+                          std::string& error) {
   return write_output_file("--profile-out", path, error, [&](std::ostream& f) {
     switch (kind) {
-      case txt: write_text(p, f, opt); break;
-      case collapsed: write_collapsed(p, f, opt); break;
-      case json: write_speedscope(p, f, opt); break;
-      case html: write_html(p, f, opt); break;
-      case jsonl: write_jsonl(p, f); break;
-      case unknown: break;
+      case OutputFormat::txt: write_text(p, f, opt); break;
+      case OutputFormat::collapsed: write_collapsed(p, f, opt); break;
+      case OutputFormat::json: write_speedscope(p, f, opt); break;
+      case OutputFormat::html: write_html(p, f, opt); break;
+      case OutputFormat::jsonl: write_jsonl(p, f); break;
     }
   });
 }

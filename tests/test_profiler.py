@@ -31,7 +31,7 @@ def events(path):
 
 
 # The outcomes the profiler counts without an interruption id (so without a .jsonl event).
-WITHOUT_ID = ("program_ended_before_poll", "thread_gone")
+WITHOUT_ID = ("program_ended_before_poll", "signal_not_delivered", "thread_gone")
 
 
 def counts_by_sampler(stderr):

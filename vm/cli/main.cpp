@@ -81,6 +81,8 @@ Profiling:
                   accounting by reason, suspension and latency percentiles, and the
                   sampler thread's CPU (schema: sampler/README.md)
   --profile-lines        folded stacks name frames function:line
+  --profile-dump-every=T write the profile so far every T (1s, 5m) while the program
+                  runs, as SIGUSR2 does; SIGINT, SIGTERM and SIGPIPE write it and end
   --interval=T    time between samples: 250us, 1ms (default), 2s
   --sampler=LIST  comma-separated, each reported separately on the same interruptions,
                   or all (every one of them):
@@ -234,6 +236,10 @@ int cmd_run(const std::vector<std::string>& args) {
       profiler.handshake = arg == "--suspend=handshake";
     } else if (arg == "--profile-lines") {
       profiler.lines = true;
+    } else if (arg.rfind("--profile-dump-every=", 0) == 0) {
+      profile = true;
+      if (!sampler::parse_duration(arg.substr(21), profiler.dump_every_ns) || profiler.dump_every_ns < 1'000'000)
+        usage_error("bad period in '" + arg + "' (e.g. 500ms, 10s, 5m; at least 1ms)");
     } else if (arg.rfind("--interval=", 0) == 0) {
       if (!sampler::parse_interval(arg.substr(11), profiler.interval_ns))
         usage_error("bad interval in '" + arg + "' (e.g. 250us, 1ms, 2s; from 10us to 10s)");
