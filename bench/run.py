@@ -351,7 +351,10 @@ def measure_memory(b, quick, log):
         flags = [f.format(os.path.join(b.tmp, f"memory{i}")) for f in flags]
         out = next((f.split("=", 1)[1] for f in flags if f.startswith("--profile-out=")), None)
         cmd = [b.minivm, "run"] + flags + (["--interval=1ms"] if flags else []) + [program]
-        procs[name] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), out)
+        # SIGINT as a terminal sends it, even when this script runs as a background job
+        # (which starts its children with SIGINT ignored).
+        procs[name] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)), out)
         b.runs += 1
     rss = {name: [] for name in runs}
     start = time.monotonic()

@@ -32,13 +32,9 @@ void add_exit_hook(ExitHook hook) {
 }
 
 namespace {
-// Runs the exit hooks once, with output flushed around them; a second caller waits
-// forever for the first to end the process.
-void run_exit_hooks_once() {
-  if (g_exiting.exchange(true)) {
-    // Someone else is already ending the process (and will report); wait for it.
-    for (;;) pause();
-  }
+// Runs the exit hooks, with output flushed around them, for the one caller that claimed
+// the exit.
+void run_exit_hooks() {
   std::vector<ExitHook> hooks;
   {
     std::lock_guard<std::mutex> lock(g_hooks_mutex);
@@ -52,12 +48,17 @@ void run_exit_hooks_once() {
 }  // namespace
 
 [[noreturn]] void exit_vm(int code) {
-  run_exit_hooks_once();
+  if (g_exiting.exchange(true)) {
+    // Someone else is already ending the process (and will report); wait for it.
+    for (;;) pause();
+  }
+  run_exit_hooks();
   _exit(code);
 }
 
-[[noreturn]] void exit_vm_by_signal(int sig) {
-  run_exit_hooks_once();
+void exit_vm_by_signal(int sig) {
+  if (g_exiting.exchange(true)) return;
+  run_exit_hooks();
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);

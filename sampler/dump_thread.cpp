@@ -9,7 +9,8 @@
 // the dump period as its timeout), does the work in ordinary context: a dump merges a
 // snapshot of the buffers (merge.cpp) and writes it; an ending signal runs the VM's exit
 // hooks (the profiler's writes its reports) and re-raises the signal. A second SIGINT or
-// SIGTERM while the first is being handled ends the process at once.
+// SIGTERM while the first is being handled ends the process at once. A signal the process
+// was started with ignored stays ignored.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -73,7 +74,8 @@ void dump_loop() {
     else if (byte == SIGPIPE && g_ending.exchange(true))
       continue;  // already ending
     else
-      runtime::exit_vm_by_signal(byte);  // the exit hook writes the reports
+      runtime::exit_vm_by_signal(byte);  // the exit hook writes the reports; back here if
+                                         // the program is already exiting, to be stopped
   }
 }
 
@@ -86,7 +88,13 @@ void start_dump_thread() {
   sa.sa_handler = on_signal;
   sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  for (int sig : kCaught) sigaction(sig, &sa, nullptr);
+  for (int sig : kCaught) {
+    // One that the parent ignores stays ignored (a shell's background job ignores
+    // SIGINT; `nohup`-style launchers): catching it would end the run where it would not.
+    struct sigaction old = {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
+  }
   g_thread = std::thread(dump_loop);
 }
 

@@ -123,7 +123,10 @@ fn main() {
 """)
 
     def start(*args):
-        return subprocess.Popen([MINIVM, "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # SIGINT at its default even if this script was started as a background job (a
+        # signal the process starts with ignored stays ignored under --profile too).
+        return subprocess.Popen([MINIVM, "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def wait_for(cond, limit=60):
         """Polls `cond` every 50 ms for up to `limit` s (a loaded machine is slow, never wrong)."""
@@ -252,6 +255,16 @@ fn main() {
     so, se = p.communicate(timeout=60)
     check("--profile-dump-every=200ms writes a whole speedscope file while the program runs",
           appeared and running and whole and p.returncode == -signal.SIGINT, se[-1500:])
+    # A signal the process starts with ignored stays ignored (a shell's background job).
+    p = subprocess.Popen([MINIVM, "run", "--profile", forever], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    time.sleep(1.0)
+    ignored = p.poll() is None
+    p.send_signal(signal.SIGTERM)
+    so, se = p.communicate(timeout=60)
+    check("an ignored SIGINT stays ignored under --profile", ignored and p.returncode == -signal.SIGTERM, se[-1500:])
     rc, so, se, _ = run("--profile-dump-every=soon", quick)
     check("a bad dump period is a usage error", rc == 2 and "bad period" in se, se)
 
