@@ -1,6 +1,7 @@
 // One small generator per bytecode (vm/opcodes.def). Each ends by dispatching.
 #include "interp/templates.h"
 
+#include "runtime/alloc_asm.h"
 #include "runtime/frame.h"
 #include "runtime/heap.h"
 #include "runtime/method.h"
@@ -367,7 +368,16 @@ void gen_forloop(InterpMasm& g) {
   NEXT(forloop);
 }
 
+// The TLAB bump inline (runtime/alloc_asm.h); the runtime when it is full or the array
+// is large. The operand T is the ArrayKind itself (0 int, 1 float).
 void gen_newarray(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label slow = a.newLabel();
+  a.movzx(ecx, byte_ptr(kBcp, 1));
+  runtime::emit_allocate_array(a, rdx, kTos, rcx, r11, slow);
+  a.mov(kTos, rdx);
+  NEXT(newarray);
+  a.bind(slow);
   g.call_stack_helper(fnptr(&minivm_rt_newarray));
   NEXT(newarray);
 }

@@ -36,6 +36,7 @@ class AbortOnError : public ErrorHandler {
 }  // namespace
 
 vm::VerifyInfo verified(const Method* m) {
+  if (m->verified != nullptr) return *m->verified;  // the VM verified it at load
   vm::VerifyError verr;
   vm::VerifyInfo info;
   if (!vm::verify_function(runtime::VM::get().module(), *m->function, verr, info)) {
@@ -128,6 +129,12 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
   for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
   c.frames.describe(*out, code);
+  for (auto& map : c.gc_maps) {
+    out->gc_maps.push_back({uint32_t(code.labelOffsetFromBase(map.at)), uint32_t(out->gc_slots.size()),
+                            uint32_t(map.slots.size())});
+    out->gc_slots.insert(out->gc_slots.end(), map.slots.begin(), map.slots.end());
+  }
+  std::sort(out->gc_maps.begin(), out->gc_maps.end(), [](auto& x, auto& y) { return x.pc_offset < y.pc_offset; });
   // Debug info: every pc is covered; with safepoint_debug_info only poll and call sites
   // keep their own entries and every other pc maps to the nearest one before it.
   for (auto& dsc : c.descs) {

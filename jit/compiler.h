@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jit/baseline_compiler.h"
+#include "runtime/compiled_code.h"
 #include "runtime/frame_recorder.h"
 #include "runtime/method.h"
 #include "runtime/poll_asm.h"
@@ -68,6 +69,12 @@ class Compiler {
     bool safepoint;
   };
   std::vector<DescAt> descs;
+  // Stack maps (runtime::GcMap), each bound at a resume or return address.
+  struct GcMapAt {
+    Label at;
+    std::vector<runtime::GcSlot> slots;
+  };
+  std::vector<GcMapAt> gc_maps;
   Label frame_complete;
   std::vector<std::pair<uint32_t, Label>> osr_labels;  // loop header bci -> OSR entry
   runtime::FrameRecorder frames;  // frame shapes and special pc ranges, as emitted
@@ -124,6 +131,15 @@ class Compiler {
   // within the bound.
   void charge_strip_countdown(const Gp& n);
   void poll(int32_t bci);
+  // Records, at `at`, where the arrays of every scope of the current body chain are:
+  // expression depths below `depth` (those below `spilled_below` in their homes, the
+  // rest where expr() puts them), and every array local (the root's register locals
+  // in their registers unless `locals_in_homes`).
+  void record_gc_map(const Label& at, size_t bci, int depth, int spilled_below, bool locals_in_homes);
+  // Stores the root's array locals that live in general registers to their homes, so a
+  // runtime call that may collect finds them there (C code may keep the callee-saved
+  // registers anywhere).
+  void spill_array_locals();
   // Starts a new pc desc at the current position.
   void mark(int32_t bci, bool safepoint);
   // The types of the whole (absolute) expression stack before `bci` of the current body.

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "jit/intrinsic_stubs.h"
+#include "runtime/alloc_asm.h"
 #include "runtime/heap.h"
 #include "runtime/mini_semantics_asm.h"
 #include "runtime/runtime_calls.h"
@@ -229,9 +230,18 @@ EMIT(forloop) {
 }
 
 // --- arrays ---
+// The TLAB bump inline (runtime/alloc_asm.h); the runtime when it is full or the array
+// is large. The operand T is the ArrayKind itself (0 int, 1 float).
 EMIT(newarray) {
-  stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), i.bci, i.d, 1,
-               i.p[1] == 0 ? vm::Type::IntArray : vm::Type::FloatArray);
+  vm::Type type = i.p[1] == 0 ? vm::Type::IntArray : vm::Type::FloatArray;
+  Label slow = a.newLabel(), done = a.newLabel();
+  load(rcx, expr(i.d - 1));
+  runtime::emit_allocate_array(a, rax, rcx, imm(i.p[1]), rdx, slow);
+  move(expr(i.d - 1, type), rax);
+  a.jmp(done);
+  a.bind(slow);
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), i.bci, i.d, 1, type);
+  a.bind(done);
 }
 void Compiler::array_load(const Insn& i, vm::Type elem) {
   load(rax, expr(i.d - 2));
@@ -303,7 +313,10 @@ EMIT(call) {
   spill_locals(true);
   a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
   mark(int32_t(bci), true);
+  Label returned = a.newLabel();
   a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
+  a.bind(returned);
+  record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
   if (result != vm::Type::Void) a.pop(rax);
   reload_locals(true);
   reload_exprs(t, d - n);

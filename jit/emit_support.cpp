@@ -83,6 +83,44 @@ void Compiler::poll(int32_t bci) {
   if (!options_.emit_polls) return;
   runtime::emit_poll(a, at);
   polls.push_back(at);
+  // Stopped here, every register is in the safepoint blob's save area.
+  int depth = int(stack_types(size_t(bci)).size());
+  record_gc_map(at.resume, size_t(bci), depth, 0, false);
+}
+
+void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled_below, bool locals_in_homes) {
+  GcMapAt map{at, {}};
+  auto add = [&](const Operand& o) {
+    if (o.isReg())
+      map.slots.push_back({int8_t(o.as<Gp>().id()), 0});
+    else
+      map.slots.push_back({runtime::GcSlot::kFrame, int32_t(o.as<Mem>().offset())});
+  };
+  Types t = stack_types(bci);
+  for (int d = 0; d < depth; d++)
+    if (vm::is_array(t[size_t(d)])) add(d < spilled_below ? Operand(home_expr(d)) : expr(d, t[size_t(d)]));
+  size_t scope_bci = bci;
+  for (const InlineScope* s = sc_; s != nullptr; scope_bci = s->call_bci, s = s->caller) {
+    const auto& types = s->fn->local_types;
+    for (int i = 0; i < int(types.size()); i++) {
+      if (!vm::is_array(types[size_t(i)]) || !s->info.live_locals.live(scope_bci, uint32_t(i))) continue;
+      if (s->local_base >= 0) {
+        add(inline_home(*s, i));
+        continue;
+      }
+      Operand where = home_local(i);
+      for (int k = 0; k < kLocalRegCount && !locals_in_homes; k++)
+        if (reg_local_[k] == i) where = kLocalRegs[k];
+      add(where);
+    }
+  }
+  gc_maps.push_back(std::move(map));
+}
+
+void Compiler::spill_array_locals() {
+  for (int k = 0; k < kLocalRegCount; k++)
+    if (reg_local_[k] >= 0 && vm::is_array(fn_.local_types[size_t(reg_local_[k])]))
+      a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
 }
 
 // Starts a new pc desc at the current position.
@@ -159,12 +197,14 @@ void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type resu
   Types t = stack_types(bci);
   if (!spilled) spill_exprs(t, d);
   spill_locals(false);
+  spill_array_locals();
   a.mov(rdi, r15);
   a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
   a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which is never read
   a.mov(rcx, imm(reinterpret_cast<uint64_t>(sc_->m)));
   mark(int32_t(bci), true);
   call_runtime(fn, after);
+  record_gc_map(after, bci, d, d, true);
   a.mov(qword_ptr(r15, runtime::kThreadAnchorSpOffset), 0);
   t.resize(size_t(d - pops));
   if (result != vm::Type::Void) t.push_back(result);

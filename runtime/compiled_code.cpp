@@ -15,4 +15,12 @@ const PcDesc& CompiledCode::desc_at(uintptr_t pc) const {
   return *(it - 1);  // pc_descs[0].pc_offset == 0
 }
 
+const GcMap* CompiledCode::gc_map_at(uintptr_t pc) const {
+  if (!contains(pc)) return nullptr;
+  uint32_t off = uint32_t(pc - begin);
+  auto it = std::lower_bound(gc_maps.begin(), gc_maps.end(), off,
+                             [](const GcMap& m, uint32_t v) { return m.pc_offset < v; });
+  return it != gc_maps.end() && it->pc_offset == off ? &*it : nullptr;
+}
+
 }  // namespace runtime

@@ -37,6 +37,21 @@ struct ScopeChain {
   FrameKind kind(uint32_t k) const;
 };
 
+// Where a compiled frame holds arrays at a pc where its thread can be stopped for a
+// collection (a stack map, HotSpot's OopMap): the resume pc of every poll, the return
+// address of every call and runtime call. The JIT records one as it emits each such site.
+struct GcSlot {
+  static constexpr int8_t kFrame = -1;
+  int8_t reg;           // kFrame: the slot [rbp + rbp_offset]; else a runtime::Reg that the
+                        // safepoint blob saved (only at polls)
+  int32_t rbp_offset;
+};
+struct GcMap {
+  uint32_t pc_offset;
+  uint32_t first;  // into CompiledCode::gc_slots
+  uint32_t count;
+};
+
 struct CompiledCode : CodeBlob {
   const Method* method = nullptr;
   // Compiled frames: [rbp+8] return pc, [rbp] caller's rbp, arguments above the return
@@ -60,6 +75,11 @@ struct CompiledCode : CodeBlob {
       if (e.bci == bci) return e.pc;
     return 0;
   }
+
+  std::vector<GcMap> gc_maps;  // sorted by pc_offset
+  std::vector<GcSlot> gc_slots;
+  // The stack map recorded for exactly `pc` (a resume or return address), or nullptr.
+  const GcMap* gc_map_at(uintptr_t pc) const;
 
   // The pc desc covering `pc` (which must be inside the blob).
   const PcDesc& desc_at(uintptr_t pc) const;

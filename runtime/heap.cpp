@@ -1,50 +1,206 @@
 #include "runtime/heap.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
 
 #include "runtime/errors.h"
+#include "runtime/gc.h"
+#include "runtime/thread.h"
 
 namespace runtime {
 
 namespace {
-char* g_heap_base = nullptr;
-size_t g_heap_max = 0;
-std::atomic<size_t> g_heap_top{0};
+
+// The collector runs once this many bytes (live after the last collection plus handed
+// out since) are reached, but never before kMinTrigger: Lua's pause of 200%.
+constexpr size_t kMinTrigger = size_t(8) << 20;
+// Free runs smaller than this stay free chunks in the heap, not in the free list: they
+// rejoin the list when a later sweep merges them with dead neighbours.
+constexpr size_t kMinFreeRange = 512;
+
+std::mutex g_mutex;  // everything below
+char* g_base = nullptr;
+size_t g_max = 0;
+char* g_hwm = nullptr;              // every byte below is an array or a free chunk
+std::vector<FreeRange> g_free;      // address-ordered; emptied ranges are skipped
+size_t g_cursor = 0;                // ranges before it are exhausted or too small for a TLAB
+size_t g_live_after_gc = 0;
+size_t g_allocated_since_gc = 0;
+size_t g_trigger = kMinTrigger;
+size_t g_largest_free_after_gc = 0;  // the largest free range the last sweep left
+
+void write_free_chunk(char* begin, char* end) {
+  auto* a = reinterpret_cast<Array*>(begin);
+  a->kind = ArrayKind::Free;
+  a->reserved = 0;
+  a->length = int64_t((size_t(end - begin) - sizeof(Array)) / 8);
+}
+
+size_t page_round_up(uintptr_t p) {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  return (p + page - 1) & ~(page - 1);
+}
+
+// Takes between `min` and `max` bytes from the lowest free range holding at least
+// `min`, starting at `from`. Under g_mutex. Returns nullptr when no range fits.
+char* carve(size_t min, size_t max, size_t from, size_t* got) {
+  for (size_t i = from; i < g_free.size(); i++) {
+    FreeRange& r = g_free[i];
+    size_t size = size_t(r.end - r.begin);
+    if (size < min) continue;
+    size_t take = std::min(size, max);
+    char* p = r.begin;
+    r.begin += take;
+    if (from == g_cursor) g_cursor = i;
+    g_hwm = std::max(g_hwm, p + take);
+    g_allocated_since_gc += take;
+    *got = take;
+    return p;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void heap_exhausted(Thread* t, int64_t length) {
+  size_t live;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    live = g_live_after_gc;
+  }
+  throw_runtime_error(t, "heap exhausted: new array of " + std::to_string(length) + " elements does not fit (" +
+                             std::to_string(live >> 20) + " MiB live after collection, --heap=" +
+                             std::to_string(g_max >> 20) + "m)");
+}
+
 }  // namespace
 
 void init_heap(size_t max_bytes) {
+  max_bytes &= ~(kObjectAlignment - 1);
   void* mem = mmap(nullptr, max_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED) {
     std::fprintf(stderr, "minivm: cannot reserve a heap of %zu bytes\n", max_bytes);
     std::exit(2);
   }
-  g_heap_base = static_cast<char*>(mem);
-  g_heap_max = max_bytes;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_base = static_cast<char*>(mem);
+  g_max = max_bytes;
+  g_hwm = g_base;
+  g_free = {FreeRange{g_base, g_base + g_max}};
+  g_trigger = std::min(kMinTrigger, g_max);
 }
 
-size_t heap_used_bytes() { return g_heap_top.load(std::memory_order_relaxed); }
-size_t heap_max_bytes() { return g_heap_max; }
+size_t heap_max_bytes() { return g_max; }
+
+size_t heap_used_bytes() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_live_after_gc + g_allocated_since_gc;
+}
+
+size_t heap_allocation_budget() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  size_t used = g_live_after_gc + g_allocated_since_gc;
+  return used < g_trigger ? g_trigger - used : 0;
+}
+
+void retire_tlab(Thread* t) {
+  auto* top = reinterpret_cast<char*>(t->core.tlab_top);
+  auto* end = reinterpret_cast<char*>(t->core.tlab_end);
+  if (top != nullptr && top < end) write_free_chunk(top, end);
+  t->core.tlab_top = 0;
+  t->core.tlab_end = 0;
+}
 
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
   if (length < 0) throw_runtime_error(t, "negative array size " + std::to_string(length));
-  // Fresh anonymous memory is zero, and nothing is reused without a collector, so the
-  // array comes zeroed for free. 16-byte alignment keeps the data 16-aligned.
-  uint64_t max_elems = (g_heap_max - sizeof(Array)) / 8;
-  if (uint64_t(length) > max_elems) throw_runtime_error(t, "heap exhausted (new array of " + std::to_string(length) + " elements)");
-  size_t bytes = (sizeof(Array) + size_t(length) * 8 + 15) & ~size_t(15);
-  size_t at = g_heap_top.fetch_add(bytes, std::memory_order_relaxed);
-  if (at + bytes > g_heap_max) {
-    g_heap_top.fetch_sub(bytes, std::memory_order_relaxed);
-    throw_runtime_error(t, "heap exhausted (" + std::to_string(g_heap_max >> 20) + " MiB in use; no collector yet)");
+  if (uint64_t(length) > (g_max - sizeof(Array)) / 8) heap_exhausted(t, length);
+  size_t bytes = array_bytes(length);
+  bool small = length <= kMaxTlabLength;
+  // First within the allocation budget; after a collection, with only the heap's size
+  // as the limit. Other threads may take the room a collection made before this thread
+  // gets to it, so it collects and tries again; the heap is exhausted when a collection
+  // that ended after its failure left no room for it even with every thread's garbage
+  // gone (or, as a guard against starvation, after kMaxAttempts collections).
+  constexpr int kMaxAttempts = 64;
+  for (int attempt = 0;; attempt++) {
+    uint64_t seen = gc_count();
+    char* p = nullptr;
+    size_t got = 0;
+    bool room = true;
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      if (attempt > 0) room = g_live_after_gc + bytes <= g_max && g_largest_free_after_gc >= bytes;
+      size_t used = g_live_after_gc + g_allocated_since_gc;
+      size_t want = small ? std::max(bytes, kTlabBytes) : bytes;
+      if (room && (attempt > 0 || used + want <= g_trigger)) {
+        if (small) {
+          retire_tlab(t);
+          p = carve(bytes, kTlabBytes, g_cursor, &got);
+          if (p == nullptr) p = carve(bytes, kTlabBytes, 0, &got);
+        } else {
+          p = carve(bytes, bytes, 0, &got);
+        }
+      }
+    }
+    if (p != nullptr) {
+      // Free memory holds dead arrays: zero it as it is handed out (HotSpot zeroes TLABs
+      // the same way), outside the lock.
+      std::memset(p, 0, got);
+      if (small) {
+        t->core.tlab_top = reinterpret_cast<uintptr_t>(p + bytes);
+        t->core.tlab_end = reinterpret_cast<uintptr_t>(p + got);
+      }
+      auto* a = reinterpret_cast<Array*>(p);
+      a->kind = kind;
+      a->length = length;
+      return a;
+    }
+    if (!room || attempt == kMaxAttempts) heap_exhausted(t, length);
+    collect(t, attempt == 0 ? GcCause::allocation_budget : GcCause::heap_full, seen);
   }
-  auto* a = reinterpret_cast<Array*>(g_heap_base + at);
-  a->kind = kind;
-  a->length = length;
-  return a;
+}
+
+HeapWalk heap_prepare_walk() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (FreeRange& r : g_free) {
+    char* end = std::min(r.end, g_hwm);
+    if (r.begin < end) write_free_chunk(r.begin, end);
+  }
+  return HeapWalk{g_base, g_hwm};
+}
+
+void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  char* old_hwm = g_hwm;
+  char* heap_end = g_base + g_max;
+  if (!free.empty() && free.back().end == old_hwm) {
+    g_hwm = free.back().begin;
+    free.back().end = heap_end;
+  } else {
+    free.push_back(FreeRange{old_hwm, heap_end});
+  }
+  g_trigger = std::min(std::max(kMinTrigger, 2 * live_bytes), g_max);
+  // Memory above the new high-water mark that the next budget will not reach goes back
+  // to the kernel; below that it stays committed, so the next cycle's allocations do
+  // not fault every page in again.
+  char* keep = std::max(g_hwm, g_base + std::min(g_trigger, g_max));
+  uintptr_t release = page_round_up(reinterpret_cast<uintptr_t>(keep) + sizeof(Array));
+  uintptr_t release_end = page_round_up(reinterpret_cast<uintptr_t>(old_hwm));
+  if (release < release_end) madvise(reinterpret_cast<void*>(release), release_end - release, MADV_DONTNEED);
+  free.erase(std::remove_if(free.begin(), free.end(),
+                            [](const FreeRange& r) { return size_t(r.end - r.begin) < kMinFreeRange; }),
+             free.end());
+  g_largest_free_after_gc = 0;
+  for (const FreeRange& r : free) g_largest_free_after_gc = std::max(g_largest_free_after_gc, size_t(r.end - r.begin));
+  g_free = std::move(free);
+  g_cursor = 0;
+  g_live_after_gc = live_bytes;
+  g_allocated_since_gc = 0;
 }
 
 }  // namespace runtime

@@ -1,32 +1,78 @@
-// The heap: arrays, allocated by the runtime and never freed (there is no collector).
-// Every allocation goes through allocate_array() with the thread's anchor set: the
-// point where a collector could stop the thread and find its roots.
+// The heap: arrays, bump-allocated in thread-local allocation buffers (TLABs) and
+// reclaimed by the mark-sweep collector (runtime/gc.h) at global safepoints.
+//
+// Layout: one reserved address range of `--heap` bytes. Below the high-water mark every
+// byte belongs to an array or to a free chunk (an Array of kind Free), so the collector
+// can walk the heap object by object. Free space is kept as address-ordered ranges;
+// TLABs and large arrays are carved from the lowest one that fits, which keeps the
+// heap compact and its resident memory near the live set plus one allocation budget.
+// Allocation in generated code is the TLAB bump (runtime/alloc_asm.h); everything else
+// goes through allocate_array(), with the thread's anchor set: a collection may run there.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace runtime {
 
 class Thread;
 
-enum class ArrayKind : uint32_t { Int = 0, Float = 1 };
+enum class ArrayKind : uint32_t {
+  Int = 0,
+  Float = 1,
+  Free = 2,  // not an array: a free chunk (or a retired TLAB's tail) of the same size
+};
 
 struct Array {
   ArrayKind kind;
-  uint32_t reserved;
+  uint32_t reserved;  // 0 (the collector marks in a side bitmap)
   int64_t length;
   int64_t data[];  // int64 or double bits
 };
 inline constexpr int32_t kArrayLengthOffset = 8;
 inline constexpr int32_t kArrayDataOffset = 16;
+inline constexpr size_t kObjectAlignment = 16;
+
+// The bytes an array of `length` elements occupies (header included, 16-aligned).
+constexpr size_t array_bytes(int64_t length) { return (sizeof(Array) + size_t(length) * 8 + 15) & ~size_t(15); }
+
+// TLABs: refilled in chunks of kTlabBytes; arrays of more than kMaxTlabLength elements
+// are carved one by one (and never take the generated fast path).
+inline constexpr size_t kTlabBytes = 64 * 1024;
+inline constexpr int64_t kMaxTlabLength = 2048;
 
 // Reserves the heap's address range (no memory is committed until touched).
 void init_heap(size_t max_bytes);
-size_t heap_used_bytes();
 size_t heap_max_bytes();
+// Bytes live after the last collection plus everything handed out since.
+size_t heap_used_bytes();
 
-// Allocates a zeroed array; a negative length or an exhausted heap is a Mini runtime
-// error on `t` (which does not return).
+// Allocates a zeroed array on `t` (the slow path: refills t's TLAB or carves a large
+// array, collecting first when the allocation budget is spent). A negative length, or
+// a live set that does not leave room for it, is a Mini runtime error (no return).
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length);
+
+// Ends t's TLAB: its unused tail becomes a free chunk. At thread end and before a
+// collection walks the heap.
+void retire_tlab(Thread* t);
+
+// --- for the collector (gc.cpp), at a safepoint only ---
+struct HeapWalk {
+  char* begin;
+  char* end;  // the high-water mark: every byte below is an array or a free chunk
+};
+// Makes the heap walkable (writes a free chunk over every free range below the
+// high-water mark; TLABs must have been retired) and returns its extent.
+HeapWalk heap_prepare_walk();
+// Rebuilds the free ranges from the sweep's result: `free` sorted, each range a run of
+// dead or free chunks; `live_bytes` what survived. Lowers the high-water mark to the end
+// of the last live array and returns the memory above it to the kernel.
+struct FreeRange {
+  char* begin;
+  char* end;
+};
+void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes);
+// How many bytes may be handed out before the next collection is due.
+size_t heap_allocation_budget();
 
 }  // namespace runtime

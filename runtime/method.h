@@ -9,6 +9,10 @@
 
 #include "vm/bytecode.h"
 
+namespace vm {
+struct VerifyInfo;
+}
+
 namespace runtime {
 
 struct CompiledCode;
@@ -28,6 +32,9 @@ struct Method {
   std::atomic<uint32_t> invocations{0};
   std::atomic<uint32_t> backedges{0};
   std::atomic<const struct CompiledCode*> compiled{nullptr};  // set once the JIT has it
+  // The verifier's facts (stack depth and types at every bci), kept by the VM: the JIT
+  // places values by them and the collector finds an interpreted frame's arrays by them.
+  const vm::VerifyInfo* verified = nullptr;
 
   // Whether `bcp` points into this method's bytecode.
   bool holds(const uint8_t* bcp) const { return bcp >= code && bcp < code + code_size; }

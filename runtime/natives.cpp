@@ -90,9 +90,16 @@ int64_t native_crc32(Thread* t, Array* a, int64_t from, int64_t to) {
 using namespace runtime;
 
 extern "C" int64_t* minivm_rt_newarray(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
-  ThreadInVM in_vm(t);
-  ArrayKind kind = bcp[1] == 0 ? ArrayKind::Int : ArrayKind::Float;
-  sp[0] = reinterpret_cast<int64_t>(allocate_array(t, kind, sp[0]));
+  {
+    ThreadInVM in_vm(t);
+    ArrayKind kind = bcp[1] == 0 ? ArrayKind::Int : ArrayKind::Float;
+    t->vm_result = reinterpret_cast<int64_t>(allocate_array(t, kind, sp[0]));
+  }
+  // Back in Java, where no collection runs until the next poll. On the way back the
+  // thread may have stopped for one: the frame's stack map still says sp[0] is the
+  // length, so the new array was rooted by vm_result meanwhile.
+  sp[0] = t->vm_result;
+  t->vm_result = 0;
   return sp;
 }
 
@@ -118,8 +125,14 @@ extern "C" int64_t* minivm_rt_native(Thread* t, const uint8_t* bcp, int64_t* sp,
       return sp + 5;
     }
     case vm::NativeId::crc32: {
-      ThreadInVM native(t, ThreadState::in_native);
-      sp[2] = native_crc32(t, arr(sp[2]), sp[1], sp[0]);
+      int64_t crc;
+      {
+        ThreadInVM native(t, ThreadState::in_native);
+        crc = native_crc32(t, arr(sp[2]), sp[1], sp[0]);
+      }
+      // Stored back in Java: a collection may read this frame's slots while the thread
+      // is in native, and sp[2] is the array until then.
+      sp[2] = crc;
       return sp + 2;
     }
     case vm::NativeId::count:

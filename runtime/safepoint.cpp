@@ -2,7 +2,9 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -21,6 +23,7 @@ std::mutex g_wait_mutex;           // guards the wait of stopped threads
 std::condition_variable g_resume;  // signalled when the safepoint ends
 std::atomic<bool> g_pending{false};
 std::atomic<uint64_t> g_count{0};
+SafepointStats g_current;          // the running safepoint's, while its operation runs
 
 uint64_t now_ns() {
   timespec ts;
@@ -58,11 +61,53 @@ void block_at_safepoint(Thread* t, int resume_state) {
   t->set_state(ThreadState(resume_state));  // still under the lock (see run_at_safepoint)
 }
 
+namespace {
+
+// Waiting for threads to stop: spin a little (most stop within microseconds), then sleep
+// for doubling periods up to 1 ms, so a long time to safepoint does not take a core
+// from the very thread it waits for.
+class Backoff {
+ public:
+  void wait() {
+    if (spins_ < 100) {
+      spins_++;
+      std::this_thread::yield();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+    sleep_us_ = std::min(sleep_us_ * 2, 1000);
+  }
+
+ private:
+  int spins_ = 0;
+  int sleep_us_ = 10;
+};
+
+// Takes the requesters' lock. A Mini thread waits for it as `blocked` (its anchor is
+// set: it is in the VM), so the safepoint it waits for can stop it: two threads that
+// both need a collection must not wait for each other.
+std::unique_lock<std::mutex> become_requester(Thread* self) {
+  std::unique_lock<std::mutex> lock(g_requesters, std::try_to_lock);
+  if (lock.owns_lock() || self == nullptr || !self->has_anchor()) {
+    if (!lock.owns_lock()) lock.lock();
+    return lock;
+  }
+  ThreadState was = self->get_state();
+  self->set_state(ThreadState::blocked);
+  lock.lock();
+  self->set_state(was);  // no safepoint can be pending: starting one takes this lock
+  return lock;
+}
+
+}  // namespace
+
+const SafepointStats& current_safepoint() { return g_current; }
+
 SafepointStats run_at_safepoint(const std::function<void()>& op) {
-  std::lock_guard<std::mutex> one_at_a_time(g_requesters);
-  SafepointStats stats;
   Thread* self = Thread::current();
   uint64_t start = now_ns();
+  std::unique_lock<std::mutex> one_at_a_time = become_requester(self);
+  SafepointStats stats;
   {
     // Under the wait mutex: a thread leaving the previous safepoint restores its state
     // under it too, so no state read below is a stale `blocked` of a thread on its way out.
@@ -71,28 +116,32 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
   }
   std::vector<Thread*> waiting;
   for (Thread* t : VM::get().threads()) {
-    if (t == self) continue;
+    if (t == self || t->get_state() == ThreadState::terminated) continue;
     arm_poll(t);  // left armed afterwards: one spurious trap is harmless, and disarming
                   // could hide a sample request the sampler armed meanwhile
     waiting.push_back(t);
   }
   stats.threads = int(waiting.size());
   // Wait until every thread has been seen safe once: the pending flag keeps it so.
-  while (!waiting.empty()) {
+  Backoff backoff;
+  for (bool first_look = true; !waiting.empty(); first_look = false) {
     for (size_t i = 0; i < waiting.size();) {
       if (is_safe(waiting[i]->get_state())) {
-        stats.slowest_thread = waiting[i]->id;
-        stats.slowest_pc = waiting[i]->core.anchor.pc;
+        if (!first_look) {  // had to be waited for
+          stats.slowest_thread = waiting[i]->id;
+          stats.slowest_pc = waiting[i]->core.anchor.pc;
+        }
         waiting[i] = waiting.back();
         waiting.pop_back();
       } else {
         i++;
       }
     }
-    if (!waiting.empty()) std::this_thread::yield();
+    if (!waiting.empty()) backoff.wait();
   }
   uint64_t stopped = now_ns();
   stats.time_to_safepoint_ns = stopped - start;
+  g_current = stats;
   op();
   stats.operation_ns = now_ns() - stopped;
   {

@@ -21,15 +21,21 @@ class Thread;
 struct SafepointStats {
   uint64_t time_to_safepoint_ns = 0;  // from the request until every thread was safe
   uint64_t operation_ns = 0;          // how long `op` ran with the threads stopped
-  int threads = 0;                    // threads that had to be safe (the requester excluded)
-  int slowest_thread = -1;            // the id of the last one to become safe (-1: none waited)
+  int threads = 0;                    // threads that had to be safe (the requester and ended ones excluded)
+  int slowest_thread = -1;            // the id of the last one to become safe (-1: all were safe already)
   uintptr_t slowest_pc = 0;           // where it stopped: its anchor pc (a poll site, a call)
 };
 
 // Runs `op` at a global safepoint and resumes every thread. Called from outside Java: a
 // thread in the VM (itself excluded from the wait) or a thread that is not a Mini thread.
-// One safepoint at a time; a second requester waits for the first to finish.
+// One safepoint at a time; a second requester waits for the first to finish, and a Mini
+// thread waits as `blocked`, so the first one's safepoint does not wait for it. The
+// time to safepoint counts from the call, that wait included.
 SafepointStats run_at_safepoint(const std::function<void()>& op);
+
+// The running safepoint's statistics (time to safepoint, the last thread to stop), for
+// its operation to read; valid only inside `op`.
+const SafepointStats& current_safepoint();
 
 // Whether a safepoint is pending or running (read by the poll handler and transitions).
 bool safepoint_pending();

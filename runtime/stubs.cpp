@@ -22,6 +22,7 @@ namespace {
 using CallStubFn = int64_t (*)(Thread*, Method*, const int64_t*, uint64_t);
 CallStubFn g_call_stub = nullptr;
 uintptr_t g_safepoint_blob = 0;
+uint32_t g_safepoint_blob_handler_return = 0;  // offset of the return from minivm_handle_poll
 JitRuntime* g_jit = nullptr;
 CodeBlob g_call_stub_blob, g_safepoint_blob_blob;
 
@@ -84,7 +85,7 @@ void emit_call_stub(Assembler& a, FrameRecorder& frames) {
 // register and the flags, and calls minivm_handle_poll(thread, blob_fp) in ordinary context.
 // Its frame rows let an unwinder step from here to the polling frame (which resumes at an
 // exact pc, not after a call: DWARF renders the blob as a signal frame).
-void emit_safepoint_blob(Assembler& a, FrameRecorder& frames) {
+void emit_safepoint_blob(Assembler& a, FrameRecorder& frames, Label handler_return) {
   static const Gp kSaved[] = {rax, rcx, rdx, rbx, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15};
   constexpr int kXmmBytes = 16 * 16;
   // Nothing pushed yet: the polling frame's rsp is the CFA, and the return address is
@@ -103,6 +104,7 @@ void emit_safepoint_blob(Assembler& a, FrameRecorder& frames) {
   a.mov(rsi, rbp);
   a.mov(rax, imm(reinterpret_cast<uint64_t>(&minivm_handle_poll)));
   a.call(rax);
+  a.bind(handler_return);
   a.mov(rsp, rbx);
   for (int i = 0; i < 16; i++) a.movdqu(xmm(i), xmmword_ptr(rsp, i * 16));
   a.add(rsp, kXmmBytes);
@@ -136,9 +138,11 @@ void generate_runtime_stubs() {
       code.init(g_jit->environment());
       Assembler a(&code);
       FrameRecorder frames(a);
-      emit_safepoint_blob(a, frames);
+      Label handler_return = a.newLabel();
+      emit_safepoint_blob(a, frames, handler_return);
       g_safepoint_blob = reinterpret_cast<uintptr_t>(
           finish(code, frames, g_safepoint_blob_blob, "safepoint_blob", BlobKind::safepoint_blob));
+      g_safepoint_blob_handler_return = uint32_t(code.labelOffsetFromBase(handler_return));
     }
   });
 }
@@ -148,5 +152,11 @@ int64_t call_mini(Thread* t, Method* m, const int64_t* args) {
 }
 
 uintptr_t safepoint_blob_entry() { return g_safepoint_blob; }
+
+uintptr_t poll_saved_register_address(uintptr_t anchor_sp, Reg r) {
+  // The blob's own frame rows say where it pushed each register, relative to its CFA.
+  const FrameRow* row = g_safepoint_blob_blob.frame_row_at(g_safepoint_blob + g_safepoint_blob_handler_return);
+  return anchor_sp + uintptr_t(intptr_t(row->saved[size_t(r)]));
+}
 
 }  // namespace runtime

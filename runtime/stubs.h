@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "runtime/frame_row.h"
+
 namespace runtime {
 
 class Thread;
@@ -17,5 +19,10 @@ void generate_runtime_stubs();
 int64_t call_mini(Thread* t, Method* m, const int64_t* args);
 
 uintptr_t safepoint_blob_entry();
+
+// Where the safepoint blob saved register `r` of a thread stopped at a poll whose anchor
+// sp is `anchor_sp` (the polling frame's sp: the blob's CFA). The collector reads the
+// polling frame's register values there.
+uintptr_t poll_saved_register_address(uintptr_t anchor_sp, Reg r);
 
 }  // namespace runtime

@@ -45,6 +45,8 @@ struct ThreadCore {
   const void* const* dispatch_table;  // the interpreter's, loaded into r12 on entry
   int64_t* osr_buffer;            // locals handed from an interpreter frame to OSR code
   int64_t strip_countdown;        // counted-loop iterations left before a strip-mined poll
+  uintptr_t tlab_top;             // the thread's allocation buffer (runtime/heap.h): next free byte
+  uintptr_t tlab_end;             // and its end; both 0 when it has none
   // Here rather than in Thread so that generated code can store it: the safepoint blob
   // keeps the thread in_vm from the poll trap until its last restoring instruction.
   std::atomic<ThreadState> state;
@@ -62,6 +64,8 @@ inline constexpr int32_t kThreadDispatchTableOffset = offsetof(ThreadCore, dispa
 inline constexpr int32_t kThreadOsrBufferOffset = offsetof(ThreadCore, osr_buffer);
 inline constexpr int32_t kThreadStateOffset = offsetof(ThreadCore, state);
 inline constexpr int32_t kThreadStripCountdownOffset = offsetof(ThreadCore, strip_countdown);
+inline constexpr int32_t kThreadTlabTopOffset = offsetof(ThreadCore, tlab_top);
+inline constexpr int32_t kThreadTlabEndOffset = offsetof(ThreadCore, tlab_end);
 static_assert(sizeof(std::atomic<ThreadState>) == 1);
 
 class Thread {
@@ -84,6 +88,9 @@ class Thread {
   Method* start_method = nullptr;
   std::vector<int64_t> start_args;
   int64_t result = 0;
+  // An array the runtime made for this thread and has not yet handed to Mini code (HotSpot's
+  // vm_result): a root, since the way back to Java may stop at a safepoint first.
+  int64_t vm_result = 0;
   std::vector<int64_t> osr_buffer;  // core.osr_buffer points into it
 
   pthread_t pthread{};

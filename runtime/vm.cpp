@@ -44,6 +44,7 @@ void VM::load(std::unique_ptr<vm::Module> module) {
   methods_.clear();
   method_table_.clear();
   constant_slots_.clear();
+  verify_infos_.clear();
   globals_.clear();
   module_ = std::move(module);
   for (auto& g : module_->globals) globals_.push_back(g.init_bits);
@@ -64,6 +65,15 @@ void VM::load(std::unique_ptr<vm::Module> module) {
     m->frame_bytes = 8u * (uint32_t(fn->local_count()) + 3 + 2 + fn->max_stack) + 64;
     m->code_size = uint32_t(fn->code.size());
     m->function = fn.get();
+    auto info = std::make_unique<vm::VerifyInfo>();
+    vm::VerifyError error;
+    if (!vm::verify_function(*module_, *fn, error, *info)) {
+      std::fprintf(stderr, "minivm: internal error: %s does not verify at bci %u: %s\n", fn->name.c_str(), error.bci,
+                   error.message.c_str());
+      std::exit(2);
+    }
+    m->verified = info.get();
+    verify_infos_.push_back(std::move(info));
     method_table_.push_back(m.get());
     methods_.push_back(std::move(m));
   }
@@ -117,6 +127,7 @@ static void* thread_main(void* arg) {
   vm.attach_current(t);
   transition_to_java(t);  // from new_thread: not while a safepoint is pending
   t->result = call_mini(t, t->start_method, t->start_args.data());
+  retire_tlab(t);  // still in Java: no collection is walking the heap
   t->set_state(ThreadState::terminated);
   vm.detach_current(t);
   {

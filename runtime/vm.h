@@ -9,6 +9,7 @@
 #include "runtime/method.h"
 #include "runtime/thread.h"
 #include "vm/bytecode.h"
+#include "vm/verifier.h"
 
 namespace runtime {
 
@@ -74,6 +75,7 @@ class VM {
   std::vector<std::unique_ptr<Method>> methods_;
   std::vector<Method*> method_table_;
   std::vector<std::vector<int64_t>> constant_slots_;  // each Method's constants as raw slots
+  std::vector<std::unique_ptr<vm::VerifyInfo>> verify_infos_;  // each Method's `verified`
   std::vector<int64_t> globals_;
   ExecutionEngine engine_;
   ThreadHook thread_hook_ = nullptr;

@@ -5,6 +5,7 @@ expectations written in the program's comments (LANGUAGE.md, "Test-file conventi
     // expect: TEXT          the next line of stdout, in order (all of stdout must match)
     // expect error: TEXT    a substring of stderr; exit status must be 1 or 2
     // expect exit: N        the exit status
+    // run with: FLAGS       extra `minivm run` flags for every mode (e.g. --heap=4m)
 
 An expectation is a `//` line comment that starts with `expect`; text inside string
 literals and block comments is not an expectation. Without `expect exit`, the exit status
@@ -32,6 +33,7 @@ MODES = {
     "xcomp-counted-polls": ["--xcomp", "--counted-loop-polls"],
     "xint-profiled": ["--xint", "--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
     "tiered-profiled": ["--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
+    "xcomp-all-samplers": ["--xcomp", "--profile", "--interval=100us", "--sampler=all"],
 }
 
 DEFAULT_TIMEOUT = 60.0
@@ -39,6 +41,7 @@ STDERR_TAIL_LINES = 8
 DIFF_CONTEXT = 2         # equal stdout lines shown around each differing one
 
 EXPECT_RE = re.compile(r"^//\s*expect(?P<kind> error| exit)?:(?P<text>.*)$")
+FLAGS_RE = re.compile(r"^//\s*run with:(?P<flags>.*)$")
 
 
 class Expectations:
@@ -47,6 +50,7 @@ class Expectations:
         self.errors = []      # substrings of stderr
         self.exit = None      # expected exit status, or None
         self.problems = []    # malformed expectation comments
+        self.flags = []       # from `// run with:`
 
     def empty(self):
         return not self.stdout and not self.errors and self.exit is None
@@ -81,6 +85,10 @@ def line_comments(source):
 def parse_expectations(source):
     exp = Expectations()
     for lineno, comment in line_comments(source):
+        f = FLAGS_RE.match(comment)
+        if f:
+            exp.flags += f.group("flags").split()
+            continue
         m = EXPECT_RE.match(comment)
         if not m:
             continue
@@ -153,6 +161,7 @@ def run_case(minivm, path, mode, flags, timeout):
             exp = parse_expectations(f.read())
     except OSError as e:
         return False, cmd, [f"  cannot read the file: {e}"], None, ""
+    cmd = [minivm, "run", *flags, *exp.flags, path]
     if exp.problems:
         return False, cmd, ["  " + p for p in exp.problems], None, ""
     if exp.empty():
@@ -195,6 +204,9 @@ def self_test():
     exp = parse_expectations(src)
     ok(exp.stdout == ["1", "a  b", "// expect: not this 2", "3", "", 'x"y // expect: no'], exp.stdout)
     ok(exp.errors == ["boom"] and exp.exit == 3 and not exp.problems, (exp.errors, exp.exit, exp.problems))
+    ok(exp.flags == [], exp.flags)
+    ok(parse_expectations("// run with: --heap=4m  --gc-log\n// expect: x\n").flags == ["--heap=4m", "--gc-log"],
+       "run with: flags")
     good_out = '1\na  b\n// expect: not this 2\n3\n\nx"y // expect: no\n'
     ok(check(exp, 3, good_out, "error: boom\n") == [], "a matching run passes")
     ok(check(exp, 1, good_out, "error: boom\n") != [], "a wrong exit status fails")

@@ -62,6 +62,7 @@ class Verifier {
         info.stack_at[bci] = *states_[bci];
       }
     }
+    info.live_locals = LocalLiveness(fn_);
     return info;
   }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vm/bytecode.h"
+#include "vm/liveness.h"
 
 namespace vm {
 
@@ -39,6 +40,8 @@ struct VerifyInfo {
   // The types on the stack before each reachable instruction (bottom first); empty
   // where depth_at is -1. The JIT keeps floats in xmm registers with it.
   std::vector<std::vector<Type>> stack_at;
+  // Which locals are live before each instruction (the collector's stack maps).
+  LocalLiveness live_locals;
 };
 // As above, and fills `info` when the function is valid.
 bool verify_function(const Module& m, const Function& fn, VerifyError& error, VerifyInfo& info);

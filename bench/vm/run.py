@@ -14,7 +14,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = ["fib", "sieve", "loops", "mandel"]
+PROGRAMS = ["fib", "sieve", "loops", "mandel", "alloc"]
 # name -> (command prefix, file extension); "{minivm}" is replaced by the binary.
 CONFIGS = [
     ("minivm --xint", ["{minivm}", "run", "--xint"], ".mini"),

@@ -20,6 +20,7 @@
 #include "jit/perf_map.h"
 #include "jit/code_registration.h"
 #include "runtime/errors.h"
+#include "runtime/gc.h"
 #include "sampler/profiler.h"
 #include "sampler/reasons.h"
 #include "sampler/samplers.h"
@@ -66,7 +67,12 @@ Options for run:
                   (default 1048576; 0: never), so a long one still serves sample requests
   --debug-info=all|safepoints
                   compiled-code debug info for every pc (default) or only at polls and calls
-  --heap=SIZE     largest heap, e.g. 512m, 4g (default 4g)
+  --heap=SIZE     largest live heap, e.g. 64m, 4g (default 4g); the collector keeps
+                  memory near twice the live arrays, at least 8m
+  --gc-log        one line per collection on stderr: cause, pause, time to safepoint and
+                  the last thread to stop (function and line), heap before and after
+  --gc-verify     check every root of every collection against a walk of the heap
+                  (slower; a root that is not an array is an internal error)
   --stack=SIZE    stack of each Mini thread, e.g. 16m (default 16m)
   --perf-map      write /tmp/perf-PID.map and jit-PID.dump ($MINIVM_JITDUMP_DIR, else
                   a new ~/.debug/jit/minivm-jit-DATE.* as perf's JIT agent does)
@@ -285,6 +291,10 @@ int cmd_run(const std::vector<std::string>& args) {
       auto v = parse_size(arg.substr(7));
       if (!v || *v < (size_t(1) << 20)) usage_error("bad heap size in '" + arg + "' (at least 1m)");
       options.heap_bytes = *v;
+    } else if (arg == "--gc-log") {
+      runtime::set_gc_log(true);
+    } else if (arg == "--gc-verify") {
+      runtime::set_gc_verify(true);
     } else if (arg.rfind("--stack=", 0) == 0) {
       auto v = parse_size(arg.substr(8));
       if (!v || *v < (size_t(1) << 20)) usage_error("bad stack size in '" + arg + "' (at least 1m)");

@@ -1,0 +1,206 @@
+#include "runtime/gc.h"
+
+#include <time.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "runtime/heap.h"
+#include "runtime/safepoint.h"
+#include "runtime/stack_walker.h"
+#include "runtime/thread.h"
+#include "runtime/vm.h"
+
+namespace runtime {
+
+namespace {
+
+std::atomic<uint64_t> g_count{0};
+std::atomic<bool> g_log{false};
+std::atomic<bool> g_verify{false};
+std::mutex g_last_mutex;
+GcEvent g_last;
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+[[noreturn]] void heap_corrupt(const char* what, const void* at) {
+  std::fprintf(stderr, "minivm: internal error: heap walk: %s at %p\n", what, at);
+  std::abort();
+}
+
+// One mark-sweep over the heap, with every Mini thread stopped. Marks are a side bitmap
+// (one bit per 16-byte granule where an array begins), so the sweep visits the live
+// arrays and the bitmap, never the dead ones: a pause grows with what survives, not
+// with the garbage. Exact roots name array starts by construction; a conservatively
+// scanned word is checked against the heap's array starts, found by a walk made only
+// when one is needed (or for every root with --gc-verify).
+class MarkSweep {
+ public:
+  void run(GcEvent& e) {
+    for (Thread* t : VM::get().threads()) retire_tlab(t);
+    walk_ = heap_prepare_walk();
+    marks_.assign(granule(walk_.end) / 64 + 1, 0);
+    if (g_verify.load(std::memory_order_relaxed)) find_array_starts();
+    visit_roots([this](int64_t v, bool exact) { mark(v, exact); }, e.roots);
+    sweep(e);
+  }
+
+ private:
+  size_t granule(const char* p) const { return size_t(p - walk_.begin) / kObjectAlignment; }
+  static bool test(const std::vector<uint64_t>& bits, size_t g) { return (bits[g / 64] >> (g % 64) & 1) != 0; }
+
+  static size_t chunk_bytes(const char* p, const char* end) {
+    const auto* a = reinterpret_cast<const Array*>(p);
+    size_t bytes = array_bytes(a->length);
+    if (a->length < 0 || uint32_t(a->kind) > uint32_t(ArrayKind::Free) || bytes > size_t(end - p))
+      heap_corrupt("not an array or free chunk", p);
+    return bytes;
+  }
+
+  void find_array_starts() {
+    starts_.assign(marks_.size(), 0);
+    for (char* p = walk_.begin; p < walk_.end; p += chunk_bytes(p, walk_.end)) {
+      if (reinterpret_cast<Array*>(p)->kind == ArrayKind::Free) continue;
+      size_t g = granule(p);
+      starts_[g / 64] |= uint64_t(1) << (g % 64);
+    }
+  }
+
+  void mark(int64_t v, bool exact) {
+    auto* p = reinterpret_cast<char*>(v);
+    if (p == nullptr) return;
+    bool in_heap = p >= walk_.begin && p < walk_.end && (uintptr_t(p) & (kObjectAlignment - 1)) == 0;
+    if (!exact || g_verify.load(std::memory_order_relaxed)) {
+      if (starts_.empty()) find_array_starts();
+      if (!in_heap || !test(starts_, granule(p))) {
+        if (exact) heap_corrupt("an exact root that is not an array", p);
+        return;
+      }
+    } else if (!in_heap) {
+      heap_corrupt("an exact root outside the heap", p);
+    }
+    size_t g = granule(p);
+    marks_[g / 64] |= uint64_t(1) << (g % 64);
+  }
+
+  // The gaps between live arrays become free chunks (each headed so the heap stays
+  // walkable) and the free ranges.
+  void sweep(GcEvent& e) {
+    std::vector<FreeRange> free;
+    size_t live = 0;
+    char* gap = walk_.begin;
+    auto close_gap = [&](char* end) {
+      if (gap >= end) return;
+      auto* f = reinterpret_cast<Array*>(gap);
+      f->kind = ArrayKind::Free;
+      f->reserved = 0;
+      f->length = int64_t((size_t(end - gap) - sizeof(Array)) / 8);
+      // Verifying, the dead arrays' contents become garbage at once, so a stale array
+      // that is still read shows it (TLAB refills zero memory again).
+      if (g_verify.load(std::memory_order_relaxed)) std::memset(f->data, 0xA5, size_t(end - gap) - sizeof(Array));
+      free.push_back(FreeRange{gap, end});
+    };
+    for (size_t w = 0; w < marks_.size(); w++) {
+      for (uint64_t bits = marks_[w]; bits != 0; bits &= bits - 1) {
+        char* p = walk_.begin + (w * 64 + size_t(__builtin_ctzll(bits))) * kObjectAlignment;
+        size_t bytes = chunk_bytes(p, walk_.end);
+        close_gap(p);
+        live += bytes;
+        e.arrays_live++;
+        gap = p + bytes;
+      }
+    }
+    close_gap(walk_.end);
+    heap_after_sweep(std::move(free), live);
+  }
+
+  HeapWalk walk_{};
+  std::vector<uint64_t> marks_;   // one bit per 16-byte granule: a marked array begins there
+  std::vector<uint64_t> starts_;  // the same for every array, when a walk was needed
+};
+
+// "function (file:line)" of t's top Mini frame, while t is stopped.
+std::string where(Thread* t) {
+  StackWalker w(t);
+  Frame f;
+  if (!w.next(f)) return "?";
+  const vm::Function& fn = *f.method->function;
+  return fn.name + " (" + VM::get().module().file + ":" + std::to_string(f.line) + ")";
+}
+
+}  // namespace
+
+const char* gc_cause_name(GcCause c) {
+  switch (c) {
+    case GcCause::allocation_budget: return "allocation budget";
+    case GcCause::heap_full: return "heap full";
+  }
+  return "?";
+}
+
+uint64_t gc_count() { return g_count.load(std::memory_order_acquire); }
+
+void set_gc_log(bool on) { g_log.store(on); }
+
+void set_gc_verify(bool on) { g_verify.store(on); }
+
+GcEvent last_gc_event() {
+  std::lock_guard<std::mutex> lock(g_last_mutex);
+  return g_last;
+}
+
+std::string format_gc_event(const GcEvent& e) {
+  auto mib = [](size_t b) { return double(b) / double(1 << 20); };
+  auto ms = [](uint64_t ns) { return double(ns) / 1e6; };
+  char line[512];
+  std::string slowest = e.slowest_thread < 0 ? std::string("no thread to wait for")
+                                             : "last to stop: thread " + std::to_string(e.slowest_thread) + " at " +
+                                                   e.slowest_where;
+  std::snprintf(line, sizeof line,
+                "[gc %llu] %s: pause %.3f ms (time to safepoint %.3f ms, %d thread%s stopped, %s), "
+                "heap %.1f MiB -> %.1f MiB of %.0f MiB, %llu arrays live",
+                (unsigned long long)e.id, gc_cause_name(e.cause), ms(e.pause_ns), ms(e.time_to_safepoint_ns),
+                e.threads_stopped, e.threads_stopped == 1 ? "" : "s", slowest.c_str(), mib(e.heap_before),
+                mib(e.heap_after), mib(e.heap_max), (unsigned long long)e.arrays_live);
+  return line;
+}
+
+void collect(Thread* requester, GcCause cause, uint64_t seen) {
+  GcEvent e;
+  e.cause = cause;
+  e.requester = requester != nullptr ? requester->id : -1;
+  uint64_t start = now_ns();
+  bool ran = false;
+  SafepointStats stats = run_at_safepoint([&] {
+    // Another thread's collection may have ended while this one waited to request.
+    if (g_count.load(std::memory_order_acquire) != seen) return;
+    ran = true;
+    e.heap_before = heap_used_bytes();
+    const SafepointStats& sp = current_safepoint();
+    if (sp.slowest_thread >= 0)
+      for (Thread* t : VM::get().threads())
+        if (t->id == sp.slowest_thread) e.slowest_where = where(t);
+    MarkSweep().run(e);
+    e.heap_after = heap_used_bytes();
+    e.id = g_count.fetch_add(1, std::memory_order_acq_rel) + 1;
+  });
+  if (!ran) return;
+  e.pause_ns = now_ns() - start;
+  e.time_to_safepoint_ns = stats.time_to_safepoint_ns;
+  e.threads_stopped = stats.threads;
+  e.slowest_thread = stats.slowest_thread;
+  e.heap_max = heap_max_bytes();
+  if (g_log.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", format_gc_event(e).c_str());
+  std::lock_guard<std::mutex> lock(g_last_mutex);
+  g_last = e;
+}
+
+}  // namespace runtime

@@ -1,0 +1,54 @@
+// The collector: stop-the-world mark-sweep at a global safepoint (runtime/safepoint.h).
+//
+// Arrays hold only numbers, so marking is "mark what a root names" with no tracing.
+// A collection: retire every TLAB, mark the arrays the roots name (runtime/gc_roots.h)
+// in a side bitmap, turn the gaps between marked arrays into free ranges
+// (runtime/heap.h) and resume the threads. Nothing moves.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "runtime/gc_roots.h"
+
+namespace runtime {
+
+class Thread;
+
+enum class GcCause : uint8_t {
+  allocation_budget,  // the bytes handed out since the last collection reached the budget
+  heap_full,          // no free range could hold an allocation even after a collection
+};
+const char* gc_cause_name(GcCause c);
+
+// One collection, as `--gc-log` prints it.
+struct GcEvent {
+  uint64_t id = 0;
+  GcCause cause = GcCause::allocation_budget;
+  int requester = -1;                // the thread that asked (-1: not a Mini thread)
+  uint64_t time_to_safepoint_ns = 0;
+  uint64_t pause_ns = 0;             // from the request until the threads resume
+  int threads_stopped = 0;
+  int slowest_thread = -1;           // the last thread to stop (-1: none had to)
+  std::string slowest_where;         // its top Mini frame: "function (file:line)"
+  size_t heap_before = 0, heap_after = 0, heap_max = 0;
+  uint64_t arrays_live = 0;
+  RootStats roots;
+};
+
+// Collects at a global safepoint, unless a collection has ended since the caller read
+// gc_count() == seen (then the caller just retries its allocation). Called in the VM
+// (requester's anchor set) or from a thread that is not a Mini thread.
+void collect(Thread* requester, GcCause cause, uint64_t seen);
+uint64_t gc_count();
+
+// `--gc-log`: one line per collection on stderr.
+void set_gc_log(bool on);
+// `--gc-verify`: walk the heap at every collection and check every exact root against
+// it (a root that is not an array is a VM bug: internal error).
+void set_gc_verify(bool on);
+std::string format_gc_event(const GcEvent& e);
+// The last collection's event (tests).
+GcEvent last_gc_event();
+
+}  // namespace runtime

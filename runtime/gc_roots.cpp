@@ -1,0 +1,161 @@
+#include "runtime/gc_roots.h"
+
+#include "runtime/code_blob.h"
+#include "runtime/compiled_code.h"
+#include "runtime/frame.h"
+#include "runtime/stack_walker.h"
+#include "runtime/stubs.h"
+#include "runtime/thread.h"
+#include "runtime/vm.h"
+#include "vm/verifier.h"
+
+namespace runtime {
+
+namespace {
+
+
+int64_t load(uintptr_t address) { return *reinterpret_cast<const int64_t*>(address); }
+
+// The interpreter's expression value k (0 = bottom) of a frame, when it is in memory:
+// below the fixed slots sits one junk slot (the cached top at depth 0 is pushed once),
+// then value 0 (interp/interp_masm.h, "Top-of-stack caching").
+uintptr_t interp_expr_address(uintptr_t fp, int k) {
+  return fp + uintptr_t(intptr_t(-8 * (kInterpFrameFixedSlots + 2) - 8 * k));
+}
+
+class RootWalker {
+ public:
+  RootWalker(const RootVisitor& visit, RootStats& stats) : visit_(visit), stats_(stats) {}
+
+  void globals() {
+    VM& vm = VM::get();
+    const auto& gs = vm.module().globals;
+    for (size_t i = 0; i < gs.size(); i++)
+      if (vm::is_array(gs[i].type)) {
+        stats_.globals++;
+        value(vm.globals()[i]);
+      }
+  }
+
+  void thread(Thread* t) {
+    ThreadState s = t->get_state();
+    if (s == ThreadState::terminated) return;
+    // The arguments stay referenced until the thread ends: they are where the call
+    // stub copies them from, and keeping them is what a Java thread's Runnable does.
+    if (t->start_method != nullptr) {
+      const auto& types = t->start_method->function->local_types;
+      for (size_t i = 0; i < t->start_args.size(); i++)
+        if (vm::is_array(types[i])) value(t->start_args[i]);
+    }
+    value(t->vm_result);
+    if (s == ThreadState::new_thread || !t->has_anchor()) return;
+    stats_.threads++;
+    stack(t);
+  }
+
+ private:
+  void value(int64_t v) {
+    stats_.slots++;
+    visit_(v, true);
+  }
+
+  void conservative(uintptr_t lo, uintptr_t hi) {
+    stats_.conservative_frames++;
+    for (uintptr_t p = lo & ~uintptr_t(7); p + 8 <= hi; p += 8) {
+      stats_.slots++;
+      visit_(int64_t(load(p)), false);
+    }
+  }
+
+  void stack(Thread* t) {
+    uintptr_t anchor_sp = t->core.anchor.sp.load(std::memory_order_acquire);
+    uintptr_t anchor_pc = t->core.anchor.pc;
+    StackWalker w(t);
+    Frame f;
+    uintptr_t compiled_fp = 0;
+    bool top = true;
+    while (w.next(f)) {
+      if (f.kind == FrameKind::interp) {
+        interpreted(f, top, anchor_sp, anchor_pc);
+        top = false;
+      } else if (f.pos.fp != compiled_fp) {  // a compiled frame's scopes share one fp
+        compiled_fp = f.pos.fp;
+        compiled(f, top, anchor_sp);
+        top = false;
+      }
+    }
+    if (w.stop() != WalkStop::entry) {
+      // Whatever the walk could not parse is scanned whole, with the registers the
+      // safepoint blob may have saved just below the anchor.
+      if (t->stack_high != 0) conservative(anchor_sp - 1024, t->stack_high);
+    }
+  }
+
+  static bool at_poll(uintptr_t pc) {
+    const CodeBlob* blob = find_blob(pc);
+    if (blob == nullptr) return false;
+    for (const PollSite& p : blob->polls)
+      if (p.resume_pc == pc) return true;
+    return false;
+  }
+
+  void interpreted(const Frame& f, bool top, uintptr_t anchor_sp, uintptr_t anchor_pc) {
+    const vm::VerifyInfo& info = *f.method->verified;
+    const vm::Function& fn = *f.method->function;
+    uintptr_t fp = f.pos.fp;
+    if (f.bci < 0 || size_t(f.bci) >= info.depth_at.size() || info.depth_at[size_t(f.bci)] < 0) {
+      conservative(f.pos.sp, fp + 16 + 8 * uintptr_t(f.method->param_count));
+      return;
+    }
+    stats_.frames++;
+    uintptr_t locals = uintptr_t(load(fp + kInterpFrameLocalsOffset));
+    for (size_t i = 0; i < fn.local_types.size(); i++)
+      if (vm::is_array(fn.local_types[i]) && info.live_locals.live(size_t(f.bci), uint32_t(i)))
+        value(load(locals - 8 * i));
+    const std::vector<vm::Type>& stack = info.stack_at[size_t(f.bci)];
+    bool cached_top_in_rax = top && at_poll(anchor_pc);
+    for (size_t k = 0; k < stack.size(); k++) {
+      if (!vm::is_array(stack[k])) continue;
+      if (cached_top_in_rax && k + 1 == stack.size())
+        value(load(poll_saved_register_address(anchor_sp, Reg::rax)));
+      else
+        value(load(interp_expr_address(fp, int(k))));
+    }
+  }
+
+  void compiled(const Frame& f, bool top, uintptr_t anchor_sp) {
+    auto* code = static_cast<const CompiledCode*>(find_blob(f.pos.pc));
+    uintptr_t fp = f.pos.fp;
+    uintptr_t frame_end = fp + 16 + 8 * uintptr_t(code->method->param_count);
+    const GcMap* map = code->gc_map_at(f.pos.pc);
+    bool registers_ok = true;
+    if (map != nullptr)
+      for (uint32_t k = 0; k < map->count; k++)
+        if (code->gc_slots[map->first + k].reg != GcSlot::kFrame && !top) registers_ok = false;
+    if (map == nullptr || !registers_ok) {
+      conservative(top ? anchor_sp - 1024 : f.pos.sp, frame_end);
+      return;
+    }
+    stats_.frames += code->scopes_at_return(f.pos.pc).count;
+    for (uint32_t k = 0; k < map->count; k++) {
+      const GcSlot& s = code->gc_slots[map->first + k];
+      if (s.reg == GcSlot::kFrame)
+        value(load(fp + uintptr_t(intptr_t(s.rbp_offset))));
+      else
+        value(load(poll_saved_register_address(anchor_sp, Reg(s.reg))));
+    }
+  }
+
+  const RootVisitor& visit_;
+  RootStats& stats_;
+};
+
+}  // namespace
+
+void visit_roots(const RootVisitor& visit, RootStats& stats) {
+  RootWalker roots(visit, stats);
+  roots.globals();
+  for (Thread* t : VM::get().threads()) roots.thread(t);
+}
+
+}  // namespace runtime
