@@ -47,6 +47,7 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
   append_by_reason(out, st.failed);
   out += ",\n   \"dropped\": ";
   append_by_reason(out, st.dropped);
+  if (st.in_flight > 0) out += fmt::format(",\n   \"in_flight\": {}", st.in_flight);  // a dump while running
   out += fmt::format(",\n   \"accounted\": {},", all_accounted(st) ? "true" : "false");
   out += "\n   \"suspension_ns\": ";
   append_percentiles(out, st.suspension_ns);

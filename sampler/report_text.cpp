@@ -190,6 +190,8 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   for (const auto& [reason, n] : st.failed) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
   lines.push_back({"dropped", dropped, ""});
   for (const auto& [reason, n] : st.dropped) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
+  if (st.in_flight > 0)
+    lines.push_back({"in flight", st.in_flight, "(sent, not yet ended when this profile was dumped)"});
 
   size_t lw = std::string("interruptions").size();
   for (const auto& l : lines) lw = std::max(lw, l.label.size());
@@ -204,9 +206,9 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
     if (!l.note.empty()) row += "  " + l.note;
     out += row + "\n";
   }
-  uint64_t accounted = ended(st);
-  std::string eq = fmt::format("{} samples + {} failed + {} dropped = {}", st.samples, failed,
-                               dropped, accounted);
+  uint64_t accounted = ended(st) + st.in_flight;
+  std::string eq = fmt::format("{} samples + {} failed + {} dropped{} = {}", st.samples, failed, dropped,
+                               st.in_flight ? fmt::format(" + {} in flight", st.in_flight) : "", accounted);
   if (accounted == st.interruptions)
     out += fmt::format("    {} = interruptions: all accounted for\n", eq);
   else if (accounted < st.interruptions)

@@ -918,3 +918,15 @@ TEST_CASE("reports: a stack the depth limit cut is marked truncated in every for
   // The text report counts them.
   CHECK(text_of(p).find("of which truncated") != std::string::npos);
 }
+
+TEST_CASE("reports: a profile dumped while running counts what is in flight", "[reports]") {
+  Profile p = one_sampler_profile();
+  SamplerStats& s = p.stats[SamplerId::cooperative];
+  s.interruptions += 3;
+  CHECK_FALSE(all_accounted(s));
+  s.in_flight = 3;
+  CHECK(all_accounted(s));
+  std::string text = text_of(p);
+  CHECK(has_line(text, "in flight 3 23.1% (sent, not yet ended when this profile was dumped)"));
+  CHECK(has_line(text, "8 samples + 0 failed + 2 dropped + 3 in flight = 13 = interruptions: all accounted for"));
+}
