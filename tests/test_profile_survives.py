@@ -137,6 +137,18 @@ fn main() {
             time.sleep(0.05)
         return cond()
 
+    def catches(p, sig):
+        """Waits until process `p` has a handler for `sig` (SigCgt in /proc): the profiler
+        has started, however slowly a loaded machine got there."""
+        def caught():
+            try:
+                with open(f"/proc/{p.pid}/status") as f:
+                    mask = next(int(line.split()[1], 16) for line in f if line.startswith("SigCgt:"))
+            except (OSError, StopIteration):
+                return False
+            return bool(mask & (1 << (sig - 1)))
+        return wait_for(caught)
+
     def nonempty(path):
         return os.path.exists(path) and os.path.getsize(path) > 0
 
@@ -160,13 +172,14 @@ fn main() {
           f"{rc} {se[-1500:]}")
 
     # SIGINT and SIGTERM: every report written, then the process ends by the signal
-    # (status 128+sig in a shell; Python shows -sig). Sent once the program has started
-    # (its first dump of nothing is not needed: the text report tells it ran).
+    # (status 128+sig in a shell; Python shows -sig). Sent once the profiler has its
+    # handler and the program has run a while (samples > 0).
     for sig in (signal.SIGINT, signal.SIGTERM):
         for ext in (".collapsed", ".jsonl"):
             out, stats = os.path.join(tmp, f"sig{int(sig)}{ext}"), os.path.join(tmp, f"sig{int(sig)}.json")
             p = start("--profile", "--interval=1ms", f"--profile-out={out}", f"--profile-stats={stats}", forever)
-            time.sleep(1.0)
+            catches(p, sig)
+            time.sleep(0.5)
             p.send_signal(sig)
             try:
                 so, se = p.communicate(timeout=60)
@@ -226,6 +239,7 @@ fn main() {
             rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
         return n, rss
 
+    catches(p, signal.SIGUSR2)
     time.sleep(1.0)
     n1, rss1 = dump()
     check("SIGUSR2 writes the profile while the program runs, its accounting adding up with what is in flight",
@@ -262,7 +276,7 @@ fn main() {
     # A signal the process starts with ignored stays ignored (a shell's background job).
     p = subprocess.Popen([MINIVM, "run", "--profile", forever], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    time.sleep(0.5)
+    catches(p, signal.SIGUSR2)  # installed with the others
     p.send_signal(signal.SIGINT)
     time.sleep(1.0)
     ignored = p.poll() is None
