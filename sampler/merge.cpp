@@ -5,6 +5,7 @@
 // what they hold, so a dump changes nothing for the next one.
 #include <algorithm>
 
+#include "runtime/code_unloading.h"
 #include "sampler/profiler_state.h"
 
 namespace sampler {
@@ -16,6 +17,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
     t.interruptions += s.interruptions;
     t.samples += s.samples;
     t.truncated += s.truncated;
+    t.freed_code += s.freed_code;
     for (const auto& [r, n] : s.failed) t.failed[r] += n;
     for (const auto& [r, n] : s.biased) t.biased[r] += n;
     for (const auto& [r, n] : s.dropped) t.dropped[r] += n;
@@ -84,6 +86,8 @@ Profile snapshot_profile(bool final) {
   profile.sort_by_time();
   profile.duration_ns = now_ns() - g_state.start_ns;
   account_unserved(profile, final);
+  runtime::UnloadTotals u = runtime::unload_totals();
+  profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};
   return profile;
 }
 

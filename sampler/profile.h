@@ -84,6 +84,9 @@ struct SamplerStats {
   // Interruptions sent but not yet ended when the profile was taken: only in a profile
   // dumped while the program runs (requests waiting for a poll, signals pending).
   uint64_t in_flight = 0;
+  // Interruptions whose walk or reconstruction used a pc in code already freed (code
+  // unloading; runtime/code_unloading.h): part of the samples or failures above.
+  uint64_t freed_code = 0;
 };
 
 // The sum of a reason -> count map (a sampler's failed, biased or dropped).
@@ -98,6 +101,15 @@ inline uint64_t total(const std::map<Reason, uint64_t>& by_reason) {
 inline uint64_t ended(const SamplerStats& st) { return st.samples + total(st.failed) + total(st.dropped); }
 inline bool all_accounted(const SamplerStats& st) { return ended(st) + st.in_flight == st.interruptions; }
 
+// Compiled code replaced and freed while the program ran (--stress-unload).
+struct CodeUnloading {
+  uint64_t retired = 0;            // replaced code handed to the unloader
+  uint64_t freed = 0;              // of it, freed (the rest was still in use at exit)
+  uint64_t rounds = 0;             // safepoints that decided
+  uint64_t kept_in_use = 0;        // summed over rounds: retired code a pc still lay in
+  uint64_t unwalkable_rounds = 0;  // of them, rounds that freed nothing: a stack was not walkable
+};
+
 struct Profile {
   std::string program;                        // the .mini file
   std::vector<SamplerId> samplers;            // in report order
@@ -110,6 +122,7 @@ struct Profile {
   // native walk), and in all (with the recording of handler walks).
   Distribution sampler_cpu_ns;
   uint64_t sampler_thread_cpu_ns = 0;
+  CodeUnloading unloading;
 
   // Adds `e` (e.count samples) to `events`, to the entry with the same type, sampler,
   // thread, stack and outcome if there is one: memory grows with the distinct stacks,

@@ -82,6 +82,7 @@ void start_profiler(const ProfilerOptions& options) {
   sigaction(SIGPROF, &sa, nullptr);
   runtime::VM::get().set_thread_hook(&on_thread);
   runtime::register_poll_client(&poll_client());
+  runtime::register_code_root_client(&code_root_client());
   runtime::add_exit_hook(&exit_hook);
   // A .jsonl profile is written as the events come (event_stream.h); a file that cannot
   // be created is reported with the other reports at exit.
