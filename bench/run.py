@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -327,6 +328,51 @@ def measure_latency(b, workloads, log):
     return lat
 
 
+def rss_kb(pid):
+    """A process's resident set (VmRSS, KB), or None once it has ended."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), None)
+    except OSError:
+        return None
+
+
+def measure_memory(b, quick, log):
+    """The profiler's memory over a long run: bench/workloads/forever.mini unprofiled and
+    profiled at 1 kHz (cooperative, and all samplers at once, each writing .collapsed, and
+    cooperative streaming .jsonl), run side by side; their RSS at each checkpoint (10 s
+    and 60 s; 2 s and 6 s with --quick), then SIGINT, which must leave the profile
+    written and exit 130. Returns ({run: [KB at each checkpoint]}, checkpoints, {run: ok})."""
+    checkpoints = [2, 6] if quick else [10, 60]
+    program = b.program("bench/workloads/forever.mini")
+    runs = {"unprofiled": [], "cooperative .collapsed": ["--profile", "--profile-out={}.collapsed"],
+            "all samplers .collapsed": ["--profile", "--sampler=all", "--profile-out={}.collapsed"],
+            "cooperative .jsonl": ["--profile", "--profile-out={}.jsonl"]}
+    procs = {}
+    for i, (name, flags) in enumerate(runs.items()):
+        flags = [f.format(os.path.join(b.tmp, f"memory{i}")) for f in flags]
+        out = next((f.split("=", 1)[1] for f in flags if f.startswith("--profile-out=")), None)
+        cmd = [b.minivm, "run"] + flags + (["--interval=1ms"] if flags else []) + [program]
+        # SIGINT as a terminal sends it, even when this script runs as a background job
+        # (which starts its children with SIGINT ignored).
+        procs[name] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)), out)
+        b.runs += 1
+    rss = {name: [] for name in runs}
+    start = time.monotonic()
+    for t in checkpoints:
+        time.sleep(max(0, start + t - time.monotonic()))
+        for name, (p, _) in procs.items():
+            rss[name].append(rss_kb(p.pid))
+    ok = {}
+    for name, (p, path) in procs.items():
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=60)
+        ok[name] = rc == -signal.SIGINT and (path is None or (os.path.exists(path) and os.path.getsize(path) > 0))
+    log("memory: " + ", ".join(f"{n} {'/'.join(str(k) for k in v)} KB" for n, v in rss.items()))
+    return rss, checkpoints, ok
+
+
 def perf_report(data, sort):
     """perf report rows as (percent, columns...) for `sort` keys."""
     rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", sort, "-g", "none"],
@@ -549,6 +595,21 @@ def write_latency(out_dir, latency_workloads, lat):
     return md
 
 
+def write_memory(out_dir, memory):
+    rss, checkpoints, ok = memory
+    md = ["## Memory over a long run\n",
+          "`bench/workloads/forever.mini` (a handful of distinct stacks, runs until stopped) at 1 kHz, the runs side by "
+          "side; resident set (VmRSS) at each time, then SIGINT. The profiler aggregates as it records (one entry per "
+          "distinct stack, durations in bounded histograms; `.jsonl` goes to disk as it comes), so its memory follows "
+          "the number of distinct stacks, not the length of the run: the columns should be flat.\n"]
+    mb = lambda kb: f"{kb / 1024:.1f}" if kb else "n/a"
+    rows = [[name] + [mb(kb) for kb in values] + ["yes" if ok[name] else "NO"] for name, values in rss.items()]
+    md.append(table(["run"] + [f"RSS MB at {t} s" for t in checkpoints] + ["SIGINT: exit 130, profile written"], rows))
+    write_csv(os.path.join(out_dir, "memory.csv"), ["run"] + [f"rss_kb_{t}s" for t in checkpoints] + ["sigint_ok"],
+              [[name] + values + [ok[name]] for name, values in rss.items()])
+    return md
+
+
 def write_perf(out_dir, perf, perf_err):
     md = ["## The oracle checked against perf\n"]
     if perf is None:
@@ -693,6 +754,7 @@ def write_report(plan, m):
     md += write_latency(out_dir, plan["latency_workloads"], m["lat"])
     md += write_perf(out_dir, m["perf"], m["perf_err"])
     md += stability.write_stability(out_dir, m["stab"])
+    md += write_memory(out_dir, m["memory"])
     md += write_targets(out_dir, names, acc, targets(plan, m))
     md += ["## Reading\n", reading(plan, m) + "\n",
            "## Plots\n\n![accuracy](accuracy.svg)\n![held vs depth](held_vs_depth.svg)\n"
@@ -756,6 +818,7 @@ def main():
     m["lat"] = measure_latency(b, plan["latency_workloads"], log)
     m["perf"], m["perf_err"] = measure_perf(b, plan["perf_set"], log)
     m["stab"] = stability.measure_stability(b, plan["quick"], log)
+    m["memory"] = measure_memory(b, plan["quick"], log)
     log(f"{b.runs} runs of minivm")
     m["seconds"], m["minivm_runs"] = time.time() - t0, b.runs
     write_report(plan, m)

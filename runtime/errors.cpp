@@ -1,5 +1,7 @@
 #include "runtime/errors.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -29,11 +31,10 @@ void add_exit_hook(ExitHook hook) {
   g_hooks.push_back(hook);
 }
 
-[[noreturn]] void exit_vm(int code) {
-  if (g_exiting.exchange(true)) {
-    // Someone else is already ending the process (and will report); wait for it.
-    for (;;) pause();
-  }
+namespace {
+// Runs the exit hooks, with output flushed around them, for the one caller that claimed
+// the exit.
+void run_exit_hooks() {
   std::vector<ExitHook> hooks;
   {
     std::lock_guard<std::mutex> lock(g_hooks_mutex);
@@ -43,7 +44,31 @@ void add_exit_hook(ExitHook hook) {
   for (ExitHook h : hooks) h();
   std::fflush(stdout);
   std::fflush(stderr);
+}
+}  // namespace
+
+[[noreturn]] void exit_vm(int code) {
+  if (g_exiting.exchange(true)) {
+    // Someone else is already ending the process (and will report); wait for it.
+    for (;;) pause();
+  }
+  run_exit_hooks();
   _exit(code);
+}
+
+void exit_vm_by_signal(int sig) {
+  if (g_exiting.exchange(true)) return;
+  run_exit_hooks();
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  raise(sig);
+  _exit(128 + sig);  // a signal whose default action is not to end the process
 }
 
 std::string format_stack_trace(Thread* t, size_t max_frames) {

@@ -19,6 +19,12 @@ void add_exit_hook(ExitHook hook);
 
 // Flushes output, runs the exit hooks and ends the process with `code`.
 [[noreturn]] void exit_vm(int code);
+// The same, but the process ends by `sig` with its default action (status 128+sig in a
+// shell), as it would have if nobody had caught it: for a signal caught only so that the
+// exit hooks (a profile) run first. Call it in ordinary context, never in a handler. If
+// another thread is already ending the process it returns at once and leaves it to that
+// one (whose exit hooks may be waiting for the caller).
+void exit_vm_by_signal(int sig);
 
 // The Mini stack trace of `t` from its anchor, one "  at f (file:line)" line per frame.
 std::string format_stack_trace(Thread* t, size_t max_frames = 1024);

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "sampler/profiler_state.h"
+#include "sampler/report.h"
 
 namespace sampler {
 
@@ -39,26 +40,31 @@ void on_thread(runtime::Thread* t, bool starting) {
   }
   // The thread is ending (on itself, after its last poll; its tid is cleared, so the
   // sampler sends no new signal). Under threads_mutex the sampler thread is not using
-  // its state, and once it is unhooked a signal still pending finds no state (a
-  // thread_gone failure): a handler runs on this thread, so one that started before the
-  // unhooking has finished before the next line here runs.
+  // its state, and once it is unhooked a signal still pending finds no state (it is
+  // counted here, thread_gone): a handler runs on this thread, so one that started
+  // before the unhooking has finished before the next line here runs.
   ThreadSampling* st = sampling_of(t);
   if (st == nullptr) return;
   {
     std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
     t->sampler_state.store(nullptr, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    // What will never be served: requests still in its ring; what its handlers walked.
+    // What will never be served: requests still in its ring, signals still pending (a
+    // handler that runs from now on finds no state and leaves no trace); what its
+    // handlers walked.
     {
       std::lock_guard<std::mutex> lock(st->events.mutex);
       SampleRequest r;
-      while (st->ring.pop(r)) record_request_failure(st->events.part, Reason::thread_ended_before_poll, &r, st->thread_id);
+      while (st->ring.pop(r)) record_request_failure(st->events, Reason::thread_ended_before_poll, r, st->thread_id);
+      for (uint64_t n = st->signals_sent.load() - st->signals_handled.load(); n > 0; n--)
+        count_failure_all(st->events.part, Reason::thread_gone);
     }
     drain_walks(st);
     // Its events and counters outlive it; its rings and arena (most of its memory) do not.
     {
       std::lock_guard<std::mutex> lock(g_state.ended_events.mutex);
       std::lock_guard<std::mutex> own(st->events.mutex);
+      st->events.flush_lines();
       merge_into(g_state.ended_events.part, st->events);
     }
     g_state.ended_ring_full += st->ring_full.load();
@@ -84,10 +90,27 @@ Event event(EventType type, SamplerId sampler, uint64_t id, int thread, uint64_t
 
 }  // namespace
 
-void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
+void EventBuffer::emit(const Event& e) {
+  if (is_stack_sample(e)) part.add_sample(e);
+  if (!g_state.jsonl.is_open()) return;
+  bool has_stack = e.type != EventType::FailedSample;
+  if (has_stack && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
+  std::string* sj = has_stack ? &stack_json[e.stack] : nullptr;
+  if (sj != nullptr && sj->empty())
+    append_stack_json(*sj, compact_stacks ? named(compact[e.stack]) : part.stacks.get(e.stack));
+  append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(),
+                    has_stack && !compact_stacks && part.stacks.truncated(e.stack));
+  if (lines.size() >= (1 << 16)) flush_lines();
+}
+
+void EventBuffer::flush_lines() {
+  g_state.jsonl.append(lines);
+  lines.clear();
+}
+
+void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
                    uint32_t stack, std::optional<Reason> biased, bool truncated) {
-  SamplerStats& s = p.stats[sampler];
-  s.interruptions++;
+  SamplerStats& s = b.part.stats[sampler];
   s.samples++;
   s.suspension_ns.push_back(held);
   if (truncated) s.truncated++;
@@ -98,44 +121,60 @@ void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, u
     s.biased[*biased]++;
   }
   e.stack = stack;
-  p.events.push_back(e);
+  b.emit(e);
 }
 
-void record_native(Profile& p, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack) {
+void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack) {
   for (SamplerId sampler : g_state.options.samplers) {  // every sampler sees the same native sample
-    SamplerStats& s = p.stats[sampler];
-    s.interruptions++;
+    SamplerStats& s = b.part.stats[sampler];
     s.samples++;
     s.suspension_ns.push_back(held);
     Event e = event(EventType::NativeMethodSample, sampler, id, thread, ticks);
     e.stack = stack;
-    p.events.push_back(e);
+    b.emit(e);
   }
 }
 
-void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
-  SamplerStats& s = p.stats[SamplerId::cooperative];
+void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
   Event l = event(EventType::SafepointLatency, SamplerId::cooperative, r.id, thread, r.ticks);
   l.latency_ns = served_ns - r.ticks;
   l.stack = stack;
-  s.latency_ns.push_back(l.latency_ns);
-  p.events.push_back(l);
+  b.part.stats[SamplerId::cooperative].latency_ns.push_back(l.latency_ns);
+  b.emit(l);
 }
 
-void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread) {
-  SamplerStats& s = p.stats[sampler];
-  s.interruptions++;
-  s.failed[reason]++;
+void record_failure(EventBuffer& b, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread) {
+  b.part.stats[sampler].failed[reason]++;
   if (id == 0) return;
   Event e = event(EventType::FailedSample, sampler, id, thread, ticks);
   e.reason = reason;
-  p.events.push_back(e);
+  b.emit(e);
 }
 
-void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, int thread) {
-  for (size_t i = 0; i < kSamplerCount; i++)
-    if (stack_taken(SamplerId(i)) == StackTaken::at_poll && g_state.want[i])
-      record_failure(p, SamplerId(i), reason, r ? r->id : 0, r ? r->ticks : 0, thread);
+void count_interruption(Profile& p) {
+  for (SamplerId sampler : g_state.options.samplers) p.stats[sampler].interruptions++;
+}
+
+void record_failure_all(EventBuffer& b, Reason reason, uint64_t id, uint64_t ticks, int thread) {
+  for (SamplerId sampler : g_state.options.samplers) record_failure(b, sampler, reason, id, ticks, thread);
+}
+
+namespace {
+bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll && g_state.wants(s); }
+}  // namespace
+
+void record_request_failure(EventBuffer& b, Reason reason, const SampleRequest& r, int thread) {
+  for (SamplerId sampler : g_state.options.samplers)
+    if (served_at_poll(sampler)) record_failure(b, sampler, reason, r.id, r.ticks, thread);
+}
+
+void count_failure_all(Profile& p, Reason reason) {
+  for (SamplerId sampler : g_state.options.samplers) p.stats[sampler].failed[reason]++;
+}
+
+void count_request_failure(Profile& p, Reason reason) {
+  for (SamplerId sampler : g_state.options.samplers)
+    if (served_at_poll(sampler)) p.stats[sampler].failed[reason]++;
 }
 
 }  // namespace sampler

@@ -54,10 +54,11 @@ void catch_poll_in_flight(runtime::Thread* t, ucontext_t* uc) {
 void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start) {
   int asked = ThreadSampling::kAsked;
   if (!st->handshake.compare_exchange_strong(asked, ThreadSampling::kAsked)) {
-    // Not (or no longer) asked: the sampler gave up waiting for this signal.
-    g_state.orphan_signals.fetch_add(1, std::memory_order_relaxed);
+    // Not (or no longer) asked: the sampler gave up waiting for this signal and
+    // accounted for it (thread_gone).
     return;
   }
+  st->signals_handled.fetch_add(1, std::memory_order_release);
   st->regs = regs;
   st->regs_in_java = in_java;
   st->handler_entry_ns = start;
@@ -134,8 +135,9 @@ void on_sigprof(int, siginfo_t*, void* context) {
   uint64_t start = now_ns();
   runtime::Thread* t = runtime::Thread::current();
   ThreadSampling* st = t != nullptr ? sampling_of(t) : nullptr;
-  if (st == nullptr) {
-    g_state.orphan_signals.fetch_add(1, std::memory_order_relaxed);
+  // No state: the thread has ended, and counted this signal as thread_gone. Closed: the
+  // profile is being merged, and counts it as signal_not_delivered.
+  if (st == nullptr || g_state.closed.load(std::memory_order_acquire)) {
     errno = saved_errno;
     return;
   }
@@ -149,6 +151,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
+  st->signals_handled.fetch_add(1, std::memory_order_release);
   uint64_t cursor = st->arena.cursor();
   WalkRecord recs[kHandlerWalks];
   int n = walk_in_handler(t, st, regs, in_java, cursor, recs);

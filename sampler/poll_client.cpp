@@ -29,29 +29,29 @@ class CooperativeClient : public runtime::PollClient {
         walked = true;
       }
       uint64_t served = now_ns();
-      Profile& p = st->events.part;
+      EventBuffer& b = st->events;
       if (r.kind == RequestKind::failed) {
-        std::lock_guard<std::mutex> lock(st->events.mutex);
-        record_request_failure(p, r.reason, &r, st->thread_id);
+        std::lock_guard<std::mutex> lock(b.mutex);
+        record_request_failure(b, r.reason, r, st->thread_id);
         continue;
       }
       bool cooperative = g_state.wants(SamplerId::cooperative), safepoint = g_state.wants(SamplerId::safepoint);
       // Compact traces (Method*, bci): hashed and interned without a string in sight.
       CompactTrace trace;
       std::optional<Reason> failure = cooperative ? reconstruct(r, frames, trace) : std::nullopt;
-      std::lock_guard<std::mutex> lock(st->events.mutex);  // its own: uncontended
-      uint32_t poll_site = (safepoint || failure) ? st->events.intern(compact_trace(frames, 0)) : 0;
+      std::lock_guard<std::mutex> lock(b.mutex);  // its own: hardly ever contended
+      uint32_t poll_site = (safepoint || failure) ? b.intern(compact_trace(frames, 0)) : 0;
       if (cooperative) {
         // The request's raw pcs checked against the code freed since the interruption.
         if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
             (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
-          p.stats[SamplerId::cooperative].freed_code++;
-        uint32_t used = failure ? poll_site : st->events.intern(trace);
-        record_sample(p, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
-        record_latency(p, r, st->thread_id, used, served);
+          b.part.stats[SamplerId::cooperative].freed_code++;
+        uint32_t used = failure ? poll_site : b.intern(trace);
+        record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
+        record_latency(b, r, st->thread_id, used, served);
       }
       if (safepoint)
-        record_sample(p, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, std::nullopt, false);
+        record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, std::nullopt, false);
     }
   }
 };

@@ -38,12 +38,38 @@ size_t StackTraceRepository::Hash::operator()(const StackTrace& t) const {
   return static_cast<size_t>(h);
 }
 
-uint32_t StackTraceRepository::intern(const StackTrace& trace) {
-  auto it = ids_.find(trace);
-  if (it != ids_.end()) return it->second;
+size_t Profile::SampleKeyHash::operator()(const SampleKey& k) const {
+  uint64_t h = (uint64_t(k.stack) << 32) ^ (uint64_t(uint32_t(k.thread)) << 8) ^ (uint64_t(k.type) << 4) ^
+               uint64_t(k.sampler) ^ (uint64_t(k.biased) << 7) ^ (k.reason ? (uint64_t(*k.reason) + 1) << 48 : 0);
+  return size_t(h * 0x9e3779b97f4a7c15ull);
+}
+
+void Profile::add_sample(const Event& e) {
+  SampleKey key{e.type, e.sampler, e.thread, e.stack, e.biased, e.reason};
+  auto [it, fresh] = sample_index_.try_emplace(key, events.size());
+  if (fresh)
+    events.push_back(e);
+  else
+    events[it->second].count += e.count;
+}
+
+void Profile::sort_by_time() {
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
+  sample_index_.clear();
+  for (size_t i = 0; i < events.size(); i++) {
+    const Event& e = events[i];
+    sample_index_.try_emplace(SampleKey{e.type, e.sampler, e.thread, e.stack, e.biased, e.reason}, i);
+  }
+}
+
+uint32_t StackTraceRepository::intern(const StackTrace& trace, bool truncated) {
+  auto& ids = ids_[truncated];
+  auto it = ids.find(trace);
+  if (it != ids.end()) return it->second;
   uint32_t id = static_cast<uint32_t>(traces_.size());
   traces_.push_back(trace);
-  ids_.emplace(trace, id);
+  truncated_.push_back(truncated);
+  ids.emplace(trace, id);
   return id;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/stack_walker.h"
+#include "sampler/distribution.h"
 #include "sampler/reasons.h"
 #include "sampler/samplers.h"
 
@@ -31,11 +32,14 @@ struct FrameRef {
 
 using StackTrace = std::vector<FrameRef>;  // top frame first
 
-// Interns stack traces: one id per distinct trace.
+// Interns stack traces: one id per distinct trace. A trace the walk's depth limit cut
+// (`truncated`, its outermost callers missing) is a different trace from the same frames
+// complete, so every writer can mark it.
 class StackTraceRepository {
  public:
-  uint32_t intern(const StackTrace& trace);
+  uint32_t intern(const StackTrace& trace, bool truncated = false);
   const StackTrace& get(uint32_t id) const { return traces_[id]; }
+  bool truncated(uint32_t id) const { return id < truncated_.size() && truncated_[id]; }
   size_t size() const { return traces_.size(); }
 
  private:
@@ -43,7 +47,8 @@ class StackTraceRepository {
     size_t operator()(const StackTrace& t) const;
   };
   std::vector<StackTrace> traces_;
-  std::unordered_map<StackTrace, uint32_t, Hash> ids_;
+  std::vector<bool> truncated_;
+  std::unordered_map<StackTrace, uint32_t, Hash> ids_[2];  // [truncated]
 };
 
 enum class EventType : uint8_t { ExecutionSample, NativeMethodSample, SafepointLatency, FailedSample };
@@ -59,6 +64,10 @@ struct Event {
   std::optional<Reason> reason;  // FailedSample: why; biased samples: why biased
   uint64_t latency_ns = 0; // SafepointLatency
   uint32_t stack = 0;      // StackTraceRepository id (not for FailedSample)
+  // How many identical samples this entry stands for. The profiler keeps one entry per
+  // distinct (type, sampler, thread, stack, outcome) with its count, and the time and id
+  // of the first; only the .jsonl stream has every event.
+  uint64_t count = 1;
 };
 
 // Accounting for one sampler: every interruption ends as a sample or a counted failure.
@@ -70,8 +79,11 @@ struct SamplerStats {
   std::map<Reason, uint64_t> failed;
   std::map<Reason, uint64_t> biased;          // (these are also samples)
   std::map<Reason, uint64_t> dropped;         // (e.g. ring_full)
-  std::vector<uint64_t> suspension_ns;        // how long the thread was held, per interruption
-  std::vector<uint64_t> latency_ns;           // request ticks -> served, per sample (cooperative)
+  Distribution suspension_ns;                 // how long the thread was held, per interruption
+  Distribution latency_ns;                    // request ticks -> served, per sample (cooperative)
+  // Interruptions sent but not yet ended when the profile was taken: only in a profile
+  // dumped while the program runs (requests waiting for a poll, signals pending).
+  uint64_t in_flight = 0;
   // Interruptions whose walk or reconstruction used a pc in code already freed (code
   // unloading; runtime/code_unloading.h): part of the samples or failures above.
   uint64_t freed_code = 0;
@@ -87,7 +99,7 @@ inline uint64_t total(const std::map<Reason, uint64_t>& by_reason) {
 // How many interruptions a sampler ended: as a sample, a failure or a drop. Every
 // interruption ends as exactly one, so this equals `interruptions` (all_accounted).
 inline uint64_t ended(const SamplerStats& st) { return st.samples + total(st.failed) + total(st.dropped); }
-inline bool all_accounted(const SamplerStats& st) { return ended(st) == st.interruptions; }
+inline bool all_accounted(const SamplerStats& st) { return ended(st) + st.in_flight == st.interruptions; }
 
 // Compiled code replaced and freed while the program ran (--stress-unload).
 struct CodeUnloading {
@@ -102,15 +114,37 @@ struct Profile {
   std::string program;                        // the .mini file
   std::vector<SamplerId> samplers;            // in report order
   std::map<SamplerId, SamplerStats> stats;
-  std::vector<Event> events;                  // in emission order
+  std::vector<Event> events;                  // samples, in order of first emission
   StackTraceRepository stacks;
   uint64_t interval_ns = 0;
   uint64_t duration_ns = 0;
   // The sampler thread's own CPU time: per visit of a thread (signal, hold and walk, or
   // native walk), and in all (with the recording of handler walks).
-  std::vector<uint64_t> sampler_cpu_ns;
+  Distribution sampler_cpu_ns;
   uint64_t sampler_thread_cpu_ns = 0;
   CodeUnloading unloading;
+
+  // Adds `e` (e.count samples) to `events`, to the entry with the same type, sampler,
+  // thread, stack and outcome if there is one: memory grows with the distinct stacks,
+  // not with the length of the run.
+  void add_sample(const Event& e);
+  // Puts `events` in order of their (first) time; add_sample keeps working after it.
+  void sort_by_time();
+
+ private:
+  struct SampleKey {
+    EventType type;
+    SamplerId sampler;
+    int thread;
+    uint32_t stack;
+    bool biased;
+    std::optional<Reason> reason;
+    bool operator==(const SampleKey&) const = default;
+  };
+  struct SampleKeyHash {
+    size_t operator()(const SampleKey& k) const;
+  };
+  std::unordered_map<SampleKey, size_t, SampleKeyHash> sample_index_;
 };
 
 }  // namespace sampler

@@ -7,6 +7,10 @@
 #include <signal.h>
 #include <time.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -22,7 +26,28 @@ namespace sampler {
 ProfilerState g_state;
 
 namespace {
+
 void exit_hook() { finish_profiler(); }
+
+// Writes `path` with `write`: at exit in place; in a dump through a temporary file renamed
+// over it, so that a program reading the file while the run goes on never sees half of
+// one.
+bool write_whole(const std::string& path, bool final, std::string& error,
+                 const std::function<bool(const std::string&, std::string&)>& write) {
+  if (final || path == "-") return write(path, error);  // standard output cannot be replaced
+  std::string tmp = path + ".part";
+  if (!write(tmp, error)) return false;
+  if (std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  error = path + ": cannot replace it: " + std::strerror(errno);
+  std::remove(tmp.c_str());
+  return false;
+}
+
+// The format of --profile-out: --format's, else the file's extension's.
+std::optional<OutputFormat> out_format(const ProfilerOptions& o, std::string& error) {
+  return o.out_format ? o.out_format : output_format(o.out_path, error);
+}
+
 }  // namespace
 
 void start_profiler(const ProfilerOptions& options) {
@@ -48,39 +73,70 @@ void start_profiler(const ProfilerOptions& options) {
   runtime::register_poll_client(&poll_client());
   runtime::register_code_root_client(&code_root_client());
   runtime::add_exit_hook(&exit_hook);
-  profile.duration_ns = now_ns();  // the start; merge_profile makes it the duration
+  // A .jsonl profile is written as the events come (event_stream.h); a file that cannot
+  // be created is reported with the other reports at exit.
+  std::string ignored;
+  if (!options.out_path.empty() && options.out_path != "-" && out_format(options, ignored) == OutputFormat::jsonl)
+    g_state.jsonl.open(options.out_path, g_state.jsonl_error);
+  g_state.start_ns = now_ns();
   g_state.running.store(true, std::memory_order_release);
   g_state.sampler_thread = std::thread(sampler_loop);
+  start_dump_thread();
 }
 
 bool finish_profiler() {
-  if (!g_state.running.exchange(false)) return true;
+  {
+    std::lock_guard<std::mutex> lock(g_state.wake_mutex);  // not between its check and its wait
+    if (!g_state.running.exchange(false)) return true;
+  }
+  g_state.wake.notify_all();
   g_state.sampler_thread.join();
+  stop_dump_thread();  // a dump under way ends first
+  g_state.closed.store(true, std::memory_order_release);
   // A handler that was already running finishes within microseconds; then record what
   // the handlers' walks left for the sampler thread.
   timespec settle{0, 2'000'000};
   nanosleep(&settle, nullptr);
   drain_all_walks();
-  merge_profile();
+  g_state.profile = snapshot_profile(/*final=*/true);
+  return write_reports(g_state.profile, /*final=*/true);
+}
+
+bool write_reports(const Profile& profile, bool final) {
+  const ProfilerOptions& o = g_state.options;
   ReportOptions ro;
-  ro.lines = g_state.options.lines;
-  if (g_state.options.text_report) write_text(g_state.profile, std::cerr, ro);
+  ro.lines = o.lines;
   bool written = true;
-  if (!g_state.options.out_path.empty()) {
-    std::string error;
-    if (!write_profile_file(g_state.profile, g_state.options.out_path, g_state.options.out_format, ro, error)) {
-      std::fprintf(stderr, "minivm: %s\n", error.c_str());
-      written = false;
-    }
+  auto report = [&written](bool ok, const std::string& error) {
+    if (!ok) std::fprintf(stderr, "minivm: %s\n", error.c_str());
+    written &= ok;
+  };
+  // A dump goes where the options say; with no file named, the text report on stderr.
+  bool to_files = !o.out_path.empty() || !o.stats_path.empty();
+  if (final ? o.text_report : !to_files) {
+    write_text(profile, std::cerr, ro);
+    std::cerr.flush();
   }
-  if (!g_state.options.stats_path.empty()) {
-    std::string error;
-    if (!write_stats_file(g_state.profile, g_state.options.stats_path, error)) {
-      std::fprintf(stderr, "minivm: %s\n", error.c_str());
-      written = false;
-    }
+  std::string error;
+  if (!g_state.jsonl_error.empty()) {
+    if (final) report(false, g_state.jsonl_error);
+  } else if (g_state.jsonl.is_open()) {
+    flush_jsonl();
+    if (final) report(g_state.jsonl.close(error), error);
+  } else if (!o.out_path.empty()) {
+    std::optional<OutputFormat> format = out_format(o, error);
+    if (!format)
+      report(!final, error);  // said once, at exit
+    else
+      report(write_whole(o.out_path, final, error, [&](const std::string& path, std::string& e) {
+               return write_profile_format(profile, *format, path, ro, e);
+             }),
+             error);
   }
-  std::cerr.flush();
+  if (!o.stats_path.empty())
+    report(write_whole(o.stats_path, final, error,
+                       [&](const std::string& path, std::string& e) { return write_stats_file(profile, path, e); }),
+           error);
   return written;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "sampler/profile.h"
 #include "sampler/report.h"
 #include "sampler/samplers.h"
@@ -18,18 +20,21 @@ struct ProfilerOptions {
   bool handshake = false;               // --suspend=handshake (else signal)
   bool stub_metadata = false;           // --stub-metadata: step out of intrinsic stubs
   std::string out_path;                 // --profile-out ("-": standard output)
-  ProfileFormat out_format = ProfileFormat::text;  // --format, or out_path's extension
+  std::optional<OutputFormat> out_format;  // --format; else out_path's extension
   std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit
+  uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
 };
 
 // Installs the handler, the poll client and the thread hook, and starts the sampler
-// thread. Call once, after VM::init/load and before run_main.
+// thread and the dump thread (dump_thread.cpp: the profile is written when SIGINT,
+// SIGTERM or SIGPIPE ends the run, and on SIGUSR2 or every dump_every_ns while it runs).
+// Call once, after VM::init/load and before run_main.
 void start_profiler(const ProfilerOptions& options);
 // Stops sampling, accounts for requests still pending, and writes the reports; runs
-// from the VM's exit hook. False (with the reason on stderr) when a report file could
-// not be written, so that the exit status can say so; true when nothing was left to do.
+// from the VM's exit hook. False (with the reason on stderr) when a report could not be
+// written, so that the exit status can say so; true when nothing was left to do.
 bool finish_profiler();
 // The profile merged by finish_profiler (tests).
 const Profile& current_profile();

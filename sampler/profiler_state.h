@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "runtime/poll.h"
 #include "runtime/thread.h"
 #include "sampler/context_walk.h"
+#include "sampler/event_stream.h"
 #include "sampler/frame_arena.h"
 #include "sampler/profile.h"
 #include "sampler/profiler.h"
@@ -56,13 +58,15 @@ struct CompactTraceHash {
   size_t operator()(const CompactTrace& t) const;
 };
 
-// A recording thread's own events (JFR's thread-local buffers): its interned stacks,
-// events and counters, merged into the profile at exit. The owner takes the mutex for
-// each record and the merge at exit takes it once, so while the program runs it is never
-// contended and no thread waits for another to record. Never touched by a handler.
+// A recording thread's own events (JFR's thread-local buffers): its interned stacks, its
+// samples aggregated by stack (Profile::add_sample) and its counters, merged into the
+// profile at exit or at a dump; with a .jsonl output, its events' lines on their way to
+// the stream. The owner takes the mutex for each record, a merge or dump takes it once,
+// so it is hardly ever contended and no thread waits for another to record. Never
+// touched by a handler. Its memory grows with distinct stacks, not with time.
 struct EventBuffer {
   std::mutex mutex;
-  Profile part;  // stacks, events and stats only
+  Profile part;  // stacks, aggregated samples and stats only
   // A Mini thread's buffer interns the traces its polls build in compact form, and its
   // events' stack ids index `compact` (named once per distinct trace at the merge); the
   // sampler thread's buffer interns named traces in part.stacks.
@@ -70,6 +74,12 @@ struct EventBuffer {
   std::vector<CompactTrace> compact;
   std::unordered_map<CompactTrace, uint32_t, CompactTraceHash> compact_ids;
   uint32_t intern(const CompactTrace& t);
+  // .jsonl: lines not yet appended to the stream, and each stack's JSON, rendered once.
+  std::string lines;
+  std::vector<std::string> stack_json;
+  // Records an event: a sample into `part` (aggregated), and with a .jsonl output its line.
+  void emit(const Event& e);
+  void flush_lines();  // appends `lines` to the stream
 };
 
 // Per Mini thread, what sampling it needs (runtime::Thread::sampler_state points to it):
@@ -92,6 +102,11 @@ struct ThreadSampling {
   WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
+  // Signals the sampler thread sent this thread, and those a handler took up (or the
+  // sampler accounted for when it stopped waiting): sent - handled are still pending. A
+  // new signal while one is pending would merge with it in the kernel, so none is sent
+  // then; what is still pending when the thread or the program ends is a failure.
+  std::atomic<uint64_t> signals_sent{0}, signals_handled{0};
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   runtime::Thread* thread = nullptr;
@@ -115,11 +130,16 @@ struct ProfilerState {
   bool hold = false;                // the handler waits for the sampler thread
   std::atomic<bool> running{false};
   std::atomic<uint64_t> next_sample{1};
-  std::atomic<uint64_t> orphan_signals{0};  // landed on no Mini thread (it had ended)
+  // Set when sampling stops: a handler that runs after it leaves no trace, and the signal
+  // it came from is accounted as never delivered.
+  std::atomic<bool> closed{false};
   // Guards `threads`, and every use of a ThreadSampling by another thread than its own
   // (the sampler thread's visits and drains): a thread's state is freed under it.
   std::mutex threads_mutex;
   std::vector<ThreadSampling*> threads;     // the live Mini threads, in start order
+  JsonlStream jsonl;                        // open when --profile-out is a .jsonl file
+  std::string jsonl_error;                  // why it could not be opened
+  uint64_t start_ns = 0;
   // What the threads that ended left: their events (named stacks) and the counters their
   // handlers kept, merged at exit with the live threads'.
   EventBuffer ended_events;
@@ -127,11 +147,13 @@ struct ProfilerState {
   uint64_t ended_walks_full[kSamplerCount] = {};
   EventBuffer sampler_events;  // what the sampler thread records (classical, async, oracle, native)
   std::thread sampler_thread;
-  // The sampler thread's own: the classical walk's pre-allocated buffer, its CPU per
-  // visit and in all.
+  // The sampler thread sleeps on this between periods, so that stopping it (running
+  // false, then a notify) wakes it at once instead of after a whole --interval.
+  std::mutex wake_mutex;
+  std::condition_variable wake;
+  // The sampler thread's classical walk's pre-allocated buffer (its CPU per visit and in
+  // all go to sampler_events).
   std::vector<CompactFrame> classical_frames;
-  std::vector<uint64_t> visit_cpu_ns;
-  uint64_t sampler_total_cpu_ns = 0;
   Profile profile;  // the merged profile, built at exit
 
   bool wants(SamplerId s) const { return want[size_t(s)]; }
@@ -174,23 +196,49 @@ runtime::CodeRootClient& code_root_client();
 // The VM's thread hook: a starting thread gets its ThreadSampling; an ending one's
 // unserved requests are failures.
 void on_thread(runtime::Thread* t, bool starting);
+// One interruption for every sampler, counted when the sampler thread sends its signal
+// (or visits a thread in native code): its outcome, recorded later by whoever ends it,
+// is a sample, a failure or a drop.
+void count_interruption(Profile& p);
 // An ExecutionSample for one sampler; biased (fell back to the poll-site stack) when a
 // reason is given.
-void record_sample(Profile& p, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
+void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
                    uint32_t stack, std::optional<Reason> biased, bool truncated);
 // The cooperative sampler's safepoint latency: from the interruption to `served_ns`.
-void record_latency(Profile& p, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
+void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
 // A NativeMethodSample for every sampler: a thread in native code is walked once for all.
-void record_native(Profile& p, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);
+void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);
 // A failed interruption for one sampler, with a FailedSample event when its id is known.
-void record_failure(Profile& p, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread);
+void record_failure(EventBuffer& b, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread);
+// The same for every sampler.
+void record_failure_all(EventBuffer& b, Reason reason, uint64_t id, uint64_t ticks, int thread);
 // The same for the samplers served at the poll.
-void record_request_failure(Profile& p, Reason reason, const SampleRequest* r, int thread);
+void record_request_failure(EventBuffer& b, Reason reason, const SampleRequest& r, int thread);
+// The counters alone, for interruptions that ended without an id (at exit): one failure
+// for every sampler, or for the samplers served at the poll.
+void count_failure_all(Profile& p, Reason reason);
+void count_request_failure(Profile& p, Reason reason);
+
+// --- profiler.cpp ----------------------------------------------------------------------
+// Writes a profile where the options say: at exit (`final`) the text report on stderr,
+// --profile-out and --profile-stats; in a dump the files (each replaced whole), or the text
+// report on stderr when no file is named. A .jsonl output is the stream, flushed (closed
+// at exit).
+bool write_reports(const Profile& profile, bool final);  // false if one could not be written
+
+// --- dump_thread.cpp -------------------------------------------------------------------
+// Installs the handlers of SIGINT, SIGTERM, SIGPIPE and SIGUSR2 and starts the thread
+// that acts on them (and on --profile-dump-every); stopping it waits for a dump under way.
+void start_dump_thread();
+void stop_dump_thread();
 
 // --- merge.cpp -------------------------------------------------------------------------
-// Every buffer merged into g_state.profile, in time order, and what was never served
-// (full rings, requests left in rings, signals that found no thread) accounted.
-void merge_profile();
+// Every buffer merged into one profile, samples in time order, and what has not ended
+// accounted: full rings (dropped), and requests left in rings and signals still pending:
+// failures when `final` (the program ends), in flight in a dump taken while it runs.
+Profile snapshot_profile(bool final);
+// Appends every buffer's .jsonl lines to the stream and flushes it.
+void flush_jsonl();
 // One buffer's stacks (re-interned, each compact trace named once), counters and events
 // into a profile.
 void merge_into(Profile& to, const EventBuffer& buf);

@@ -37,6 +37,11 @@ void write_speedscope(const Profile&, std::ostream&, const ReportOptions& = {});
 void write_html(const Profile&, std::ostream&, const ReportOptions& = {});
 // One JSON object per event, in emission order, exactly DESIGN.md's schema.
 void write_jsonl(const Profile&, std::ostream&);
+// Its pieces, which the profiler's .jsonl stream uses as it records: a stack as a JSON
+// array, and one event's line (newline included) with that stack (any text for a
+// FailedSample) and whether the depth limit cut it.
+void append_stack_json(std::string& out, const StackTrace& stack);  // report_jsonl.cpp
+void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated);
 
 // The statistics as one JSON document (`--profile-stats FILE`): program, interval, run
 // time, the sampler thread's CPU, and per sampler in report order its accounting by
@@ -44,47 +49,44 @@ void write_jsonl(const Profile&, std::ostream&);
 void write_stats_json(const Profile&, std::ostream&);  // report_stats.cpp
 // write_stats_json into `path`; false with a message in `error` if it cannot be written.
 bool write_stats_file(const Profile&, const std::string& path, std::string& error);  // report_stats.cpp
+// Creates (or truncates) `path`, or takes standard output for "-", and lets `write` fill
+// it; false with "OPTION PATH: why" in `error` when it cannot be opened or a write failed
+// (a full disk). report_text.cpp.
+bool write_output_file(const char* option, const std::string& path, std::string& error,
+                       const std::function<void(std::ostream&)>& write);
+
 // The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
 // of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
-enum class ProfileFormat : uint8_t { text, collapsed, speedscope, html, jsonl };
+enum class OutputFormat { txt, collapsed, json, html, jsonl };
 struct ProfileFormatInfo {
-  ProfileFormat format;
+  OutputFormat format;
   const char* name;   // also the usual extension
   const char* alias;  // another accepted name or extension, or nullptr
   const char* what;
 };
 inline constexpr ProfileFormatInfo kProfileFormats[] = {
-    {ProfileFormat::text, "txt", nullptr, "text report"},
-    {ProfileFormat::collapsed, "collapsed", "folded", "folded stacks"},
-    {ProfileFormat::speedscope, "json", nullptr, "speedscope"},
-    {ProfileFormat::html, "html", nullptr, "flame graph"},
-    {ProfileFormat::jsonl, "jsonl", nullptr, "one event per line"},
+    {OutputFormat::txt, "txt", nullptr, "text report"},
+    {OutputFormat::collapsed, "collapsed", "folded", "folded stacks"},
+    {OutputFormat::json, "json", nullptr, "speedscope"},
+    {OutputFormat::html, "html", nullptr, "flame graph"},
+    {OutputFormat::jsonl, "jsonl", nullptr, "one event per line"},
 };
-// A format by name or alias, case-insensitive ("folded", "TXT"); nullopt if none.
-std::optional<ProfileFormat> profile_format_named(std::string_view name);  // report_files.cpp
+// A format by name or alias, case-insensitive ("folded", "TXT"); nothing if none.
+std::optional<OutputFormat> profile_format_named(std::string_view name);  // report_files.cpp
 // The formats as a user chooses them: "txt (text report), collapsed or folded (folded
 // stacks), ..., or jsonl (one event per line)"; with `dot`, as extensions (".txt ...").
 std::string profile_format_choices(bool dot);  // report_files.cpp
-// The format `path`'s extension names; nullopt with "PATH: why; use ..." in `error` when
-// it has none or an unknown one.
-std::optional<ProfileFormat> profile_format_of_path(const std::string& path, std::string& error);  // report_files.cpp
-// Writes `p` in `format`.
-void write_profile(const Profile& p, ProfileFormat format, std::ostream& os, const ReportOptions& opt);  // report_files.cpp
+// The format a file's extension names (any case); nothing, with "--profile-out PATH: why;
+// use ..." in `error`, for none or another extension.
+std::optional<OutputFormat> output_format(const std::string& path, std::string& error);  // report_files.cpp
 
-// Creates (or truncates) `path`, or takes standard output for "-", and lets `write` fill
-// it; false with "OPTION PATH: why" in `error` when it cannot be opened or a write failed
-// (a full disk). report_files.cpp.
-bool write_output_file(const char* option, const std::string& path, std::string& error,
-                       const std::function<void(std::ostream&)>& write);
-
-// The profile in `format` into `path` ("-": standard output); false with a message in
-// `error` if it cannot be written.
-bool write_profile_file(const Profile&, const std::string& path, ProfileFormat format, const ReportOptions&,
-                        std::string& error);
-// The same in the format the file's extension names (profile_format_of_path); false with a
-// message for an unknown extension, and then nothing is written.
+// Picks the writer by the file's extension (.txt .collapsed .json .html .jsonl); returns
+// false with a message in `error` for an unknown extension or a file it cannot write.
 bool write_profile_file(const Profile&, const std::string& path, const ReportOptions&,
                         std::string& error);
+// The same in a format given (to a path whose extension need not name it).
+bool write_profile_format(const Profile&, OutputFormat format, const std::string& path, const ReportOptions&,
+                          std::string& error);
 
 // ---- Building blocks shared by the writers (and used by the tests) ----
 
@@ -115,6 +117,10 @@ const StackTrace& stack_of_id(const Profile&, uint32_t id);                     
 // an empty name is "[unknown]". A sample with no frames at all is the frame "[no_frames]".
 std::string frame_label(const FrameRef&, bool lines);  // report_collapsed.cpp
 inline constexpr const char* kNoFramesLabel = "[no_frames]";
+// The root frame of a stack the walk's depth limit cut (StackTraceRepository::truncated)
+// in folded stacks, speedscope and the HTML flame graph: it stands where the missing
+// outermost callers would be, so a cut stack is never taken for a complete one.
+inline constexpr const char* kTruncatedLabel = "[truncated]";
 // A frame's function as every writer names it: "[unknown]" when it has no name.
 inline std::string function_name(const FrameRef& f) { return f.function.empty() ? std::string("[unknown]") : f.function; }
 
@@ -128,12 +134,13 @@ std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,
 std::string json_string(std::string_view s);                 // report_jsonl.cpp
 void append_json_string(std::string& out, std::string_view s);  // report_jsonl.cpp
 
-// Nearest-rank percentiles: the value at rank ceil(p/100 * n) of the sorted values.
+// Nearest-rank percentiles: the value at rank ceil(p/100 * n) of the sorted values (as a
+// Distribution keeps them: exact, or at most 0.8% above; distribution.h).
 struct Percentiles {
   size_t n = 0;  // 0: no values, the report prints "n/a"
   uint64_t p50 = 0, p99 = 0, max = 0;
 };
-Percentiles percentiles(std::vector<uint64_t> values);  // report_text.cpp
+Percentiles percentiles(const Distribution& values);  // report_text.cpp
 // Nanoseconds as microseconds: "0.12 µs", "4.20 µs", "42.0 µs", "420 µs", "12345 µs".
 std::string format_us(uint64_t ns);  // report_text.cpp
 

@@ -47,7 +47,7 @@ std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,
                                                         SamplerId sampler) {
   std::map<uint32_t, uint64_t> counts;
   for (const Event& e : p.events)
-    if (is_stack_sample(e) && e.sampler == sampler) ++counts[e.stack];
+    if (is_stack_sample(e) && e.sampler == sampler) counts[e.stack] += e.count;
   return {counts.begin(), counts.end()};
 }
 
@@ -76,7 +76,8 @@ std::map<std::string, uint64_t> fold_stacks(const Profile& p, SamplerId sampler,
   for (const auto& [id, count] : count_stacks(p, sampler)) {
     const StackTrace& st = stack_of_id(p, id);
     key.clear();
-    if (st.empty()) key = kNoFramesLabel;
+    if (p.stacks.truncated(id)) key = std::string(kTruncatedLabel) + (st.empty() ? "" : ";");
+    if (st.empty()) key += kNoFramesLabel;
     for (size_t i = st.size(); i-- > 0;) {  // stacks are top first; folded lines root first
       key += frame_label(st[i], lines);
       if (i != 0) key += ';';

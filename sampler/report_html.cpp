@@ -53,6 +53,7 @@ Node build_tree(const Profile& p, SamplerId sampler, bool with_lines) {
       n->kinds[static_cast<size_t>(kind)] += c;
       if (!with_lines) n->lines[line] += c;
     };
+    if (p.stacks.truncated(id)) step(kTruncatedLabel, kTruncatedLabel, 0, FrameKind::stub);
     if (st.empty()) step(kNoFramesLabel, kNoFramesLabel, 0, FrameKind::stub);
     for (size_t i = st.size(); i-- > 0;) {
       const FrameRef& f = st[i];

@@ -6,8 +6,12 @@
 //   {"event":"FailedSample","sampler":S,"sample":N,"thread":T,"reason":R}
 // F = {"function":NAME,"line":N,"bci":N,"kind":K}, top frame first; "bci" is -1 when
 // unknown, "line" 0. The one addition: a biased sample with a known reason carries
-// "reason":R right after "biased":true. Also the JSON string escaping all writers share.
+// "reason":R right after "biased":true, then "truncated":true for a stack the depth limit
+// cut, and "count":N for an entry of an aggregated profile that stands for N samples (the
+// profiler's own .jsonl is streamed event by event: event_stream.h). Also the JSON string
+// escaping all writers share.
 #include <ostream>
+#include <unordered_map>
 
 #include "sampler/report.h"
 
@@ -88,10 +92,8 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
-namespace {
-
-void append_stack(std::string& b, const StackTrace& st) {
-  b += "\"stack\":[";
+void append_stack_json(std::string& b, const StackTrace& st) {
+  b += '[';
   for (size_t i = 0; i < st.size(); ++i) {
     const FrameRef& f = st[i];
     if (i) b += ',';
@@ -108,7 +110,7 @@ void append_stack(std::string& b, const StackTrace& st) {
   b += ']';
 }
 
-void append_head(std::string& b, const Event& e) {
+void append_event_line(std::string& b, const Event& e, std::string_view stack_json, bool truncated) {
   b += "{\"event\":\"";
   b += event_type_name(e.type);
   b += "\",\"sampler\":";
@@ -117,39 +119,42 @@ void append_head(std::string& b, const Event& e) {
   b += std::to_string(e.sample);
   b += ",\"thread\":";
   b += std::to_string(e.thread);
+  switch (e.type) {
+    case EventType::ExecutionSample:
+    case EventType::NativeMethodSample:
+      b += ",\"time_ns\":";
+      b += std::to_string(e.time_ns);
+      b += e.biased ? ",\"biased\":true" : ",\"biased\":false";
+      if (e.biased && e.reason) {
+        b += ",\"reason\":";
+        append_json_string(b, reason_name(*e.reason));
+      }
+      if (truncated) b += ",\"truncated\":true";
+      if (e.count > 1) b += ",\"count\":" + std::to_string(e.count);
+      b += ",\"stack\":";
+      b += stack_json;
+      break;
+    case EventType::SafepointLatency:
+      b += ",\"latency_ns\":";
+      b += std::to_string(e.latency_ns);
+      b += ",\"stack\":";
+      b += stack_json;
+      break;
+    case EventType::FailedSample:
+      b += ",\"reason\":";
+      append_json_string(b, e.reason ? reason_name(*e.reason) : "");
+      break;
+  }
+  b += "}\n";
 }
-
-}  // namespace
 
 void write_jsonl(const Profile& p, std::ostream& out) {
   std::string b;
+  std::unordered_map<uint32_t, std::string> stack_json;  // each distinct stack rendered once
   for (const Event& e : p.events) {
-    append_head(b, e);
-    switch (e.type) {
-      case EventType::ExecutionSample:
-      case EventType::NativeMethodSample:
-        b += ",\"time_ns\":";
-        b += std::to_string(e.time_ns);
-        b += e.biased ? ",\"biased\":true" : ",\"biased\":false";
-        if (e.biased && e.reason) {
-          b += ",\"reason\":";
-          append_json_string(b, reason_name(*e.reason));
-        }
-        b += ',';
-        append_stack(b, event_stack(p, e));
-        break;
-      case EventType::SafepointLatency:
-        b += ",\"latency_ns\":";
-        b += std::to_string(e.latency_ns);
-        b += ',';
-        append_stack(b, event_stack(p, e));
-        break;
-      case EventType::FailedSample:
-        b += ",\"reason\":";
-        append_json_string(b, e.reason ? reason_name(*e.reason) : "");
-        break;
-    }
-    b += "}\n";
+    std::string& sj = stack_json[e.type == EventType::FailedSample ? UINT32_MAX : e.stack];
+    if (sj.empty()) append_stack_json(sj, event_stack(p, e));
+    append_event_line(b, e, sj, e.type != EventType::FailedSample && p.stacks.truncated(e.stack));
     if (b.size() > (1 << 16)) {
       out << b;
       b.clear();

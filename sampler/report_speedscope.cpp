@@ -1,8 +1,10 @@
 // speedscope JSON (`--profile-out FILE.json`; open it at speedscope.app or with the
 // `speedscope` command): one "sampled" profile per sampler, named after it, all sharing
-// one frames table. Every sample is one entry in emission order (so speedscope's "Time
-// Order" view is the run's timeline) with weight 1 and unit "none": the numbers speedscope
-// shows are sample counts, the same as the text and collapsed reports. A frame is a
+// one frames table. The samples of one thread with one stack and outcome are one entry
+// weighted by their count (the profile keeps them so: profile.h), in order of the first
+// of them, with unit "none": the numbers speedscope shows are sample counts, the same as
+// the text and collapsed reports. (speedscope's "Time Order" view shows first
+// appearances, not the timeline.) A frame is a
 // function, or function:line with --profile-lines (then "line" is set too).
 #include <ostream>
 #include <unordered_map>
@@ -17,8 +19,9 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
   // The shared frames table, in order of first use.
   std::unordered_map<std::string, size_t> index;
   std::string frames;
-  auto frame_id = [&](const FrameRef* f) -> size_t {
-    std::string label = f ? frame_label(*f, opt.lines) : std::string(kNoFramesLabel);
+  // A frame of the program, or (f null) one of the writers' own: [no_frames], [truncated].
+  auto frame_id = [&](const FrameRef* f, const char* own = kNoFramesLabel) -> size_t {
+    std::string label = f ? frame_label(*f, opt.lines) : std::string(own);
     auto [it, inserted] = index.emplace(label, index.size());
     if (inserted) {
       if (it->second) frames += ",\n";
@@ -46,7 +49,8 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
       auto [it, inserted] = cache.try_emplace(e.stack);
       if (inserted) {
         const StackTrace& st = stack_of_id(p, e.stack);
-        if (st.empty()) it->second = std::to_string(frame_id(nullptr));
+        if (p.stacks.truncated(e.stack)) it->second = std::to_string(frame_id(nullptr, kTruncatedLabel)) + ',';
+        if (st.empty()) it->second += std::to_string(frame_id(nullptr));
         for (size_t i = st.size(); i-- > 0;) {  // speedscope stacks are root first
           it->second += std::to_string(frame_id(&st[i]));
           if (i) it->second += ',';
@@ -57,8 +61,8 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
         weights += ',';
       }
       stacks += '[' + it->second + ']';
-      weights += '1';
-      ++n;
+      weights += std::to_string(e.count);
+      n += e.count;
     }
     if (si) profiles += ",\n";
     profiles += "{\"type\":\"sampled\",\"name\":";

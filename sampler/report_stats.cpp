@@ -27,7 +27,7 @@ void append_by_reason(std::string& out, const std::map<Reason, uint64_t>& by_rea
 }
 
 // {"n": N, "p50": ns, "p99": ns, "max": ns}; the three values are null when n is 0.
-void append_percentiles(std::string& out, const std::vector<uint64_t>& values) {
+void append_percentiles(std::string& out, const Distribution& values) {
   Percentiles q = percentiles(values);
   if (q.n == 0) {
     out += "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}";
@@ -47,6 +47,7 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
   append_by_reason(out, st.failed);
   out += ",\n   \"dropped\": ";
   append_by_reason(out, st.dropped);
+  if (st.in_flight > 0) out += fmt::format(",\n   \"in_flight\": {}", st.in_flight);  // a dump while running
   out += fmt::format(",\n   \"accounted\": {},", all_accounted(st) ? "true" : "false");
   out += "\n   \"suspension_ns\": ";
   append_percentiles(out, st.suspension_ns);

@@ -1,5 +1,5 @@
-// The text report (`--profile`, on stderr at exit; `--profile-out FILE.txt`) and
-// percentiles.
+// The text report (`--profile`, on stderr at exit; `--profile-out FILE.txt`), percentiles,
+// and write_profile_file, which picks a writer by the file's extension.
 //
 // Per sampler, in Profile::samplers order: the accounting of interruptions (samples, of
 // which biased, failed and dropped, by reason, with a line showing that they add up),
@@ -7,6 +7,12 @@
 // functions and lines by self and by total. Shares are of that sampler's samples and
 // always come with their counts. With several samplers a comparison table comes first.
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <ostream>
 #include <set>
 
@@ -16,18 +22,17 @@
 
 namespace sampler {
 
-Percentiles percentiles(std::vector<uint64_t> values) {
+Percentiles percentiles(const Distribution& values) {
   Percentiles r;
   r.n = values.size();
   if (values.empty()) return r;
-  std::sort(values.begin(), values.end());
-  auto rank = [&](size_t p) {  // nearest rank: ceil(p/100 * n), at least 1
-    size_t k = (p * values.size() + 99) / 100;
-    return values[std::max<size_t>(k, 1) - 1];
+  auto rank = [&](uint64_t p) {  // nearest rank: ceil(p/100 * n), at least 1
+    uint64_t k = (p * values.size() + 99) / 100;
+    return values.at_rank(std::max<uint64_t>(k, 1));
   };
   r.p50 = rank(50);
   r.p99 = rank(99);
-  r.max = values.back();
+  r.max = values.max();
   return r;
 }
 
@@ -77,9 +82,9 @@ Aggregate aggregate(const Profile& p, SamplerId sampler) {
   Aggregate a;
   for (const Event& e : p.events) {
     if (!is_stack_sample(e) || e.sampler != sampler) continue;
-    ++a.samples;
-    ++(e.type == EventType::NativeMethodSample ? a.native : a.execution);
-    if (e.biased) ++a.biased;
+    a.samples += e.count;
+    (e.type == EventType::NativeMethodSample ? a.native : a.execution) += e.count;
+    if (e.biased) a.biased += e.count;
     a.threads.insert(e.thread);
   }
   std::vector<std::string> seen_f;
@@ -187,6 +192,8 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   for (const auto& [reason, n] : st.failed) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
   lines.push_back({"dropped", dropped, ""});
   for (const auto& [reason, n] : st.dropped) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
+  if (st.in_flight > 0)
+    lines.push_back({"in flight", st.in_flight, "(sent, not yet ended when this profile was dumped)"});
 
   size_t lw = std::string("interruptions").size();
   for (const auto& l : lines) lw = std::max(lw, l.label.size());
@@ -201,9 +208,9 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
     if (!l.note.empty()) row += "  " + l.note;
     out += row + "\n";
   }
-  uint64_t accounted = ended(st);
-  std::string eq = fmt::format("{} samples + {} failed + {} dropped = {}", st.samples, failed,
-                               dropped, accounted);
+  uint64_t accounted = ended(st) + st.in_flight;
+  std::string eq = fmt::format("{} samples + {} failed + {} dropped{} = {}", st.samples, failed, dropped,
+                               st.in_flight ? fmt::format(" + {} in flight", st.in_flight) : "", accounted);
   if (accounted == st.interruptions)
     out += fmt::format("    {} = interruptions: all accounted for\n", eq);
   else if (accounted < st.interruptions)
@@ -222,7 +229,7 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
 }
 
 void timing(std::string& out, const SamplerStats& st) {
-  auto line = [&](const char* label, const std::vector<uint64_t>& v) {
+  auto line = [&](const char* label, const Distribution& v) {
     Percentiles q = percentiles(v);
     if (q.n == 0) return fmt::format("    {:<44}  n/a (none recorded)\n", label);
     return fmt::format("    {:<44}  p50 {}  p99 {}  max {}  (n={})\n", label, format_us(q.p50),
@@ -329,6 +336,52 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   if (samplers.size() > 1) comparison(out, p, samplers);
   for (SamplerId s : samplers) section(out, p, s, opt);
   os << out;
+}
+
+bool write_profile_file(const Profile& p, const std::string& path, const ReportOptions& opt,
+                        std::string& error) {
+  std::optional<OutputFormat> kind = output_format(path, error);
+  return kind && write_profile_format(p, *kind, path, opt, error);
+}
+
+bool write_profile_format(const Profile& p, OutputFormat kind, const std::string& path, const ReportOptions& opt,
+                          std::string& error) {
+  return write_output_file("--profile-out", path, error, [&](std::ostream& f) {
+    switch (kind) {
+      case OutputFormat::txt: write_text(p, f, opt); break;
+      case OutputFormat::collapsed: write_collapsed(p, f, opt); break;
+      case OutputFormat::json: write_speedscope(p, f, opt); break;
+      case OutputFormat::html: write_html(p, f, opt); break;
+      case OutputFormat::jsonl: write_jsonl(p, f); break;
+    }
+  });
+}
+
+bool write_output_file(const char* option, const std::string& path, std::string& error,
+                       const std::function<void(std::ostream&)>& write) {
+  if (path == "-") {
+    errno = 0;
+    write(std::cout);
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      error = fmt::format("{} -: error while writing standard output{}{}", option, errno ? ": " : "",
+                          errno ? std::strerror(errno) : "");
+      return false;
+    }
+    return true;
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) {
+    error = fmt::format("{} {}: cannot write: {}", option, path, std::strerror(errno));
+    return false;
+  }
+  write(f);
+  f.flush();
+  if (!f) {
+    error = fmt::format("{} {}: error while writing: {}", option, path, std::strerror(errno));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace sampler

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "runtime/stack_walker.h"
 #include "runtime/vm.h"
@@ -45,13 +46,42 @@ class BufferSink : public FrameSink {
 // A walk's outcome for one sampler, recorded in the sampler thread's buffer.
 void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const StackTrace& trace, bool truncated,
                  bool freed_code, uint64_t id, uint64_t ticks, uint64_t held, int thread) {
-  std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
-  Profile& p = g_state.sampler_events.part;
-  if (freed_code) p.stats[sampler].freed_code++;
+  EventBuffer& b = g_state.sampler_events;
+  std::lock_guard<std::mutex> lock(b.mutex);
+  if (freed_code) b.part.stats[sampler].freed_code++;
   if (failure)
-    record_failure(p, sampler, *failure, id, ticks, thread);
+    record_failure(b, sampler, *failure, id, ticks, thread);
   else
-    record_sample(p, sampler, id, ticks, held, thread, p.stacks.intern(trace), std::nullopt, truncated);
+    record_sample(b, sampler, id, ticks, held, thread, b.part.stacks.intern(trace, truncated), std::nullopt, truncated);
+}
+
+// A failed interruption for every sampler, ended by the sampler thread itself. A
+// thread_gone failure has no id (no event), like those counted when a thread ends.
+void record_send_failure(ThreadSampling* st, Reason reason) {
+  uint64_t id = reason == Reason::thread_gone ? 0 : g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
+  record_failure_all(g_state.sampler_events, reason, id, now_ns(), st->thread_id);
+}
+
+// Sends SIGPROF and counts the interruption; false (with the failure recorded) when the
+// signal could not be sent: the previous one is still pending (it would merge with it),
+// or the thread is gone.
+bool send_signal(ThreadSampling* st, pid_t pid, int tid) {
+  {
+    std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
+    count_interruption(g_state.sampler_events.part);
+  }
+  if (st->signals_sent.load(std::memory_order_acquire) != st->signals_handled.load(std::memory_order_acquire)) {
+    record_send_failure(st, Reason::signal_coalesced);
+    return false;
+  }
+  st->signals_sent.fetch_add(1, std::memory_order_acq_rel);
+  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
+    st->signals_sent.fetch_sub(1, std::memory_order_acq_rel);
+    record_send_failure(st, Reason::thread_gone);
+    return false;
+  }
+  return true;
 }
 
 // Signal the thread, wait until its handler has published its registers, walk it
@@ -59,7 +89,7 @@ void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const 
 void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   runtime::Thread* t = st->thread;
   st->handshake.store(ThreadSampling::kAsked, std::memory_order_release);
-  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
+  if (!send_signal(st, pid, tid)) {
     st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
     return;
   }
@@ -68,7 +98,12 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     sched_yield();
     if (now_ns() > give_up) {
       int asked = ThreadSampling::kAsked;
-      if (st->handshake.compare_exchange_strong(asked, ThreadSampling::kIdle)) return;  // withdrawn
+      if (st->handshake.compare_exchange_strong(asked, ThreadSampling::kIdle)) {
+        // Withdrawn: a handler that still runs for it leaves no trace.
+        st->signals_handled.fetch_add(1, std::memory_order_release);
+        record_send_failure(st, Reason::thread_gone);
+        return;
+      }
     }
   }
   // The thread is held: its frames stay put while we read them.
@@ -137,9 +172,10 @@ void sample_native(ThreadSampling* st) {
   StackTrace rest = to_trace(frames, 0);
   trace.insert(trace.end(), rest.begin(), rest.end());
   uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
-  Profile& p = g_state.sampler_events.part;
-  record_native(p, id, start, held, st->thread_id, p.stacks.intern(trace));
+  EventBuffer& b = g_state.sampler_events;
+  std::lock_guard<std::mutex> lock(b.mutex);
+  count_interruption(b.part);
+  record_native(b, id, start, held, st->thread_id, b.part.stacks.intern(trace));
 }
 
 }  // namespace
@@ -169,8 +205,9 @@ void sampler_loop() {
     deadline += g_state.options.interval_ns;
     uint64_t now = now_ns();
     if (deadline > now) {
-      timespec ts{time_t((deadline - now) / 1000000000u), long((deadline - now) % 1000000000u)};
-      nanosleep(&ts, nullptr);
+      std::unique_lock<std::mutex> wait(g_state.wake_mutex);
+      auto stopped = [] { return !g_state.running.load(std::memory_order_acquire); };
+      if (g_state.wake.wait_for(wait, std::chrono::nanoseconds(deadline - now), stopped)) break;
     } else {
       deadline = now;  // fell behind: do not burst
     }
@@ -193,14 +230,19 @@ void sampler_loop() {
       if (state == runtime::ThreadState::in_java && g_state.hold)
         held_sample(st, pid, tid);
       else if (state == runtime::ThreadState::in_java)
-        syscall(SYS_tgkill, pid, tid, SIGPROF);
+        send_signal(st, pid, tid);
       else
         sample_native(st);
-      g_state.visit_cpu_ns.push_back(thread_cpu_ns() - cpu);
+      uint64_t used = thread_cpu_ns() - cpu;
+      std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+      g_state.sampler_events.part.sampler_cpu_ns.push_back(used);
     }
     next = (next + visits) % threads.size();
+    std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+    g_state.sampler_events.part.sampler_thread_cpu_ns = thread_cpu_ns();
   }
-  g_state.sampler_total_cpu_ns = thread_cpu_ns();
+  std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+  g_state.sampler_events.part.sampler_thread_cpu_ns = thread_cpu_ns();
 }
 
 }  // namespace sampler

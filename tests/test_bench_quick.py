@@ -28,7 +28,7 @@ with tempfile.TemporaryDirectory() as out:
     report = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
     for heading in ("## Physical limits", "## Accuracy against the oracle", "## Honesty", "## Cost to the program",
                     "## Cooperative: suspension and safepoint latency", "## The oracle checked against perf",
-                    "## Stability under code unloading", "## Targets", "## Reading"):
+                    "## Memory over a long run", "## Stability under code unloading", "## Targets", "## Reading"):
         check(f"report has '{heading}'", heading in report)
     check("every run's accounting adds up", "adds up: yes, in every run" in report)
     for name in ("accuracy", "honesty", "overhead", "held_vs_depth", "held_vs_threads", "latency", "stability"):
@@ -39,6 +39,9 @@ with tempfile.TemporaryDirectory() as out:
     coop = [float(r["exact_stack"]) for r in acc if r["sampler"] == "cooperative"]
     check("cooperative agrees with the oracle on >= 95% of samples in every quick workload",
           coop and min(coop) >= 0.95, coop)
+    mem = list(csv.DictReader(open(os.path.join(out, "memory.csv")))) if os.path.exists(os.path.join(out, "memory.csv")) else []
+    check("memory.csv: every long run was measured and SIGINT left its profile written",
+          len(mem) == 4 and all(r["sigint_ok"] == "True" and r["rss_kb_2s"] and r["rss_kb_6s"] for r in mem), mem)
     targets = json.load(open(os.path.join(out, "targets.json")))
     check("targets.json lists met/not met for each target", len(targets) >= 6 and all("met" in t for t in targets), targets)
     stab = {r["sampler"]: r for r in csv.DictReader(open(os.path.join(out, "stability.csv")))} \

@@ -31,7 +31,7 @@ def events(path):
 
 
 # The outcomes the profiler counts without an interruption id (so without a .jsonl event).
-WITHOUT_ID = ("program_ended_before_poll", "thread_gone")
+WITHOUT_ID = ("program_ended_before_poll", "signal_not_delivered", "thread_gone")
 
 
 def counts_by_sampler(stderr):
@@ -311,7 +311,10 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{peak_mb:.0f} MB")
         hot = sum(1 for e in events(out) if e["event"] == "ExecutionSample" and e["sampler"] == "cooperative"
                   and e["stack"][0]["function"] == "hot")
-        check(f"the hot loop after them is sampled at the full rate ({samplers}): {hot} samples", hot >= 300, hot)
+        # About 2 s at 1 kHz: ~1,100 samples on a quiet machine, a dozen when the visits went
+        # round every ended thread; 100 separates the two with room for a loaded machine,
+        # whose sampler thread waits for a core.
+        check(f"the hot loop after them is sampled at the full rate ({samplers}): {hot} samples", hot >= 100, hot)
 
     # Stress: 8 threads at 10 kHz, interpreted and tiered.
     stress = os.path.join(ROOT, "tests", "profiler", "stress_threads.mini")

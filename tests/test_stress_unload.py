@@ -67,7 +67,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 elif e["event"] == "FailedSample":
                     failures[e["sampler"]] += 1
         for name, s in samplers.items():
-            without_id = sum(n for r, n in s["failed"].items() if r in ("program_ended_before_poll", "thread_gone"))
+            without_id = sum(n for r, n in s["failed"].items()
+                             if r in ("program_ended_before_poll", "signal_not_delivered", "thread_gone"))
             check(f"{label}: {name}'s events match its counts",
                   samples[name] == s["samples"] and failures[name] == sum(s["failed"].values()) - without_id,
                   (name, samples[name], failures[name], s))

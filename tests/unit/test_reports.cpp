@@ -884,25 +884,67 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
 }
 
 TEST_CASE("reports: a format is named by --format or by extension, from one table", "[reports]") {
-  CHECK(profile_format_named("folded") == ProfileFormat::collapsed);
-  CHECK(profile_format_named("COLLAPSED") == ProfileFormat::collapsed);
-  CHECK(profile_format_named("json") == ProfileFormat::speedscope);
+  CHECK(profile_format_named("folded") == OutputFormat::collapsed);
+  CHECK(profile_format_named("COLLAPSED") == OutputFormat::collapsed);
+  CHECK(profile_format_named("json") == OutputFormat::json);
   CHECK_FALSE(profile_format_named("svg").has_value());
   CHECK_FALSE(profile_format_named("").has_value());
   std::string err;
-  CHECK(profile_format_of_path("dir.d/p.folded", err) == ProfileFormat::collapsed);
-  CHECK_FALSE(profile_format_of_path("p.", err).has_value());
+  CHECK(output_format("dir.d/p.folded", err) == OutputFormat::collapsed);
+  CHECK_FALSE(output_format("p.", err).has_value());
   CHECK(err.find("the file has no extension") != std::string::npos);
   for (const ProfileFormatInfo& f : kProfileFormats) {
     INFO(f.name);
     CHECK(profile_format_named(f.name) == f.format);
     CHECK(profile_format_choices(true).find(std::string(".") + f.name + " ") != std::string::npos);
   }
+}
 
-  // The format given wins over the file's name.
-  Profile p = two_sampler_profile();
-  TempDir dir;
-  auto path = (dir.path / "profile.out").string();
-  REQUIRE(write_profile_file(p, path, ProfileFormat::jsonl, ReportOptions{}, err));
-  CHECK(slurp(path) == jsonl_of(p));
+TEST_CASE("reports: a stack the depth limit cut is marked truncated in every format", "[reports]") {
+  Profile p;
+  p.program = "prog.mini";
+  p.samplers = {SamplerId::classical};
+  uint32_t cut = p.stacks.intern(kB, true), whole = p.stacks.intern(kB);
+  CHECK(cut != whole);
+  CHECK(p.stacks.truncated(cut));
+  CHECK_FALSE(p.stacks.truncated(whole));
+  CHECK(p.stacks.intern(kB, true) == cut);
+  p.events = {sample_event(SamplerId::classical, 1, cut), sample_event(SamplerId::classical, 2, whole)};
+  SamplerStats& s = p.stats[SamplerId::classical];
+  s.interruptions = s.samples = 2;
+  s.truncated = 1;
+  // Folded stacks: the cut one has [truncated] as its root; the whole one does not.
+  CHECK(collapsed_of(p) == "[truncated];main;fib;fib;fib 1\nmain;fib;fib;fib 1\n");
+  // .jsonl: the cut sample says so, the whole one carries no mark.
+  std::vector<std::string> lines = split_lines(jsonl_of(p));
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[0].find("\"biased\":false,\"truncated\":true,\"stack\":[") != std::string::npos);
+  CHECK(lines[1].find("truncated") == std::string::npos);
+  for (bool with_lines : {false, true}) {
+    ReportOptions o;
+    o.lines = with_lines;
+    Json doc = parse_json(speedscope_of(p, o));
+    CHECK(fold_speedscope(doc, doc["profiles"][0]) == fold_stacks(p, SamplerId::classical, with_lines));
+    Json d = parse_json(html_data(html_of(p, o)));
+    // (The tree's nodes all carry a line with --profile-lines; [truncated] has none.)
+    if (!with_lines) CHECK(fold_html_tree(d, d["samplers"][0]["root"]) == fold_stacks(p, SamplerId::classical, false));
+    std::set<std::string> roots;
+    for (const Json& c : d["samplers"][0]["root"]["c"].items) roots.insert(d["names"][c["f"].u64()].str);
+    CHECK(roots == std::set<std::string>{"[truncated]", "main"});
+    CHECK(fold_stacks(p, SamplerId::classical, with_lines).begin()->first.rfind("[truncated];main", 0) == 0);
+  }
+  // The text report counts them.
+  CHECK(text_of(p).find("of which truncated") != std::string::npos);
+}
+
+TEST_CASE("reports: a profile dumped while running counts what is in flight", "[reports]") {
+  Profile p = one_sampler_profile();
+  SamplerStats& s = p.stats[SamplerId::cooperative];
+  s.interruptions += 3;
+  CHECK_FALSE(all_accounted(s));
+  s.in_flight = 3;
+  CHECK(all_accounted(s));
+  std::string text = text_of(p);
+  CHECK(has_line(text, "in flight 3 23.1% (sent, not yet ended when this profile was dumped)"));
+  CHECK(has_line(text, "8 samples + 0 failed + 2 dropped + 3 in flight = 13 = interruptions: all accounted for"));
 }

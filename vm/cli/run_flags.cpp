@@ -242,6 +242,16 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
          "and latency percentiles, and the sampler thread's CPU (schema: sampler/README.md)",
          path_value(o.profiler.stats_path));
   flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
+  option(run, "--profile-dump-every", kProfiling,
+         "write the profile so far every T while the program runs, as SIGUSR2 does; SIGINT, SIGTERM and SIGPIPE "
+         "write it and end",
+         Value{"T", "from 1ms to 24h, e.g. 10s, 5m; by default only on SIGUSR2",
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto ns = parse_duration(text, 1'000'000, 86'400'000'000'000ull, why);
+                 if (!ns) bad("period", option, text, why);
+                 o.profiler.dump_every_ns = *ns;
+               }});
   option(run, "--interval", kProfiling, "time between samples: 250us, 1ms, 2s",
          duration_value("interval", kMinPeriodNs, kMaxPeriodNs, o.profiler.interval_ns, o.profiler.interval_ns));
   option(run, "--sampler", kProfiling, sampler_help(), samplers_value(o.profiler.samplers));
@@ -268,16 +278,16 @@ void resolve_run_flags(const CLI::App& run, RunOptions& o) {
     throw CLI::ValidationError("--format is the format of --profile-out, which is missing");
   if (!p.out_path.empty() && !format_given) {
     if (p.out_path == "-") {
-      p.out_format = sampler::ProfileFormat::text;
+      p.out_format = sampler::OutputFormat::txt;
     } else {
       std::string error;
-      auto format = sampler::profile_format_of_path(p.out_path, error);
-      if (!format) throw CLI::ValidationError("--profile-out " + error + ", or name one with --format");
+      auto format = sampler::output_format(p.out_path, error);
+      if (!format) throw CLI::ValidationError(error + ", or name one with --format");
       p.out_format = *format;
     }
   }
   // The text report goes to stderr, unless it is going to stdout already.
-  if (p.out_path == "-" && p.out_format == sampler::ProfileFormat::text) p.text_report = false;
+  if (p.out_path == "-" && p.out_format == sampler::OutputFormat::txt) p.text_report = false;
   for (auto [name, path] : {std::pair{"--profile-out", &p.out_path}, std::pair{"--profile-stats", &p.stats_path}}) {
     if (path->empty()) continue;
     std::string why = unwritable_reason(*path);

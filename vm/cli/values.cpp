@@ -83,11 +83,11 @@ std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, u
   while (i < text.size() && (is_digit(text[i]) || text[i] == '.')) i++;
   std::string number(text.substr(0, i));
   std::string_view unit = text.substr(i);
-  double mult = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 0;
+  double mult = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : unit == "m" ? 60e9 : unit == "h" ? 3600e9 : 0;
   char* end = nullptr;
   double v = number.empty() ? 0 : std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || mult == 0) {
-    why = "a duration is a number with a unit, us, ms or s: 250us, 1ms, 2s";
+    why = "a duration is a number with a unit, us, ms, s, m or h: 250us, 1ms, 2s, 5m";
     return std::nullopt;
   }
   // Compared as a double first: a huge value must not be converted to an integer.
@@ -124,6 +124,8 @@ std::string format_size(uint64_t bytes) {
 }
 
 std::string format_duration(uint64_t ns) {
+  if (ns != 0 && ns % 3'600'000'000'000 == 0) return std::to_string(ns / 3'600'000'000'000) + "h";
+  if (ns != 0 && ns % 60'000'000'000 == 0) return std::to_string(ns / 60'000'000'000) + "m";
   if (ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
   if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
   if (ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";

@@ -13,14 +13,14 @@ namespace cli {
 // "4096", "512k", "16m", "4g", "1t" (binary multiples, either case); between min and max.
 // A sign, a fraction, an unknown suffix or a value past max is refused.
 std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t max, std::string& why);
-// "1ms", "250us", "2s", "1.5ms" -> nanoseconds, between min_ns and max_ns.
+// "1ms", "250us", "2s", "1.5ms", "5m", "1h" -> nanoseconds, between min_ns and max_ns.
 std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why);
 // A whole number from min to max ("1000"); no sign, no suffix.
 std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_t max, std::string& why);
 
 // 1048576 -> "1m", 1099511627776 -> "1t", 1500 -> "1500": how limits are printed.
 std::string format_size(uint64_t bytes);
-// 10000 -> "10us", 10000000000 -> "10s".
+// 10000 -> "10us", 10000000000 -> "10s", 300000000000 -> "5m".
 std::string format_duration(uint64_t ns);
 // {"a", "b", "c"} -> "a, b or c".
 std::string one_of(const std::vector<std::string>& names);
