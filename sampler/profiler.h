@@ -2,10 +2,9 @@
 // the reports. How a sample passes through the files behind them: sampler/README.md.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <optional>
 
 #include "sampler/profile.h"
 #include "sampler/report.h"
