@@ -11,7 +11,8 @@ bench/README.md. Stdlib only; the plots come from bench/svgplot.py.
 Each profiled run's numbers come from the statistics it writes (`--profile-stats`) and,
 where stacks matter, its events (`.jsonl`). The `measure_*` functions run minivm and
 return plain data; the `write_*` functions turn that data into the report, the CSV files
-and the plots; `main` runs the one, then the other.
+and the plots; `main` runs the one, then the other. The stability section (code unloading
+under sampling) lives in bench/stability.py.
 """
 import argparse
 import collections
@@ -29,6 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import stability  # noqa: E402
 import svgplot  # noqa: E402
 
 # The samplers in report order and those compared with the oracle: read from the binary's
@@ -690,10 +692,11 @@ def write_report(plan, m):
     md += write_scaling(out_dir, m["depth"], m["threads"])
     md += write_latency(out_dir, plan["latency_workloads"], m["lat"])
     md += write_perf(out_dir, m["perf"], m["perf_err"])
+    md += stability.write_stability(out_dir, m["stab"])
     md += write_targets(out_dir, names, acc, targets(plan, m))
     md += ["## Reading\n", reading(plan, m) + "\n",
            "## Plots\n\n![accuracy](accuracy.svg)\n![held vs depth](held_vs_depth.svg)\n"
-           "![overhead](overhead.svg)\n![latency](latency.svg)\n"]
+           "![overhead](overhead.svg)\n![latency](latency.svg)\n![stability](stability.svg)\n"]
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(md))
 
@@ -752,6 +755,7 @@ def main():
     m["depth"], m["threads"] = measure_scaling(b, plan["quick"], log)
     m["lat"] = measure_latency(b, plan["latency_workloads"], log)
     m["perf"], m["perf_err"] = measure_perf(b, plan["perf_set"], log)
+    m["stab"] = stability.measure_stability(b, plan["quick"], log)
     log(f"{b.runs} runs of minivm")
     m["seconds"], m["minivm_runs"] = time.time() - t0, b.runs
     write_report(plan, m)

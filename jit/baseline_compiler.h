@@ -38,8 +38,13 @@ struct JitOptions {
 };
 
 // Compiles `m` and registers the result as a code blob; returns it (owned by the code
-// cache, alive for the rest of the process). With `listing`, appends the assembly with
+// cache, alive until free_compiled_code). With `listing`, appends the assembly with
 // bci/line markers. Does not switch the method's entry.
 runtime::CompiledCode* compile_method(runtime::Method* m, const JitOptions& options, std::string* listing = nullptr);
+
+// Frees code the runtime has unregistered (runtime/code_unloading.h decides when): its
+// unwind info, its machine code (the allocator overwrites it with int3, 0xCC, so a stale
+// jump traps and a stale read sees garbage) and its metadata.
+void free_compiled_code(const runtime::CompiledCode* code);
 
 }  // namespace jit

@@ -57,6 +57,8 @@ void register_code_with_tools(const runtime::CompiledCode& code) {
   perf_record_code(name, code.begin, code.end - code.begin, source_file_name(), lines);
 }
 
+void unregister_code_from_tools(const runtime::CompiledCode& code) { unregister_from_libunwind(code.begin); }
+
 void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter_templates) {
   static std::mutex mutex;
   static std::set<uintptr_t>* done = new std::set<uintptr_t>();

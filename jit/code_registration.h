@@ -23,6 +23,9 @@ bool unwind_support_available();
 // A new compiled method: unwind info always; a perf map line and jitdump records (with
 // pc -> line info) when perf support is enabled. Called by compile_method.
 void register_code_with_tools(const runtime::CompiledCode& code);
+// Compiled code about to be freed: its unwind info is withdrawn (perf keeps its records;
+// jit/perf_map.h says why that is harmless).
+void unregister_code_from_tools(const runtime::CompiledCode& code);
 // The runtime's generated blobs present now (interpreter, call stub, safepoint blob;
 // intrinsic stubs only for perf): unwind info always, perf records when enabled. The
 // interpreter's templates name its perf symbols (minivm::interpreter::iadd, ...).

@@ -17,13 +17,19 @@ namespace jit::baseline {
 
 namespace {
 
+// Released code is filled with the allocator's pattern, int3 (0xCC) on x86.
 JitRuntime& code_memory() {
-  static JitRuntime rt;
+  static JitAllocator::CreateParams params = [] {
+    JitAllocator::CreateParams p{};
+    p.options = JitAllocatorOptions::kFillUnusedMemory;
+    return p;
+  }();
+  static JitRuntime rt(&params);
   return rt;
 }
 
 std::mutex g_cache_mutex;
-std::vector<std::unique_ptr<CompiledCode>> g_cache;  // compiled code lives forever
+std::vector<std::unique_ptr<CompiledCode>> g_cache;  // until free_compiled_code
 
 class AbortOnError : public ErrorHandler {
  public:
@@ -162,6 +168,14 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
   // [tools] DWARF unwind info for libunwind always; perf map + jitdump with --perf-map.
   register_code_with_tools(*result);
   return result;
+}
+
+void free_compiled_code(const CompiledCode* code) {
+  unregister_code_from_tools(*code);
+  code_memory().release(reinterpret_cast<void*>(code->begin));
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  auto it = std::find_if(g_cache.begin(), g_cache.end(), [&](auto& c) { return c.get() == code; });
+  if (it != g_cache.end()) g_cache.erase(it);
 }
 
 }  // namespace jit

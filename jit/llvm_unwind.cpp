@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -33,9 +34,12 @@ const LlvmUnwind* llvm_unwind() {
           reinterpret_cast<int (*)(unw_cursor_t*, unw_regnum_t, unw_word_t*)>(dlsym(h, "unw_get_reg")),
           reinterpret_cast<int (*)(unw_cursor_t*, unw_regnum_t, unw_word_t)>(dlsym(h, "unw_set_reg")),
           reinterpret_cast<void (*)(unw_word_t)>(dlsym(h, "__unw_add_dynamic_fde")),
+          reinterpret_cast<void (*)(unw_word_t)>(dlsym(h, "__unw_remove_dynamic_fde")),
       };
       // __unw_add_dynamic_fde exists only in LLVM's libunwind (not in the nongnu one).
-      if (u->getcontext && u->init_local && u->step && u->get_reg && u->set_reg && u->add_dynamic_fde) return u;
+      if (u->getcontext && u->init_local && u->step && u->get_reg && u->set_reg && u->add_dynamic_fde &&
+          u->remove_dynamic_fde)
+        return u;
       delete u;
       dlclose(h);
     }
@@ -46,8 +50,13 @@ const LlvmUnwind* llvm_unwind() {
 
 namespace {
 
+struct Registered {
+  std::unique_ptr<uint64_t[]> bytes;
+  uintptr_t fde;
+};
 std::mutex g_frames_mutex;
-std::vector<std::unique_ptr<uint64_t[]>>* g_frames = new std::vector<std::unique_ptr<uint64_t[]>>();  // never freed
+// By the code's first address; the map itself is never freed (exit hooks may still walk).
+auto* g_frames = new std::map<uintptr_t, Registered>();
 
 }  // namespace
 
@@ -61,7 +70,7 @@ bool register_with_libunwind(const char* name, uintptr_t begin, uintptr_t end,
   }
   std::vector<uint8_t> bytes = encode_eh_frame(begin, end, rows, signal_frame);
   // libunwind keeps a pointer to the FDE (and reads its CIE again at every step): the
-  // bytes live for the rest of the process, like the code they describe.
+  // bytes live as long as the code they describe.
   auto mem = std::make_unique<uint64_t[]>((bytes.size() + 7) / 8);
   std::memcpy(mem.get(), bytes.data(), bytes.size());
   uint32_t cie_length;
@@ -69,10 +78,22 @@ bool register_with_libunwind(const char* name, uintptr_t begin, uintptr_t end,
   uintptr_t fde = reinterpret_cast<uintptr_t>(mem.get()) + 4 + cie_length;
   {
     std::lock_guard<std::mutex> lock(g_frames_mutex);
-    g_frames->push_back(std::move(mem));
+    auto old = g_frames->find(begin);
+    if (old != g_frames->end()) u->remove_dynamic_fde(old->second.fde);  // before its bytes go
+    (*g_frames)[begin] = Registered{std::move(mem), fde};
+    u->add_dynamic_fde(fde);
   }
-  u->add_dynamic_fde(fde);
   return true;
+}
+
+void unregister_from_libunwind(uintptr_t begin) {
+  const LlvmUnwind* u = llvm_unwind();
+  if (u == nullptr) return;
+  std::lock_guard<std::mutex> lock(g_frames_mutex);
+  auto it = g_frames->find(begin);
+  if (it == g_frames->end()) return;
+  u->remove_dynamic_fde(it->second.fde);
+  g_frames->erase(it);
 }
 
 }  // namespace jit

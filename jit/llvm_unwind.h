@@ -29,6 +29,7 @@ struct LlvmUnwind {
   int (*get_reg)(unw_cursor_t*, unw_regnum_t, unw_word_t*);
   int (*set_reg)(unw_cursor_t*, unw_regnum_t, unw_word_t);
   void (*add_dynamic_fde)(unw_word_t);
+  void (*remove_dynamic_fde)(unw_word_t);
 };
 
 // The library's entry points, or nullptr when it cannot be loaded (then nothing is
@@ -37,9 +38,12 @@ const LlvmUnwind* llvm_unwind();
 
 // Registers the CFI of [begin, end) described by `rows` with libunwind
 // (`__unw_add_dynamic_fde`, one FDE, which is what its `__register_frame` calls; libgcc's
-// `__register_frame` would take a whole .eh_frame section). The bytes live for the rest of
-// the process, like the code. False when libunwind is unavailable or the rows are invalid.
+// `__register_frame` would take a whole .eh_frame section). The bytes live as long as the
+// code. False when libunwind is unavailable or the rows are invalid.
 bool register_with_libunwind(const char* name, uintptr_t begin, uintptr_t end,
                              const std::vector<runtime::FrameRow>& rows, bool signal_frame);
+// Forgets the FDE registered for code starting at `begin` (code being freed) and frees
+// its bytes (`__unw_remove_dynamic_fde`, which also drops libunwind's cached lookups).
+void unregister_from_libunwind(uintptr_t begin);
 
 }  // namespace jit

@@ -12,7 +12,8 @@
 //     once: that mmap is the marker `perf inject --jit` looks for in perf.data, and the
 //     monotonic timestamps are why `perf record` must run with `-k 1`.
 // Every write is under one mutex: the background compiler and the main thread may record
-// at once. Code ranges are never unloaded (compiled code lives forever).
+// at once. Freed code (--stress-unload) is not retracted: perf resolves an address by the
+// latest load record before a sample, so code later placed at the same address wins.
 #pragma once
 #include <cstddef>
 #include <cstdint>

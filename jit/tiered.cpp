@@ -98,6 +98,15 @@ const CompiledCode* compile_and_install(Method* m, const JitOptions& options) {
   return code;
 }
 
+const CompiledCode* recompile_and_install(Method* m, const JitOptions& options) {
+  std::lock_guard<std::mutex> lock(g_install_mutex);
+  const CompiledCode* old = m->compiled.load(std::memory_order_acquire);
+  CompiledCode* code = compile_method(m, options);
+  m->compiled.store(code, std::memory_order_release);  // the new code first, as above
+  m->entry.store(reinterpret_cast<void*>(code->begin), std::memory_order_release);
+  return old;
+}
+
 void set_print_compilation(bool on) { g_print.store(on); }
 
 void enable_tiering(const TieredOptions& options) {

@@ -26,6 +26,11 @@ void enable_tiering(const TieredOptions& options);
 // Compiles `m` (once) and switches its entry to the compiled code.
 const runtime::CompiledCode* compile_and_install(runtime::Method* m, const JitOptions& options);
 
+// Compiles `m` again (it must have compiled code) and switches its entry to the new code;
+// returns the code it replaced, which no call enters from now on but threads may still
+// run in (runtime/code_unloading.h decides when it can go).
+const runtime::CompiledCode* recompile_and_install(runtime::Method* m, const JitOptions& options);
+
 // --print-compilation: report compilations (and OSR transitions) on stderr.
 void set_print_compilation(bool on);
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -102,6 +103,9 @@ class MarkSweep {
       f->kind = ArrayKind::Free;
       f->reserved = 0;
       f->length = int64_t((size_t(end - gap) - sizeof(Array)) / 8);
+      // Verifying, the dead arrays' contents become garbage at once, so a stale array
+      // that is still read shows it (TLAB refills zero memory again).
+      if (g_verify.load(std::memory_order_relaxed)) std::memset(f->data, 0xA5, size_t(end - gap) - sizeof(Array));
       free.push_back(FreeRange{gap, end});
     };
     for (size_t w = 0; w < marks_.size(); w++) {

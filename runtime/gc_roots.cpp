@@ -47,6 +47,7 @@ class RootWalker {
       for (size_t i = 0; i < t->start_args.size(); i++)
         if (vm::is_array(types[i])) value(t->start_args[i]);
     }
+    value(t->vm_result);
     if (s == ThreadState::new_thread || !t->has_anchor()) return;
     stats_.threads++;
     stack(t);

@@ -3,7 +3,8 @@
 // pointers (the README's "Collector" says why).
 //
 //   - globals of array type (the module's global types);
-//   - the arguments of threads that have not started yet;
+//   - the arguments of threads that have not started yet, and each thread's vm_result
+//     (an array the runtime made and has not yet stored into a frame);
 //   - every Mini frame of every thread, walked from its last-Java-frame anchor:
 //       interpreted frames: locals and expression slots of array type, from the
 //       function's local types and the verifier's stack types at the frame's bci

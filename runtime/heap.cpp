@@ -29,11 +29,13 @@ std::mutex g_mutex;  // everything below
 char* g_base = nullptr;
 size_t g_max = 0;
 char* g_hwm = nullptr;              // every byte below is an array or a free chunk
+char* g_zero_from = nullptr;        // every byte from here up is untouched or released: zero
 std::vector<FreeRange> g_free;      // address-ordered; emptied ranges are skipped
 size_t g_cursor = 0;                // ranges before it are exhausted or too small for a TLAB
 size_t g_live_after_gc = 0;
 size_t g_allocated_since_gc = 0;
 size_t g_trigger = kMinTrigger;
+size_t g_largest_free_after_gc = 0;  // the largest free range the last sweep left
 
 void write_free_chunk(char* begin, char* end) {
   auto* a = reinterpret_cast<Array*>(begin);
@@ -48,8 +50,9 @@ size_t page_round_up(uintptr_t p) {
 }
 
 // Takes between `min` and `max` bytes from the lowest free range holding at least
-// `min`, starting at `from`. Under g_mutex. Returns nullptr when no range fits.
-char* carve(size_t min, size_t max, size_t from, size_t* got) {
+// `min`, starting at `from`; `dirty` is how many of its first bytes may hold old data.
+// Under g_mutex. Returns nullptr when no range fits.
+char* carve(size_t min, size_t max, size_t from, size_t* got, size_t* dirty) {
   for (size_t i = from; i < g_free.size(); i++) {
     FreeRange& r = g_free[i];
     size_t size = size_t(r.end - r.begin);
@@ -59,6 +62,9 @@ char* carve(size_t min, size_t max, size_t from, size_t* got) {
     r.begin += take;
     if (from == g_cursor) g_cursor = i;
     g_hwm = std::max(g_hwm, p + take);
+    // Only memory below g_zero_from can hold old arrays; the kernel zeroes the rest.
+    *dirty = p < g_zero_from ? std::min(take, size_t(g_zero_from - p)) : 0;
+    g_zero_from = std::max(g_zero_from, p + take);
     g_allocated_since_gc += take;
     *got = take;
     return p;
@@ -90,6 +96,7 @@ void init_heap(size_t max_bytes) {
   g_base = static_cast<char*>(mem);
   g_max = max_bytes;
   g_hwm = g_base;
+  g_zero_from = g_base;
   g_free = {FreeRange{g_base, g_base + g_max}};
   g_trigger = std::min(kMinTrigger, g_max);
 }
@@ -120,30 +127,36 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
   if (uint64_t(length) > (g_max - sizeof(Array)) / 8) heap_exhausted(t, length);
   size_t bytes = array_bytes(length);
   bool small = length <= kMaxTlabLength;
-  // Up to three tries: within the allocation budget, then after a collection with only
-  // the heap's size as the limit (twice: another thread may take the space first).
-  for (int attempt = 0; attempt < 3; attempt++) {
+  // First within the allocation budget; after a collection, with only the heap's size
+  // as the limit. Other threads may take the room a collection made before this thread
+  // gets to it, so it collects and tries again; the heap is exhausted when a collection
+  // that ended after its failure left no room for it even with every thread's garbage
+  // gone (or, as a guard against starvation, after kMaxAttempts collections).
+  constexpr int kMaxAttempts = 64;
+  for (int attempt = 0;; attempt++) {
     uint64_t seen = gc_count();
     char* p = nullptr;
-    size_t got = 0;
+    size_t got = 0, dirty = 0;
+    bool room = true;
     {
       std::lock_guard<std::mutex> lock(g_mutex);
+      if (attempt > 0) room = g_live_after_gc + bytes <= g_max && g_largest_free_after_gc >= bytes;
       size_t used = g_live_after_gc + g_allocated_since_gc;
       size_t want = small ? std::max(bytes, kTlabBytes) : bytes;
-      if (attempt > 0 || used + want <= g_trigger) {
+      if (room && (attempt > 0 || used + want <= g_trigger)) {
         if (small) {
           retire_tlab(t);
-          p = carve(bytes, kTlabBytes, g_cursor, &got);
-          if (p == nullptr) p = carve(bytes, kTlabBytes, 0, &got);
+          p = carve(bytes, kTlabBytes, g_cursor, &got, &dirty);
+          if (p == nullptr) p = carve(bytes, kTlabBytes, 0, &got, &dirty);
         } else {
-          p = carve(bytes, bytes, 0, &got);
+          p = carve(bytes, bytes, 0, &got, &dirty);
         }
       }
     }
     if (p != nullptr) {
-      // Free memory holds dead arrays: zero it as it is handed out (HotSpot zeroes TLABs
-      // the same way), outside the lock.
-      std::memset(p, 0, got);
+      // Reused memory holds dead arrays: zero it as it is handed out (HotSpot zeroes
+      // TLABs the same way), outside the lock; fresh memory is zero already.
+      std::memset(p, 0, dirty);
       if (small) {
         t->core.tlab_top = reinterpret_cast<uintptr_t>(p + bytes);
         t->core.tlab_end = reinterpret_cast<uintptr_t>(p + got);
@@ -153,9 +166,9 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
       a->length = length;
       return a;
     }
+    if (!room || attempt == kMaxAttempts) heap_exhausted(t, length);
     collect(t, attempt == 0 ? GcCause::allocation_budget : GcCause::heap_full, seen);
   }
-  heap_exhausted(t, length);
 }
 
 HeapWalk heap_prepare_walk() {
@@ -178,16 +191,25 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
     free.push_back(FreeRange{old_hwm, heap_end});
   }
   g_trigger = std::min(std::max(kMinTrigger, 2 * live_bytes), g_max);
-  // Memory above the new high-water mark that the next budget will not reach goes back
-  // to the kernel; below that it stays committed, so the next cycle's allocations do
-  // not fault every page in again.
-  char* keep = std::max(g_hwm, g_base + std::min(g_trigger, g_max));
-  uintptr_t release = page_round_up(reinterpret_cast<uintptr_t>(keep) + sizeof(Array));
-  uintptr_t release_end = page_round_up(reinterpret_cast<uintptr_t>(old_hwm));
-  if (release < release_end) madvise(reinterpret_cast<void*>(release), release_end - release, MADV_DONTNEED);
+  // Memory stays committed for the next cycles (reusing it costs a memset; fresh pages
+  // cost a fault each), unless the cycle that ended reached more than twice the new
+  // budget: then what lies above both that and the live arrays goes back to the kernel.
+  // Resident memory stays within about twice the budget, itself twice the live arrays.
+  size_t bound = 2 * g_trigger;
+  if (size_t(old_hwm - g_base) > bound) {
+    char* keep = std::max(g_hwm, g_base + std::min(bound, g_max));
+    uintptr_t release = page_round_up(reinterpret_cast<uintptr_t>(keep) + sizeof(Array));
+    uintptr_t release_end = page_round_up(reinterpret_cast<uintptr_t>(g_zero_from));
+    if (release < release_end) {
+      madvise(reinterpret_cast<void*>(release), release_end - release, MADV_DONTNEED);
+      g_zero_from = reinterpret_cast<char*>(release);
+    }
+  }
   free.erase(std::remove_if(free.begin(), free.end(),
                             [](const FreeRange& r) { return size_t(r.end - r.begin) < kMinFreeRange; }),
              free.end());
+  g_largest_free_after_gc = 0;
+  for (const FreeRange& r : free) g_largest_free_after_gc = std::max(g_largest_free_after_gc, size_t(r.end - r.begin));
   g_free = std::move(free);
   g_cursor = 0;
   g_live_after_gc = live_bytes;

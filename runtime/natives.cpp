@@ -90,9 +90,16 @@ int64_t native_crc32(Thread* t, Array* a, int64_t from, int64_t to) {
 using namespace runtime;
 
 extern "C" int64_t* minivm_rt_newarray(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
-  ThreadInVM in_vm(t);
-  ArrayKind kind = bcp[1] == 0 ? ArrayKind::Int : ArrayKind::Float;
-  sp[0] = reinterpret_cast<int64_t>(allocate_array(t, kind, sp[0]));
+  {
+    ThreadInVM in_vm(t);
+    ArrayKind kind = bcp[1] == 0 ? ArrayKind::Int : ArrayKind::Float;
+    t->vm_result = reinterpret_cast<int64_t>(allocate_array(t, kind, sp[0]));
+  }
+  // Back in Java, where no collection runs until the next poll. On the way back the
+  // thread may have stopped for one: the frame's stack map still says sp[0] is the
+  // length, so the new array was rooted by vm_result meanwhile.
+  sp[0] = t->vm_result;
+  t->vm_result = 0;
   return sp;
 }
 

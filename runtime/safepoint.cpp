@@ -2,7 +2,9 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -61,6 +63,26 @@ void block_at_safepoint(Thread* t, int resume_state) {
 
 namespace {
 
+// Waiting for threads to stop: spin a little (most stop within microseconds), then sleep
+// for doubling periods up to 1 ms, so a long time to safepoint does not take a core
+// from the very thread it waits for.
+class Backoff {
+ public:
+  void wait() {
+    if (spins_ < 100) {
+      spins_++;
+      std::this_thread::yield();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+    sleep_us_ = std::min(sleep_us_ * 2, 1000);
+  }
+
+ private:
+  int spins_ = 0;
+  int sleep_us_ = 10;
+};
+
 // Takes the requesters' lock. A Mini thread waits for it as `blocked` (its anchor is
 // set: it is in the VM), so the safepoint it waits for can stop it: two threads that
 // both need a collection must not wait for each other.
@@ -101,6 +123,7 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
   }
   stats.threads = int(waiting.size());
   // Wait until every thread has been seen safe once: the pending flag keeps it so.
+  Backoff backoff;
   for (bool first_look = true; !waiting.empty(); first_look = false) {
     for (size_t i = 0; i < waiting.size();) {
       if (is_safe(waiting[i]->get_state())) {
@@ -114,7 +137,7 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
         i++;
       }
     }
-    if (!waiting.empty()) std::this_thread::yield();
+    if (!waiting.empty()) backoff.wait();
   }
   uint64_t stopped = now_ns();
   stats.time_to_safepoint_ns = stopped - start;

@@ -49,6 +49,8 @@ class StackWalker {
   bool next(Frame& f);
   // Why the walk ended (once next has returned false).
   WalkStop stop() const { return stop_; }
+  // The pc the walk stopped at (for unknown_pc: the pc no blob holds).
+  uintptr_t stop_pc() const { return pos_.pc; }
 
  private:
   bool next_physical(Frame& f);

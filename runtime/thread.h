@@ -88,6 +88,9 @@ class Thread {
   Method* start_method = nullptr;
   std::vector<int64_t> start_args;
   int64_t result = 0;
+  // An array the runtime made for this thread and has not yet handed to Mini code (HotSpot's
+  // vm_result): a root, since the way back to Java may stop at a safepoint first.
+  int64_t vm_result = 0;
   std::vector<int64_t> osr_buffer;  // core.osr_buffer points into it
 
   pthread_t pthread{};

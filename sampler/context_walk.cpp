@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "runtime/code_blob.h"
+#include "runtime/code_unloading.h"
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
 #include "runtime/method.h"
@@ -53,6 +54,14 @@ WalkResult walk_callers(runtime::Thread* t, runtime::FramePos pos, bool exact_pc
     r.depth++;
   }
   r.failure = stop_failure(w.stop());
+  if (w.stop() == runtime::WalkStop::unknown_pc) r.freed_code = runtime::pc_in_freed_code(w.stop_pc());
+  return r;
+}
+
+// A top pc in no blob: unknown, and whether it lies in freed code.
+WalkResult unknown_top_pc(uintptr_t pc) {
+  WalkResult r{Reason::unknown_pc};
+  r.freed_code = runtime::pc_in_freed_code(pc);
   return r;
 }
 
@@ -60,7 +69,7 @@ WalkResult walk_callers(runtime::Thread* t, runtime::FramePos pos, bool exact_pc
 
 WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit) {
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
-  if (blob == nullptr) return WalkResult{Reason::unknown_pc};
+  if (blob == nullptr) return unknown_top_pc(regs.pc);
   const runtime::PcRange* special = blob->special_at(regs.pc);
   switch (blob->kind) {
     case runtime::BlobKind::call_stub:
@@ -80,7 +89,7 @@ WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink
 
 WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink) {
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
-  if (blob == nullptr) return WalkResult{Reason::unknown_pc};
+  if (blob == nullptr) return unknown_top_pc(regs.pc);
   WalkResult r;
   uintptr_t caller_pc = 0, caller_fp = 0;
   auto put = [&](const CompactFrame& f) {

@@ -49,6 +49,7 @@ struct WalkResult {
   std::optional<Reason> failure;  // none: a sample
   uint32_t depth = 0;             // frames put
   bool truncated = false;         // guess walks: the depth limit cut the stack
+  bool freed_code = false;        // a pc it used, in no blob, lies in code already freed
 };
 
 inline constexpr uint32_t kGuessDepthLimit = 64;  // JFR's default stack depth

@@ -9,6 +9,8 @@
 
 #include <cerrno>
 
+#include "runtime/code_blob.h"
+#include "runtime/code_unloading.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
 #include "sampler/profiler_state.h"
@@ -34,6 +36,18 @@ class ArenaSink : public FrameSink {
   ThreadSampling* st_;
   uint64_t& cursor_;
 };
+
+// A thread interrupted between its poll's load (`mov r10, [r15 + poll_word]`) and its test
+// has the good page in r10 already: arming its poll word alone would let this poll pass,
+// and at a return poll the sampled frame would be gone before the request is served. The
+// loaded r10 is pointed at the poll word's current page too, so this very poll traps when
+// the thread is armed.
+void catch_poll_in_flight(runtime::Thread* t, ucontext_t* uc) {
+  uintptr_t pc = uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
+  const runtime::CodeBlob* blob = runtime::find_blob(pc);
+  if (blob != nullptr && blob->find_poll(pc) != nullptr)
+    uc->uc_mcontext.gregs[REG_R10] = greg_t(t->core.poll_word.load(std::memory_order_acquire));
+}
 
 // JEP 518's handshake (and JFR's classical suspension): publish the context and wait
 // while the sampler thread does its part (sampler_thread.cpp, held_sample).
@@ -78,6 +92,7 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
     WalkResult r = walk_interrupted(id, t, regs, in_java, sink);
     w.failure = r.failure;
     w.truncated = r.truncated;
+    w.freed_code = r.freed_code;
     if (r.failure) cursor = w.begin;  // a failed walk keeps no frames
     w.count = r.failure ? 0 : r.depth;
   }
@@ -107,6 +122,7 @@ void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint6
   r.id = id;
   r.ticks = ticks;
   r.held_ns = held;
+  r.freed_seq = runtime::freed_code_count();
   if (st->ring.push(r))
     runtime::arm_poll(t);  // served at the thread's next poll (poll_client.cpp)
   else
@@ -129,6 +145,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   bool in_java = t->get_state() == runtime::ThreadState::in_java;
   if (g_state.hold) {
     publish_and_wait(t, st, regs, in_java, start);
+    if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
     errno = saved_errno;
     return;
   }
@@ -140,7 +157,10 @@ void on_sigprof(int, siginfo_t*, void* context) {
   uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
   uint64_t held = now_ns() - start;
   push_walks(st, recs, n, id, start, held, cursor);
-  if (g_state.want_request) push_request(t, st, r, id, start, held);
+  if (g_state.want_request) {
+    push_request(t, st, r, id, start, held);
+    if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
+  }
   errno = saved_errno;
 }
 

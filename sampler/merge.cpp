@@ -4,6 +4,7 @@
 // thread (failed).
 #include <algorithm>
 
+#include "runtime/code_unloading.h"
 #include "sampler/profiler_state.h"
 
 namespace sampler {
@@ -15,6 +16,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
     t.interruptions += s.interruptions;
     t.samples += s.samples;
     t.truncated += s.truncated;
+    t.freed_code += s.freed_code;
     for (const auto& [r, n] : s.failed) t.failed[r] += n;
     for (const auto& [r, n] : s.biased) t.biased[r] += n;
     for (const auto& [r, n] : s.dropped) t.dropped[r] += n;
@@ -81,6 +83,8 @@ void merge_profile() {
   profile.sampler_cpu_ns = std::move(g_state.visit_cpu_ns);
   profile.sampler_thread_cpu_ns = g_state.sampler_total_cpu_ns;
   account_unserved(profile);
+  runtime::UnloadTotals u = runtime::unload_totals();
+  profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};
 }
 
 }  // namespace sampler

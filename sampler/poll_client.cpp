@@ -7,6 +7,7 @@
 //   - safepoint: the poll-site stack, biased by construction.
 // A failed request (the thread was not in Java) is a FailedSample for both. Everything
 // goes to the thread's own event buffer, as compact (Method*, bci) traces.
+#include "runtime/code_unloading.h"
 #include "runtime/stack_walker.h"
 #include "sampler/profiler_state.h"
 
@@ -41,6 +42,10 @@ class CooperativeClient : public runtime::PollClient {
       std::lock_guard<std::mutex> lock(st->events.mutex);  // its own: uncontended
       uint32_t poll_site = (safepoint || failure) ? st->events.intern(compact_trace(frames, 0)) : 0;
       if (cooperative) {
+        // The request's raw pcs checked against the code freed since the interruption.
+        if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
+            (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
+          p.stats[SamplerId::cooperative].freed_code++;
         uint32_t used = failure ? poll_site : st->events.intern(trace);
         record_sample(p, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
         record_latency(p, r, st->thread_id, used, served);

@@ -72,6 +72,9 @@ struct SamplerStats {
   std::map<Reason, uint64_t> dropped;         // (e.g. ring_full)
   std::vector<uint64_t> suspension_ns;        // how long the thread was held, per interruption
   std::vector<uint64_t> latency_ns;           // request ticks -> served, per sample (cooperative)
+  // Interruptions whose walk or reconstruction used a pc in code already freed (code
+  // unloading; runtime/code_unloading.h): part of the samples or failures above.
+  uint64_t freed_code = 0;
 };
 
 // The sum of a reason -> count map (a sampler's failed, biased or dropped).
@@ -86,6 +89,15 @@ inline uint64_t total(const std::map<Reason, uint64_t>& by_reason) {
 inline uint64_t ended(const SamplerStats& st) { return st.samples + total(st.failed) + total(st.dropped); }
 inline bool all_accounted(const SamplerStats& st) { return ended(st) == st.interruptions; }
 
+// Compiled code replaced and freed while the program ran (--stress-unload).
+struct CodeUnloading {
+  uint64_t retired = 0;            // replaced code handed to the unloader
+  uint64_t freed = 0;              // of it, freed (the rest was still in use at exit)
+  uint64_t rounds = 0;             // safepoints that decided
+  uint64_t kept_in_use = 0;        // summed over rounds: retired code a pc still lay in
+  uint64_t unwalkable_rounds = 0;  // of them, rounds that freed nothing: a stack was not walkable
+};
+
 struct Profile {
   std::string program;                        // the .mini file
   std::vector<SamplerId> samplers;            // in report order
@@ -98,6 +110,7 @@ struct Profile {
   // native walk), and in all (with the recording of handler walks).
   std::vector<uint64_t> sampler_cpu_ns;
   uint64_t sampler_thread_cpu_ns = 0;
+  CodeUnloading unloading;
 };
 
 }  // namespace sampler

@@ -59,6 +59,7 @@ void start_profiler(const ProfilerOptions& options) {
   sigaction(SIGPROF, &sa, nullptr);
   runtime::VM::get().set_thread_hook(&on_thread);
   runtime::register_poll_client(&poll_client());
+  runtime::register_code_root_client(&code_root_client());
   runtime::add_exit_hook(&exit_hook);
   profile.duration_ns = now_ns();  // the start; merge_profile makes it the duration
   g_state.running.store(true, std::memory_order_release);

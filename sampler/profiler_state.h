@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/code_unloading.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
 #include "sampler/context_walk.h"
@@ -48,6 +49,7 @@ struct WalkRecord {
   uint64_t begin = 0;
   uint32_t count = 0;
   bool truncated = false;
+  bool freed_code = false;  // WalkResult::freed_code
 };
 
 struct CompactTraceHash {
@@ -164,6 +166,9 @@ void drain_walks(ThreadSampling* st);
 
 // --- poll_client.cpp -------------------------------------------------------------------
 runtime::PollClient& poll_client();
+
+// --- code_roots.cpp: the requests' pcs, kept alive by code unloading ------------------
+runtime::CodeRootClient& code_root_client();
 
 // --- event_buffers.cpp: per-thread state and recording into a buffer's part ----------
 // The VM's thread hook: a starting thread gets its ThreadSampling; an ending one's

@@ -52,7 +52,9 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
   append_percentiles(out, st.suspension_ns);
   out += ",\n   \"latency_ns\": ";
   append_percentiles(out, st.latency_ns);
-  out += "}";
+  auto crashed = st.failed.find(Reason::crashed_in_walk);
+  out += fmt::format(",\n   \"stability\": {{\"crashes_caught\": {}, \"freed_code\": {}}}}}",
+                     crashed == st.failed.end() ? 0 : crashed->second, st.freed_code);
 }
 
 }  // namespace
@@ -64,7 +66,11 @@ void write_stats_json(const Profile& p, std::ostream& os) {
   out += fmt::format("\n \"sampler_thread\": {{\"cpu_ns\": {}, \"cpu_per_visit_ns\": ",
                      p.sampler_thread_cpu_ns);
   append_percentiles(out, p.sampler_cpu_ns);
-  out += "},\n \"samplers\": [";
+  const CodeUnloading& u = p.unloading;
+  out += fmt::format("}},\n \"code_unloading\": {{\"retired\": {}, \"freed\": {}, \"rounds\": {}, "
+                     "\"kept_in_use\": {}, \"unwalkable_rounds\": {}}},",
+                     u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds);
+  out += "\n \"samplers\": [";
   bool first = true;
   for (SamplerId sampler : report_samplers(p)) {
     out += first ? "\n" : ",\n";

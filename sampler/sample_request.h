@@ -41,6 +41,8 @@ struct SampleRequest {
   uint64_t id = 0;        // the interruption's number (the `sample` field of events)
   uint64_t ticks = 0;     // CLOCK_MONOTONIC ns at the interruption
   uint64_t held_ns = 0;   // how long the thread was held for it
+  uint64_t freed_seq = 0; // runtime::freed_code_count() at the interruption: code freed
+                          // after it and named by pc or caller_pc was freed under the request
   RequestKind kind = RequestKind::unparsable;
   Reason reason = Reason::unknown_request;  // unparsable, failed: why
   uintptr_t pc = 0, sp = 0, fp = 0, caller_fp = 0;

@@ -44,9 +44,10 @@ class BufferSink : public FrameSink {
 
 // A walk's outcome for one sampler, recorded in the sampler thread's buffer.
 void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const StackTrace& trace, bool truncated,
-                 uint64_t id, uint64_t ticks, uint64_t held, int thread) {
+                 bool freed_code, uint64_t id, uint64_t ticks, uint64_t held, int thread) {
   std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
   Profile& p = g_state.sampler_events.part;
+  if (freed_code) p.stats[sampler].freed_code++;
   if (failure)
     record_failure(p, sampler, *failure, id, ticks, thread);
   else
@@ -95,7 +96,8 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     StackTrace trace;
     if (!walk.failure)
       for (const CompactFrame& f : g_state.classical_frames) trace.push_back(frame_ref(f));
-    record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, id, ticks, held, st->thread_id);
+    record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, walk.freed_code, id, ticks, held,
+                st->thread_id);
   }
   // Wait for the handler to leave before the next handshake can reuse the slot.
   while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kResume) sched_yield();
@@ -149,7 +151,7 @@ void drain_walks(ThreadSampling* st) {
     trace.clear();
     for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_ref(st->arena.at(w.begin + i)));
     st->arena.release_to(w.begin + w.count);
-    record_walk(w.sampler, w.failure, trace, w.truncated, w.id, w.ticks, w.held_ns, st->thread_id);
+    record_walk(w.sampler, w.failure, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns, st->thread_id);
   }
 }
 

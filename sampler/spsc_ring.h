@@ -33,6 +33,13 @@ class SpscRing {
     head_.store(head + 1, std::memory_order_release);
     return true;
   }
+  // A third party reading the queued entries, oldest first, without taking them. Only
+  // while the consumer is stopped (a global safepoint); a concurrent push is not seen.
+  template <typename F>
+  void for_each_queued(F f) const {
+    uint64_t tail = tail_.load(std::memory_order_acquire);
+    for (uint64_t i = head_.load(std::memory_order_acquire); i != tail; i++) f(slots_[i & (Capacity - 1)]);
+  }
   size_t size() const { return size_t(tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_acquire)); }
   static constexpr size_t capacity() { return Capacity; }
 

@@ -28,10 +28,10 @@ with tempfile.TemporaryDirectory() as out:
     report = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
     for heading in ("## Physical limits", "## Accuracy against the oracle", "## Honesty", "## Cost to the program",
                     "## Cooperative: suspension and safepoint latency", "## The oracle checked against perf",
-                    "## Targets", "## Reading"):
+                    "## Stability under code unloading", "## Targets", "## Reading"):
         check(f"report has '{heading}'", heading in report)
     check("every run's accounting adds up", "adds up: yes, in every run" in report)
-    for name in ("accuracy", "honesty", "overhead", "held_vs_depth", "held_vs_threads", "latency"):
+    for name in ("accuracy", "honesty", "overhead", "held_vs_depth", "held_vs_threads", "latency", "stability"):
         path = os.path.join(out, name + ".csv")
         rows = list(csv.reader(open(path))) if os.path.exists(path) else []
         check(f"{name}.csv has a header and data", len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), rows[:3])
@@ -41,7 +41,14 @@ with tempfile.TemporaryDirectory() as out:
           coop and min(coop) >= 0.95, coop)
     targets = json.load(open(os.path.join(out, "targets.json")))
     check("targets.json lists met/not met for each target", len(targets) >= 6 and all("met" in t for t in targets), targets)
-    for name in ("accuracy", "held_vs_depth", "overhead", "latency"):
+    stab = {r["sampler"]: r for r in csv.DictReader(open(os.path.join(out, "stability.csv")))} \
+        if os.path.exists(os.path.join(out, "stability.csv")) else {}
+    coop_stab = stab.get("cooperative", {})
+    check("stability: cooperative ran and shows no crash, disagreement, freed-code sample or hang",
+          int(coop_stab.get("interruptions", 0)) > 0 and
+          all(coop_stab.get(k) == "0" for k in ("crashes_caught", "disagreements", "freed_code_samples", "hangs", "died")),
+          stab)
+    for name in ("accuracy", "held_vs_depth", "overhead", "latency", "stability"):
         try:
             root = ET.parse(os.path.join(out, name + ".svg")).getroot()
             ok = root.tag.endswith("svg")

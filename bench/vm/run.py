@@ -3,7 +3,7 @@
 
 Runs the configurations alternately (so machine noise hits all of them alike), checks
 that every run prints the same output, and prints a Markdown table of median wall times
-and ratios. Usage: bench/vm/run.sh (or run.py) [--minivm PATH] [--runs N]
+and ratios. Usage: bench/vm/run.sh (or run.py) [--minivm PATH] [--runs N] [--programs a,b]
 """
 import argparse
 import os
@@ -31,6 +31,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minivm", default=os.path.join(HERE, "..", "..", "build", "vm", "cli", "minivm"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--programs", default=",".join(PROGRAMS), help="comma-separated subset (default: all)")
     args = ap.parse_args()
     minivm = os.path.abspath(args.minivm)
     if not os.access(minivm, os.X_OK):
@@ -44,7 +45,11 @@ def main():
         configs.append((name, [minivm if c == "{minivm}" else c for c in cmd], ext))
 
     rows = []
-    for prog in PROGRAMS:
+    programs = [p for p in args.programs.split(",") if p]
+    unknown = [p for p in programs if p not in PROGRAMS]
+    if unknown:
+        sys.exit(f"run.py: unknown program(s) {unknown}; known: {PROGRAMS}")
+    for prog in programs:
         times = {name: [] for name, _, _ in configs}
         outputs = {}
         for _ in range(args.runs):

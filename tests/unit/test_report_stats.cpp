@@ -25,7 +25,8 @@ std::string stats_json(const Profile& p) {
 
 // Two samplers on the same 10 interruptions. cooperative: 9 samples (1 biased) and a
 // drop, held and latency times recorded. classical: 6 samples (2 truncated), 3 failures
-// by two reasons and a drop, held times only. A third sampler has stats but is not in
+// by two reasons (one a crash the protection caught) and a drop, held times only, one
+// interruption that named freed code; code unloading totals. A third sampler has stats but is not in
 // Profile::samplers, so it comes last (report_samplers) and has nothing recorded.
 Profile two_samplers() {
   Profile p;
@@ -47,10 +48,12 @@ Profile two_samplers() {
   cls.samples = 6;
   cls.truncated = 2;
   cls.failed[Reason::pc_in_stub] = 2;
-  cls.failed[Reason::bad_sender_fp] = 1;
+  cls.failed[Reason::crashed_in_walk] = 1;
+  cls.freed_code = 1;
   cls.dropped[Reason::ring_full] = 1;
   cls.suspension_ns = {20000};
   p.stats[SamplerId::async];
+  p.unloading = CodeUnloading{5, 4, 3, 2, 1};
   return p;
 }
 
@@ -63,6 +66,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       " \"duration_ns\": 12345678,\n"
       " \"sampler_thread\": {\"cpu_ns\": 98765, \"cpu_per_visit_ns\": "
       "{\"n\": 4, \"p50\": 2000, \"p99\": 4000, \"max\": 4000}},\n"
+      " \"code_unloading\": {\"retired\": 5, \"freed\": 4, \"rounds\": 3, \"kept_in_use\": 2, \"unwalkable_rounds\": 1},\n"
       " \"samplers\": [\n"
       "  {\"name\": \"cooperative\",\n"
       "   \"interruptions\": 10, \"samples\": 9, \"truncated\": 0,\n"
@@ -71,15 +75,17 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"dropped\": {\"ring_full\": 1},\n"
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 10, \"p50\": 500, \"p99\": 1000, \"max\": 1000},\n"
-      "   \"latency_ns\": {\"n\": 3, \"p50\": 6000, \"p99\": 7000, \"max\": 7000}},\n"
+      "   \"latency_ns\": {\"n\": 3, \"p50\": 6000, \"p99\": 7000, \"max\": 7000},\n"
+      "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}},\n"
       "  {\"name\": \"classical\",\n"
       "   \"interruptions\": 10, \"samples\": 6, \"truncated\": 2,\n"
       "   \"biased\": {},\n"
-      "   \"failed\": {\"bad_sender_fp\": 1, \"pc_in_stub\": 2},\n"
+      "   \"failed\": {\"crashed_in_walk\": 1, \"pc_in_stub\": 2},\n"
       "   \"dropped\": {\"ring_full\": 1},\n"
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 1, \"p50\": 20000, \"p99\": 20000, \"max\": 20000},\n"
-      "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
+      "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+      "   \"stability\": {\"crashes_caught\": 1, \"freed_code\": 1}},\n"
       "  {\"name\": \"async\",\n"
       "   \"interruptions\": 0, \"samples\": 0, \"truncated\": 0,\n"
       "   \"biased\": {},\n"
@@ -87,7 +93,8 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"dropped\": {},\n"
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
-      "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}}\n"
+      "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+      "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}}\n"
       " ]}\n";
   CHECK(stats_json(two_samplers()) == expected);
 }
@@ -120,6 +127,7 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         " \"duration_ns\": 0,\n"
         " \"sampler_thread\": {\"cpu_ns\": 0, \"cpu_per_visit_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
+        " \"code_unloading\": {\"retired\": 0, \"freed\": 0, \"rounds\": 0, \"kept_in_use\": 0, \"unwalkable_rounds\": 0},\n"
         " \"samplers\": []}\n");
 
   SamplerStats st;

@@ -16,6 +16,7 @@
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
 #include "jit/intrinsic_stubs.h"
+#include "jit/stress_unload.h"
 #include "jit/tiered.h"
 #include "jit/perf_map.h"
 #include "jit/code_registration.h"
@@ -65,6 +66,8 @@ Options for run:
   --counted-loop-polls   compiled counted loops poll at their header too
   --strip-mining=N       otherwise a compiled counted loop polls once every N iterations
                   (default 1048576; 0: never), so a long one still serves sample requests
+  --stress-unload[=T]    every T (default 2ms) recompile every compiled function and
+                  free the replaced code once no thread can be in it (tiered, --xcomp)
   --debug-info=all|safepoints
                   compiled-code debug info for every pc (default) or only at polls and calls
   --heap=SIZE     largest live heap, e.g. 64m, 4g (default 4g); the collector keeps
@@ -212,6 +215,7 @@ int cmd_run(const std::vector<std::string>& args) {
   jit::TieredOptions tiered;
   Mode mode = Mode::tiered;
   bool perf_map = false;
+  std::optional<uint64_t> stress_unload_ns;  // --stress-unload's period
   std::string program;
   for (const std::string& arg : args) {
     if (arg == "--perf-map") {
@@ -279,6 +283,11 @@ int cmd_run(const std::vector<std::string>& args) {
       if (arg.size() == 15 || *end != '\0' || (n & (n - 1)) != 0 || n > (1ul << 30))
         usage_error("bad value in '" + arg + "' (a power of two up to 2^30, or 0 for never)");
       jit_options.strip_mining_iters = uint32_t(n);
+    } else if (arg == "--stress-unload" || arg.rfind("--stress-unload=", 0) == 0) {
+      uint64_t period = jit::StressUnloadOptions{}.period_ns;
+      if (arg.size() > 15 && !sampler::parse_interval(arg.substr(16), period))
+        usage_error("bad period in '" + arg + "' (e.g. 500us, 2ms; from 10us to 10s)");
+      stress_unload_ns = period;
     } else if (arg == "--debug-info=all" || arg == "--debug-info=safepoints") {
       jit_options.safepoint_debug_info = arg == "--debug-info=safepoints";
     } else if (arg.rfind("--heap=", 0) == 0) {
@@ -302,6 +311,7 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   }
   if (program.empty()) usage_error("run needs a program file");
+  if (stress_unload_ns && mode == Mode::xint) usage_error("--stress-unload needs the JIT (not with --xint)");
   auto module = compile_or_exit(program);
 
   runtime::VM& vm = runtime::VM::get();
@@ -324,6 +334,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (mode == Mode::xcomp) {
     for (size_t i = 0; i < vm.method_count(); i++) jit::compile_and_install(vm.method(i), jit_options);
   }
+  if (stress_unload_ns) jit::start_stress_unload(jit::StressUnloadOptions{jit_options, *stress_unload_ns});
   if (profile) sampler::start_profiler(profiler);
   int status = vm.run_main();
   runtime::exit_vm(status);
