@@ -285,7 +285,7 @@ TEST_CASE("verifier: stack shapes must agree where paths merge") {
 
 TEST_CASE("verifier: an array local is stored before it is read on every path") {
   // A local's slot is zero on entry and zero is no array: reading one unstored would
-  // hand the interpreter a null array (found by tests/fuzz/fuzz_verifier).
+  // hand the interpreter a null array (tests/fuzz/fuzz_verifier runs accepted code).
   Build t({}, Type::Int, {Type::IntArray}, 1);
   t.b.emit_u16(Op::load, 0);
   t.b.emit(Op::arraylength);
