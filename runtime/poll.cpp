@@ -31,6 +31,15 @@ PollPages make_pages() {
 std::mutex g_clients_mutex;
 // Copy-on-write list so the poll path reads without the lock.
 std::atomic<std::vector<PollClient*>*> g_clients{new std::vector<PollClient*>()};
+// Every list replaced so far, never freed: a poll may still be reading one, and
+// clients are registered a handful of times per process. Kept here, they stay
+// reachable (LeakSanitizer does not count them) and are bounded by the registrations.
+std::vector<std::vector<PollClient*>*>* g_retired_clients = new std::vector<std::vector<PollClient*>*>();
+
+// Publishes `next` as the client list; the caller holds g_clients_mutex.
+void publish_clients(std::vector<PollClient*>* next) {
+  g_retired_clients->push_back(g_clients.exchange(next, std::memory_order_acq_rel));
+}
 std::atomic<uint64_t> g_poll_traps{0};
 }  // namespace
 
@@ -52,16 +61,14 @@ void register_poll_client(PollClient* c) {
   std::lock_guard<std::mutex> lock(g_clients_mutex);
   auto* next = new std::vector<PollClient*>(*g_clients.load());
   next->push_back(c);
-  // The old list is leaked on purpose: a poll may still be reading it, and clients are
-  // registered a handful of times per process.
-  g_clients.store(next, std::memory_order_release);
+  publish_clients(next);
 }
 
 void unregister_poll_client(PollClient* c) {
   std::lock_guard<std::mutex> lock(g_clients_mutex);
   auto* next = new std::vector<PollClient*>(*g_clients.load());
   next->erase(std::remove(next->begin(), next->end(), c), next->end());
-  g_clients.store(next, std::memory_order_release);
+  publish_clients(next);
 }
 
 uint64_t poll_trap_count() { return g_poll_traps.load(std::memory_order_relaxed); }

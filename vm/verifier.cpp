@@ -237,19 +237,33 @@ class Verifier {
     }
   }
 
-  // Abstract interpretation: the type stack at every reachable instruction.
+  // Abstract interpretation: the type stack at every reachable instruction, and which
+  // locals every path to it has stored. A slot is zero on entry, and zero is a value
+  // of every type but the arrays: an array local must be stored (or be a parameter)
+  // before any path reads it.
   void flow() {
     states_.assign(code_.size(), std::nullopt);
     states_[0] = std::vector<Type>{};
+    stored_.assign(code_.size(), {});
+    stored_[0].assign(fn_.local_count(), false);
+    for (size_t i = 0; i < fn_.params.size(); i++) stored_[0][i] = true;
     std::vector<size_t> work{0};
     std::string pops, pushes;
     while (!work.empty()) {
       size_t bci = work.back();
       work.pop_back();
       std::vector<Type> stack = *states_[bci];
+      std::vector<bool> stored = stored_[bci];
       Op op = op_at(bci);
       const OpInfo& info = op_info(op);
       effect(bci, pops, pushes);
+      if (op == Op::load || op == Op::store) {
+        uint16_t local = read_u16(at(bci), kOperandA);
+        if (op == Op::store) stored[local] = true;
+        else if (is_array(fn_.local_types[local]) && !stored[local])
+          reject(bci, fmt::format("local {} (a{} {}) is read before it is stored on some path", local,
+                                  fn_.local_types[local] == Type::IntArray ? "n" : "", type_name(fn_.local_types[local])));
+      }
 
       if (stack.size() < pops.size())
         reject(bci, fmt::format("stack underflow: '{}' needs {} value{}, the stack has {}", info.name, pops.size(),
@@ -274,23 +288,36 @@ class Verifier {
         reject(bci, fmt::format("stack depth {} exceeds max_stack {}", stack.size(), fn_.max_stack));
       max_seen_ = std::max(max_seen_, stack.size());
 
-      if (is_branch(op)) merge(bci, size_t(int64_t(bci) + branch_offset(at(bci))), stack, work);
+      if (is_branch(op)) merge(bci, size_t(int64_t(bci) + branch_offset(at(bci))), stack, stored, work);
       if (!falls_through(op)) continue;
       size_t next = bci + info.length;
       if (next >= code_.size()) reject(bci, fmt::format("execution falls off the end of the code after '{}'", info.name));
-      merge(bci, next, stack, work);
+      merge(bci, next, stack, stored, work);
     }
   }
 
-  void merge(size_t from, size_t to, const std::vector<Type>& stack, std::vector<size_t>& work) {
+  // Stacks must agree where paths meet; the stored locals are those every path stored,
+  // so an instruction is visited again when a new path has stored fewer.
+  void merge(size_t from, size_t to, const std::vector<Type>& stack, const std::vector<bool>& stored,
+             std::vector<size_t>& work) {
     auto& s = states_[to];
     if (!s) {
       s = stack;
+      stored_[to] = stored;
       work.push_back(to);
-    } else if (*s != stack) {
+      return;
+    }
+    if (*s != stack)
       reject(from, fmt::format("stack shape mismatch at bci {}: {} from bci {}, {} on another path", to, stack_text(stack),
                                from, stack_text(*s)));
+    bool fewer = false;
+    for (size_t i = 0; i < stored.size(); i++) {
+      if (stored_[to][i] && !stored[i]) {
+        stored_[to][i] = false;
+        fewer = true;
+      }
     }
+    if (fewer) work.push_back(to);
   }
 
   const Module& m_;
@@ -298,6 +325,7 @@ class Verifier {
   const std::vector<uint8_t>& code_;
   std::vector<bool> starts_;
   std::vector<std::optional<std::vector<Type>>> states_;
+  std::vector<std::vector<bool>> stored_;  // per bci: the locals every path to it has stored
   size_t max_seen_ = 0;
 };
 

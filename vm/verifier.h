@@ -8,7 +8,9 @@
 // its kind, arraylength takes any array, call/spawn by the callee's params and result,
 // native by kNatives (arraycopy: two arrays of the same type), print by the descriptor,
 // vret by the function's result. Locals are typed statically by Function::local_types,
-// so only the expression stack is tracked. The line table (first entry at bci 0, sorted,
+// so the expression stack's types are tracked, and of the locals only which ones every
+// path has stored: an array local must be stored before it is read (its slot starts
+// as zero, which is no array). The line table (first entry at bci 0, sorted,
 // on instruction starts) and the loop table (headers and latches on instruction starts,
 // each latch a branch to its header, forloop for counted loops) are checked too.
 #pragma once

@@ -32,16 +32,19 @@ struct Json {
   double number = 0;
   std::string str;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // An object's members, keys[i] naming values[i] (a vector of pair<string, Json> would
+  // need Json complete inside its own definition; clang's checks refuse it).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
   bool has(const std::string& key) const {
-    for (const auto& m : members)
-      if (m.first == key) return true;
+    for (const auto& k : keys)
+      if (k == key) return true;
     return false;
   }
   const Json& operator[](const std::string& key) const {
-    for (const auto& m : members)
-      if (m.first == key) return m.second;
+    for (size_t i = 0; i < keys.size(); i++)
+      if (keys[i] == key) return values[i];
     throw std::runtime_error("no key " + key);
   }
   const Json& operator[](size_t i) const { return items.at(i); }
@@ -91,7 +94,8 @@ class JsonParser {
         ws();
         std::string k = string();
         expect(':');
-        v.members.emplace_back(k, value());
+        v.keys.push_back(k);
+        v.values.push_back(value());
       } while (eat(','));
       expect('}');
     } else if (c == '[') {

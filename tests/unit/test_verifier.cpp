@@ -283,6 +283,49 @@ TEST_CASE("verifier: stack shapes must agree where paths merge") {
   CHECK(loop.verdict() == "3: stack shape mismatch at bci 0: [int] from bci 3, [] on another path");
 }
 
+TEST_CASE("verifier: an array local is stored before it is read on every path") {
+  // A local's slot is zero on entry and zero is no array: reading one unstored would
+  // hand the interpreter a null array (tests/fuzz/fuzz_verifier runs accepted code).
+  Build t({}, Type::Int, {Type::IntArray}, 1);
+  t.b.emit_u16(Op::load, 0);
+  t.b.emit(Op::arraylength);
+  t.b.emit(Op::vret);
+  CHECK(t.verdict() == "0: local 0 (an int[]) is read before it is stored on some path");
+
+  Build one_path({Type::Bool}, Type::Int, {Type::FloatArray}, 1);  // stored on the fall-through path only
+  one_path.b.emit_u16(Op::load, 0);
+  size_t skip = one_path.b.emit_branch(Op::iffalse);
+  one_path.b.emit_u16(Op::ldc, one_path.kint(2));
+  one_path.b.emit_u8(Op::newarray, 1);
+  one_path.b.emit_u16(Op::store, 1);
+  one_path.b.patch_branch(skip, one_path.b.here());
+  one_path.b.emit_u16(Op::load, 1);
+  one_path.b.emit(Op::arraylength);
+  one_path.b.emit(Op::vret);
+  CHECK(one_path.verdict() == "16: local 1 (a float[]) is read before it is stored on some path");
+
+  Build both({Type::Bool, Type::IntArray}, Type::Int, {Type::IntArray}, 1);  // a parameter, and a store on both paths
+  both.b.emit_u16(Op::load, 0);
+  size_t to_else = both.b.emit_branch(Op::iffalse);
+  both.b.emit_u16(Op::load, 1);
+  both.b.emit_u16(Op::store, 2);
+  size_t to_end = both.b.emit_branch(Op::jump);
+  both.b.patch_branch(to_else, both.b.here());
+  both.b.emit_u16(Op::ldc, both.kint(1));
+  both.b.emit_u8(Op::newarray, 0);
+  both.b.emit_u16(Op::store, 2);
+  both.b.patch_branch(to_end, both.b.here());
+  both.b.emit_u16(Op::load, 2);
+  both.b.emit(Op::arraylength);
+  both.b.emit(Op::vret);
+  CHECK(both.verdict() == "");
+
+  Build scalars({}, Type::Int, {Type::Int}, 1);  // an int local's zero is an int
+  scalars.b.emit_u16(Op::load, 0);
+  scalars.b.emit(Op::vret);
+  CHECK(scalars.verdict() == "");
+}
+
 TEST_CASE("verifier: operand ranges") {
   struct Case {
     Op op;
