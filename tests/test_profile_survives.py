@@ -252,8 +252,13 @@ fn main() {
         time.sleep(2)
         n2, rss2 = dump()
     grown = (n2 or 0) - (n1 or 0)
-    check(f"memory does not grow with the run: {rss2 - rss1:+d} KB over {grown} interruptions",
-          grown >= 5000 and (rss2 - rss1) * 1024 < 24 * grown + 1536 * 1024, (n1, rss1, n2, rss2))
+    if os.environ.get("MINIVM_SANITIZED"):
+        # AddressSanitizer keeps freed memory in quarantine, so resident memory grows with
+        # every free and says nothing about the profiler's own bound.
+        print(f"skipped under sanitizers: memory does not grow ({rss2 - rss1:+d} KB over {grown} interruptions)")
+    else:
+        check(f"memory does not grow with the run: {rss2 - rss1:+d} KB over {grown} interruptions",
+              grown >= 5000 and (rss2 - rss1) * 1024 < 24 * grown + 1536 * 1024, (n1, rss1, n2, rss2))
     print(f"RSS {rss1} KB after {n1} interruptions, {rss2} KB after {n2}")
     p.send_signal(signal.SIGTERM)
     so, se = p.communicate(timeout=60)
