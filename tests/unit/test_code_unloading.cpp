@@ -50,21 +50,6 @@ TestRoots& test_roots() {
 std::vector<const CompiledCode*> g_freed;  // what the test freer was handed
 void record_free(const CompiledCode* c) { g_freed.push_back(c); }
 
-Method* method_named(const std::string& name) {
-  VM& vm = fixture_vm();
-  for (size_t i = 0; i < vm.module().functions.size(); i++)
-    if (vm.module().functions[i]->name == name) return vm.method(i);
-  FAIL("no fixture function " << name);
-  return nullptr;
-}
-int64_t global(int i) { return __atomic_load_n(&fixture_vm().globals()[i], __ATOMIC_SEQ_CST); }
-void set_global(int i, int64_t v) { __atomic_store_n(&fixture_vm().globals()[i], v, __ATOMIC_SEQ_CST); }
-void wait_until(const std::function<bool()>& cond) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!cond() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::microseconds(200));
-  REQUIRE(cond());
-}
-
 bool freed_now(const CompiledCode* c) {
   for (const CompiledCode* f : g_freed)
     if (f == c) return true;

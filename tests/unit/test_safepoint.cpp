@@ -18,28 +18,11 @@ using namespace runtime;
 
 namespace {
 
-Method* method_named(const std::string& name) {
-  VM& vm = fixture_vm();
-  for (size_t i = 0; i < vm.module().functions.size(); i++)
-    if (vm.module().functions[i]->name == name) return vm.method(i);
-  FAIL("no fixture function " << name);
-  return nullptr;
-}
-
-int64_t global(int i) { return __atomic_load_n(&fixture_vm().globals()[i], __ATOMIC_SEQ_CST); }
-void set_global(int i, int64_t v) { __atomic_store_n(&fixture_vm().globals()[i], v, __ATOMIC_SEQ_CST); }
-
 // The function of the innermost Mini frame a walk from the thread's anchor finds.
 std::string top_function(Thread* t) {
   StackWalker w(t);
   Frame f;
   return w.next(f) ? f.method->function->name : "";
-}
-
-void wait_until(const std::function<bool()>& cond) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!cond() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::microseconds(200));
-  REQUIRE(cond());
 }
 
 void run_rounds(const char* mode) {
