@@ -21,6 +21,7 @@ void run_command(RunOptions o) {
 
   runtime::set_gc_log(o.gc_log);
   runtime::set_gc_verify(o.gc_verify);
+  runtime::set_gc_a_lot(o.gc_a_lot);
   runtime::VM& vm = runtime::VM::get();
   vm.init(o.vm);
   vm.load(std::move(module));
