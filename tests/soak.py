@@ -66,7 +66,11 @@ def one_run(minivm, rng, names, tmp, totals):
     interrupt_at = rng.uniform(0.05, 3.0) if endless or rng.random() < 0.4 else None
     what = " ".join(cmd[2:]) + (f"  (SIGINT at {interrupt_at:.2f} s)" if interrupt_at else "")
     with open(os.path.join(tmp, "stdout"), "w") as so, open(os.path.join(tmp, "stderr"), "w+") as se:
-        p = subprocess.Popen(cmd, stdout=so, stderr=se)
+        # SIGINT as a terminal's Ctrl-C delivers it: a soak started as a background job
+        # inherits SIGINT ignored, and so would every run (minivm keeps an ignored SIGINT
+        # ignored, as a shell's background job expects).
+        p = subprocess.Popen(cmd, stdout=so, stderr=se,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         start, sent, status, usage = time.monotonic(), False, None, None
         while status is None:
             pid, st, ru = os.wait4(p.pid, os.WNOHANG)
