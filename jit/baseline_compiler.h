@@ -7,7 +7,10 @@
 //      [rbp + 8]               return pc
 //      [rbp + 0]               caller's rbp
 //      [rbp - 8*(1+j)]         home of local n+j (locals beyond the arguments)
-//      [rbp - 8*(2+e+d)]       home of expression-stack depth d (e = extra locals)
+//      [rbp - 8*(1+e+k)]       inline slot k (e = extra locals): the locals of inlined
+//                              bodies, then two per strip-mined counted loop (its strip's
+//                              end and start)
+//      [rbp - 8*(2+e+s+d)]     home of expression-stack depth d (s = inline slots)
 //
 // Registers: r15 Thread*; expression-stack depths 0..4 live in rsi, rdi, r8, r9, r11
 // (deeper ones in their homes); up to three locals with the most (loop-weighted) uses
@@ -15,9 +18,10 @@
 // are scratch. Polls (the interpreter's instruction pair) sit at the header of every
 // uncounted loop and at every return, before the frame is torn down; counted loops
 // get none at their header unless JitOptions::counted_loop_polls. They are strip-mined
-// instead (HotSpot's LoopStripMiningIter): every counted latch decrements a per-thread
-// countdown and polls when it runs out (every strip_mining_iters iterations of all the
-// thread's counted loops together), so a long counted loop, or a nest of short ones,
+// instead (HotSpot's LoopStripMiningIter, jit/strip_mining.cpp): a latch compares with
+// the end of its loop's current strip, and a strip's end charges a per-thread countdown
+// and polls when it runs out (every strip_mining_iters iterations of all the thread's
+// counted loops together), so a long counted loop, or a nest of short ones,
 // still serves sample requests within a bound, while a loop shorter than the strip
 // usually runs without a poll inside: the counted-loop bias the examples teach stays.
 #pragma once

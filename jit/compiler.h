@@ -49,6 +49,13 @@ struct InlineScope {
   std::vector<Label> labels;
   std::vector<bool> poll_header;
   Label exit;           // where an inlined body's returns go
+  // Its strip-mined counted loops (jit/strip_mining.cpp), each with two frame slots.
+  struct StripLoop {
+    uint32_t header, latch;  // LoopEntry's
+    int var, limit;          // the loop variable and the hidden limit local
+    int slot;                // inline-area slot of the strip's end; slot + 1: its start
+  };
+  std::vector<StripLoop> strip_loops;
 };
 
 // The verifier's facts about `m` (stack depths and types); aborts if it does not verify.
@@ -93,6 +100,8 @@ class Compiler {
   }
   // Home of local i of an inlined body (after the root's extra locals).
   Mem inline_home(const InlineScope& s, int i) const { return qword_ptr(rbp, -8 * (1 + extra() + s.local_base + i)); }
+  // A slot of the inline area that no local uses (strip-mining state).
+  Mem inline_slot(int k) const { return qword_ptr(rbp, -8 * (1 + extra() + k)); }
   Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + inline_slots_ + d)); }
   // Where the value at absolute expression depth d of type t lives: floats in xmm2..7,
   // everything else in rsi, rdi, r8, r9, r11; deeper values in their homes.
@@ -127,9 +136,9 @@ class Compiler {
   // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
   Xmm in_xmm(const Operand& o, const Xmm& scratch);
   // A stub call does `n` elements of work without a poll: it counts as n iterations
-  // against the strip-mining countdown, so a counted loop around stub calls still polls
-  // within the bound.
-  void charge_strip_countdown(const Gp& n);
+  // against the strip-mining countdown, and the loops around it end their strips, so a
+  // counted loop around stub calls still polls within the bound. Clobbers rax.
+  void charge_strip_countdown(const Gp& n, size_t bci);
   void poll(int32_t bci);
   // Records, at `at`, where the arrays of every scope of the current body chain are:
   // expression depths below `depth` (those below `spilled_below` in their homes, the
@@ -203,6 +212,21 @@ class Compiler {
   void array_store(const Insn& i, vm::Type elem);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);
+
+  // --- strip_mining.cpp: counted loops that poll every strip of iterations ---
+  void plan_strip_loops(InlineScope& s);
+  const InlineScope::StripLoop* strip_loop_at_latch(size_t bci) const;
+  void strip_latch(const Insn& i, const InlineScope::StripLoop& loop);
+  // After a write to local `i` of the current body: a strip-mined loop whose limit it is
+  // starts a new strip at its next latch.
+  void after_local_write(int i);
+  // A stub call's elements were charged to the countdown: the enclosing strip-mined
+  // loops (of every scope up the inline chain) end their strips at their next latch.
+  void end_enclosing_strips(size_t bci);
+  // Every strip of scope `s` ends at its next latch (at frame and inline entry).
+  void reset_strips(const InlineScope& s);
+  // The OSR entry: the root's strips restart from the loop variables' current values.
+  void reset_strips_for_osr();
 
   Method* m_;                  // the root method
   const vm::Function& fn_;     // its function

@@ -25,6 +25,7 @@ void Compiler::prologue() {
     a.xor_(eax, eax);
     for (int j = 0; j < extra(); j++) a.mov(home_local(m_->param_count + j), rax);
   }
+  reset_strips(scopes_.front());
   reload_locals(true);
   a.jmp(body);
   // Not enough stack: report from the caller's frame (anchor = caller), like the
@@ -53,6 +54,7 @@ void Compiler::osr_entry(uint32_t header_bci) {
     a.mov(rax, qword_ptr(rcx, 8 * i));
     a.mov(home_local(i), rax);
   }
+  reset_strips_for_osr();
   reload_locals(true);
   a.jmp(scopes_.front().labels[header_bci]);
 }

@@ -47,7 +47,10 @@ EMIT(ldc) {
   }
 }
 EMIT(load) { move(expr(i.d, sc_->fn->local_types[i.a()]), local(i.a())); }
-EMIT(store) { move(local(i.a()), expr(i.d - 1, sc_->fn->local_types[i.a()])); }
+EMIT(store) {
+  move(local(i.a()), expr(i.d - 1, sc_->fn->local_types[i.a()]));
+  after_local_write(i.a());
+}
 void Compiler::global_access(const Insn& i, bool store) {
   vm::Type t = runtime::VM::get().module().globals[i.a()].type;
   a.mov(rcx, imm(reinterpret_cast<uint64_t>(runtime::VM::get().globals() + i.a())));
@@ -58,7 +61,10 @@ void Compiler::global_access(const Insn& i, bool store) {
 }
 EMIT(gload) { global_access(i, false); }
 EMIT(gstore) { global_access(i, true); }
-EMIT(iinc) { a.emit(Inst::kIdAdd, local(i.a()), imm(vm::read_i32(i.p, vm::kOperandB))); }
+EMIT(iinc) {
+  a.emit(Inst::kIdAdd, local(i.a()), imm(vm::read_i32(i.p, vm::kOperandB)));
+  after_local_write(i.a());
+}
 EMIT(pop) {}
 EMIT(dup) { move(expr(i.d, top_type(i, 1)), expr(i.d - 1, top_type(i, 1))); }
 EMIT(dup2) {
@@ -209,24 +215,16 @@ EMIT(if_icmpge) { if_compare(i, CondCode::kGE); }
 EMIT(forloop) {
   Operand l = local(i.a()), limit = local(vm::read_u16(i.p, vm::kOperandB));
   a.emit(Inst::kIdAdd, l, imm(1));
-  cmp(l, limit);
-  uint32_t strip = options_.strip_mining_iters;
-  size_t header = size_t(int64_t(i.bci) + vm::branch_offset(i.p));
-  if (strip == 0 || sc_->poll_header[header] || !options_.emit_polls) {
+  after_local_write(i.a());
+  const InlineScope::StripLoop* strip = strip_loop_at_latch(i.bci);
+  if (strip == nullptr) {  // polls at its header, or none at all (jit/strip_mining.cpp)
+    cmp(l, limit);
     a.jl(target(i));
     return;
   }
-  // Strip mining: back to the body at once unless the thread's countdown of
-  // counted-loop iterations (shared by every loop, so a nest of short loops counts
-  // too) has run out; then reset it and poll.
-  Label leave = a.newLabel();
-  a.jge(leave);
-  a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), 1);
-  a.jg(target(i));  // (intrinsic stub calls subtract their element count: it may go below 0)
-  a.mov(qword_ptr(r15, runtime::kThreadStripCountdownOffset), imm(int32_t(strip)));
-  poll(int32_t(i.bci));
-  a.jmp(target(i));
-  a.bind(leave);
+  cmp(l, inline_slot(strip->slot));  // the strip's end, never beyond the limit
+  a.jl(target(i));
+  strip_latch(i, *strip);
 }
 
 // --- arrays ---
@@ -355,7 +353,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
     a.lea(rsi, ptr(rdx, r8, 3, runtime::kArrayDataOffset));
     a.mov(rdx, r10);
-    charge_strip_countdown(r10);
+    charge_strip_countdown(r10, bci);
     a.mov(rax, imm(stubs.arraycopy.blob.begin));
     a.call(rax);
     t.resize(size_t(d - 5));
@@ -372,7 +370,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.lea(rdi, ptr(rax, rcx, 3, runtime::kArrayDataOffset));
     a.sub(rdx, rcx);
     a.mov(rsi, rdx);
-    charge_strip_countdown(rsi);
+    charge_strip_countdown(rsi, bci);
     a.mov(rax, imm(stubs.crc32.blob.begin));
     a.call(rax);
     a.mov(home_expr(d - 3), rax);   // eax, zero-extended by the 32-bit write

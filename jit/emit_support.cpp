@@ -70,11 +70,12 @@ Xmm Compiler::in_xmm(const Operand& o, const Xmm& scratch) {
 }
 
 // A stub call does `n` elements of work without a poll: it counts as n iterations
-// against the strip-mining countdown, so a counted loop around stub calls still polls
-// within the bound.
-void Compiler::charge_strip_countdown(const Gp& n) {
-  if (options_.strip_mining_iters != 0 && options_.emit_polls)
-    a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), n);
+// against the strip-mining countdown, and the loops around it end their strips, so a
+// counted loop around stub calls still polls within the bound. Clobbers rax.
+void Compiler::charge_strip_countdown(const Gp& n, size_t bci) {
+  if (options_.strip_mining_iters == 0 || !options_.emit_polls) return;
+  a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), n);
+  end_enclosing_strips(bci);
 }
 
 void Compiler::poll(int32_t bci) {

@@ -34,6 +34,7 @@ bool Compiler::should_inline(const Method* callee, const InlineScope* chain) con
 // frame: locals of inlined bodies and the deepest expression stack.
 void Compiler::plan(InlineScope& s) {
   max_depth_ = std::max(max_depth_, s.depth_base + int(s.fn->max_stack) + 1);
+  plan_strip_loops(s);
   const vm::Function& f = *s.fn;
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
     if (Op(f.code[bci]) != Op::call || s.info.depth_at[bci] < 0) continue;
@@ -70,6 +71,7 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
   if (a.logger()) a.commentf("inline %s", callee->function->name.c_str());
   for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));
   for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
+  reset_strips(*ns);
   ns->exit = a.newLabel();
   Types saved_outer = outer_types_;
   outer_types_.assign(t.begin(), t.begin() + (d - n));

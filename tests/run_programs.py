@@ -31,6 +31,8 @@ MODES = {
     "tiered": [],
     "osr-every-loop": ["--jit-sync", "--compile-threshold=1000000", "--backedge-threshold=1"],
     "xcomp-counted-polls": ["--xcomp", "--counted-loop-polls"],
+    # Strips of two iterations: every counted loop crosses strip boundaries all the time.
+    "xcomp-short-strips": ["--xcomp", "--strip-mining=2"],
     "xint-profiled": ["--xint", "--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
     "tiered-profiled": ["--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
     "xcomp-all-samplers": ["--xcomp", "--profile", "--interval=100us", "--sampler=all"],

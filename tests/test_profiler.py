@@ -279,6 +279,13 @@ with tempfile.TemporaryDirectory() as tmp:
     drops = re.search(r"dropped\s+(\d+)", se)
     check("a nest of short counted loops is served too (the countdown is shared by every loop)",
           rc == 0 and drops and drops.group(1) == "0" and accounted(se), se[-1500:])
+    stubs = os.path.join(ROOT, "tests", "profiler", "stub_in_counted_loop.mini")
+    rc, so, se = run("--xcomp", "--profile", "--interval=500us", f"--profile-out={out}", stubs)
+    lat = sorted(e["latency_ns"] for e in events(out) if e["event"] == "SafepointLatency")
+    drops = re.search(r"dropped\s+(\d+)", se)
+    check("a counted loop around stub calls is served too (copied elements end the strip): no drops",
+          rc == 0 and drops and drops.group(1) == "0" and accounted(se) and len(lat) > 50
+          and lat[len(lat) // 2] < 100e6, f"{len(lat)} latencies; {se[-1500:]}")
     rc, so, se = run("--xcomp", "--strip-mining=0", "--profile", "--sampler=all", "--interval=500us",
                      f"--profile-out={out}", long_loop)
     drops = re.search(r"ring_full\s+(\d+)", se)
