@@ -269,7 +269,7 @@ def lesson_06(l):
 def lesson_07(l):
     signal, handshake = l.stats("/tmp/cost-signal.json"), l.stats("/tmp/cost-handshake.json")
     s, h = signal["cooperative"]["suspension_ns"], handshake["cooperative"]["suspension_ns"]
-    if enough(l, "the held times", min(s["n"], h["n"]), 30):
+    if enough(l, "the held times", min(s["n"], h["n"]), 20):
         check(f"{l.name}: --suspend=signal holds a thread for less than handshake at the median ({s['p50']} < {h['p50']} ns)",
               s["p50"] < h["p50"])
         check(f"{l.name}: --suspend=signal holds a thread under 100 us at the median ({s['p50']} ns)", s["p50"] < 100_000)
