@@ -293,6 +293,9 @@ def main():
     for page in pages:
         if only and not any(page.startswith(o) for o in only):
             continue
+        headings = re.findall(r"^## (.+)$", open(os.path.join(LESSONS, page)).read(), re.M)
+        check(f"{page}: has The program, Commands, What to look for, Question and, last, Answer ({headings})",
+              headings == ["The program", "Commands", "What to look for", "Question", "Answer"])
         tmp = tempfile.mkdtemp(prefix="lesson-")
         try:
             lesson = Lesson(minivm, os.path.join(LESSONS, page), tmp)
