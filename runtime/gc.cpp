@@ -22,6 +22,7 @@ namespace {
 std::atomic<uint64_t> g_count{0};
 std::atomic<bool> g_log{false};
 std::atomic<bool> g_verify{false};
+std::atomic<bool> g_a_lot{false};
 std::mutex g_last_mutex;
 GcEvent g_last;
 
@@ -31,8 +32,9 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-[[noreturn]] void heap_corrupt(const char* what, const void* at) {
-  std::fprintf(stderr, "minivm: internal error: heap walk: %s at %p\n", what, at);
+[[noreturn]] void heap_corrupt(const char* what, const void* at, const RootSource* where = nullptr) {
+  std::fprintf(stderr, "minivm: internal error: heap walk: %s at %p%s%s\n", what, at, where ? ", read from " : "",
+               where ? describe(*where).c_str() : "");
   std::abort();
 }
 
@@ -49,7 +51,7 @@ class MarkSweep {
     walk_ = heap_prepare_walk();
     marks_.assign(granule(walk_.end) / 64 + 1, 0);
     if (g_verify.load(std::memory_order_relaxed)) find_array_starts();
-    visit_roots([this](int64_t v, bool exact) { mark(v, exact); }, e.roots);
+    visit_roots([this](int64_t v, bool exact, const RootSource& where) { mark(v, exact, where); }, e.roots);
     sweep(e);
   }
 
@@ -74,18 +76,18 @@ class MarkSweep {
     }
   }
 
-  void mark(int64_t v, bool exact) {
+  void mark(int64_t v, bool exact, const RootSource& where) {
     auto* p = reinterpret_cast<char*>(v);
     if (p == nullptr) return;
     bool in_heap = p >= walk_.begin && p < walk_.end && (uintptr_t(p) & (kObjectAlignment - 1)) == 0;
     if (!exact || g_verify.load(std::memory_order_relaxed)) {
       if (starts_.empty()) find_array_starts();
       if (!in_heap || !test(starts_, granule(p))) {
-        if (exact) heap_corrupt("an exact root that is not an array", p);
+        if (exact) heap_corrupt("an exact root that is not an array", p, &where);
         return;
       }
     } else if (!in_heap) {
-      heap_corrupt("an exact root outside the heap", p);
+      heap_corrupt("an exact root outside the heap", p, &where);
     }
     size_t g = granule(p);
     marks_[g / 64] |= uint64_t(1) << (g % 64);
@@ -142,6 +144,7 @@ const char* gc_cause_name(GcCause c) {
   switch (c) {
     case GcCause::allocation_budget: return "allocation budget";
     case GcCause::heap_full: return "heap full";
+    case GcCause::a_lot: return "gc-a-lot";
   }
   return "?";
 }
@@ -151,6 +154,9 @@ uint64_t gc_count() { return g_count.load(std::memory_order_acquire); }
 void set_gc_log(bool on) { g_log.store(on); }
 
 void set_gc_verify(bool on) { g_verify.store(on); }
+
+void set_gc_a_lot(bool on) { g_a_lot.store(on); }
+bool gc_a_lot() { return g_a_lot.load(std::memory_order_relaxed); }
 
 GcEvent last_gc_event() {
   std::lock_guard<std::mutex> lock(g_last_mutex);

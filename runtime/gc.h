@@ -18,6 +18,7 @@ class Thread;
 enum class GcCause : uint8_t {
   allocation_budget,  // the bytes handed out since the last collection reached the budget
   heap_full,          // no free range could hold an allocation even after a collection
+  a_lot,              // --gc-a-lot: a thread returning from the runtime to Mini code
 };
 const char* gc_cause_name(GcCause c);
 
@@ -47,6 +48,10 @@ void set_gc_log(bool on);
 // `--gc-verify`: walk the heap at every collection and check every exact root against
 // it (a root that is not an array is a VM bug: internal error).
 void set_gc_verify(bool on);
+// `--gc-a-lot` (a test mode, HotSpot's GCALot): collect each time a Mini thread returns
+// from the runtime to Mini code, wherever another thread's collection could stop it.
+void set_gc_a_lot(bool on);
+bool gc_a_lot();
 std::string format_gc_event(const GcEvent& e);
 // The last collection's event (tests).
 GcEvent last_gc_event();

@@ -1,5 +1,7 @@
 #include "runtime/gc_roots.h"
 
+#include <cstdio>
+
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
@@ -33,7 +35,7 @@ class RootWalker {
     for (size_t i = 0; i < gs.size(); i++)
       if (vm::is_array(gs[i].type)) {
         stats_.globals++;
-        value(vm.globals()[i]);
+        value(vm.globals()[i], {RootKind::global, -1, nullptr, -1, 0, int32_t(i)});
       }
   }
 
@@ -45,25 +47,28 @@ class RootWalker {
     if (t->start_method != nullptr) {
       const auto& types = t->start_method->function->local_types;
       for (size_t i = 0; i < t->start_args.size(); i++)
-        if (vm::is_array(types[i])) value(t->start_args[i]);
+        if (vm::is_array(types[i]))
+          value(t->start_args[i], {RootKind::start_arg, t->id, t->start_method, -1, 0, int32_t(i)});
     }
-    value(t->vm_result);
+    value(t->vm_result, {RootKind::vm_result, t->id});
     if (s == ThreadState::new_thread || !t->has_anchor()) return;
     stats_.threads++;
+    thread_ = t->id;
     stack(t);
   }
 
  private:
-  void value(int64_t v) {
+  void value(int64_t v, const RootSource& where) {
     stats_.slots++;
-    visit_(v, true);
+    visit_(v, true, where);
   }
 
   void conservative(uintptr_t lo, uintptr_t hi) {
     stats_.conservative_frames++;
+    RootSource where{RootKind::conservative, thread_};
     for (uintptr_t p = lo & ~uintptr_t(7); p + 8 <= hi; p += 8) {
       stats_.slots++;
-      visit_(int64_t(load(p)), false);
+      visit_(int64_t(load(p)), false, where);
     }
   }
 
@@ -93,10 +98,7 @@ class RootWalker {
 
   static bool at_poll(uintptr_t pc) {
     const CodeBlob* blob = find_blob(pc);
-    if (blob == nullptr) return false;
-    for (const PollSite& p : blob->polls)
-      if (p.resume_pc == pc) return true;
-    return false;
+    return blob != nullptr && blob->find_poll_resuming_at(pc) != nullptr;
   }
 
   void interpreted(const Frame& f, bool top, uintptr_t anchor_sp, uintptr_t anchor_pc) {
@@ -109,17 +111,22 @@ class RootWalker {
     }
     stats_.frames++;
     uintptr_t locals = uintptr_t(load(fp + kInterpFrameLocalsOffset));
+    RootSource where{RootKind::interp_local, thread_, f.method, f.bci};
     for (size_t i = 0; i < fn.local_types.size(); i++)
-      if (vm::is_array(fn.local_types[i]) && info.live_locals.live(size_t(f.bci), uint32_t(i)))
-        value(load(locals - 8 * i));
+      if (vm::is_array(fn.local_types[i]) && info.live_locals.live(size_t(f.bci), uint32_t(i))) {
+        where.index = int32_t(i);
+        value(load(locals - 8 * i), where);
+      }
     const std::vector<vm::Type>& stack = info.stack_at[size_t(f.bci)];
     bool cached_top_in_rax = top && at_poll(anchor_pc);
+    where.kind = RootKind::interp_expr;
     for (size_t k = 0; k < stack.size(); k++) {
       if (!vm::is_array(stack[k])) continue;
+      where.index = int32_t(k);
       if (cached_top_in_rax && k + 1 == stack.size())
-        value(load(poll_saved_register_address(anchor_sp, Reg::rax)));
+        value(load(poll_saved_register_address(anchor_sp, Reg::rax)), where);
       else
-        value(load(interp_expr_address(fp, int(k))));
+        value(load(interp_expr_address(fp, int(k))), where);
     }
   }
 
@@ -137,20 +144,51 @@ class RootWalker {
       return;
     }
     stats_.frames += code->scopes_at_return(f.pos.pc).count;
+    RootSource where{RootKind::compiled_slot, thread_, code->method, f.bci, uint32_t(f.pos.pc - code->begin)};
     for (uint32_t k = 0; k < map->count; k++) {
       const GcSlot& s = code->gc_slots[map->first + k];
-      if (s.reg == GcSlot::kFrame)
-        value(load(fp + uintptr_t(intptr_t(s.rbp_offset))));
-      else
-        value(load(poll_saved_register_address(anchor_sp, Reg(s.reg))));
+      if (s.reg == GcSlot::kFrame) {
+        where.kind = RootKind::compiled_slot;
+        where.index = s.rbp_offset;
+        value(load(fp + uintptr_t(intptr_t(s.rbp_offset))), where);
+      } else {
+        where.kind = RootKind::compiled_register;
+        where.index = s.reg;
+        value(load(poll_saved_register_address(anchor_sp, Reg(s.reg))), where);
+      }
     }
   }
 
   const RootVisitor& visit_;
   RootStats& stats_;
+  int thread_ = -1;
 };
 
 }  // namespace
+
+std::string describe(const RootSource& w) {
+  std::string s;
+  auto add = [&s](const char* fmt, auto... args) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    s += buf;
+  };
+  switch (w.kind) {
+    case RootKind::global: add("global %d", w.index); return s;
+    case RootKind::start_arg: add("argument %d of thread %d (not started)", w.index, w.thread); return s;
+    case RootKind::vm_result: add("vm_result of thread %d", w.thread); return s;
+    case RootKind::interp_local: add("local %d", w.index); break;
+    case RootKind::interp_expr: add("expression value %d", w.index); break;
+    case RootKind::compiled_slot: add("compiled slot [rbp%+d]", w.index); break;
+    case RootKind::compiled_register: add("compiled register %d (saved at a poll)", w.index); break;
+    case RootKind::conservative: add("a conservative scan"); break;
+  }
+  if (w.method != nullptr)
+    add(" of %s at bci %d", w.method->function->name.c_str(), w.bci);
+  if (w.kind == RootKind::compiled_slot || w.kind == RootKind::compiled_register) add(" (pc +0x%x)", w.pc_offset);
+  add(" in thread %d", w.thread);
+  return s;
+}
 
 void visit_roots(const RootVisitor& visit, RootStats& stats) {
   RootWalker roots(visit, stats);

@@ -20,8 +20,11 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace runtime {
+
+struct Method;
 
 struct RootStats {
   uint64_t globals = 0;             // array-typed globals visited
@@ -31,9 +34,23 @@ struct RootStats {
   uint64_t slots = 0;               // candidate values handed to `visit`
 };
 
+// Where a root was read: enough to name the frame and slot when a root is wrong.
+enum class RootKind : uint8_t { global, start_arg, vm_result, interp_local, interp_expr, compiled_slot,
+                                compiled_register, conservative };
+struct RootSource {
+  RootKind kind = RootKind::global;
+  int thread = -1;                    // Thread::id, -1 for a global
+  const Method* method = nullptr;
+  int32_t bci = -1;
+  uint32_t pc_offset = 0;             // compiled frames: the pc within the code
+  int32_t index = 0;                  // global, argument, local or expression index; rbp
+                                      // offset of a compiled slot; register id
+};
+std::string describe(const RootSource& where);
+
 // At a global safepoint (every other Mini thread stopped or safe, the caller in the VM
 // with its anchor set).
-using RootVisitor = std::function<void(int64_t value, bool exact)>;
+using RootVisitor = std::function<void(int64_t value, bool exact, const RootSource& where)>;
 void visit_roots(const RootVisitor& visit, RootStats& stats);
 
 }  // namespace runtime

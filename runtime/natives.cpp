@@ -165,14 +165,19 @@ extern "C" int64_t* minivm_rt_print(Thread* t, const uint8_t* bcp, int64_t* sp, 
 }
 
 extern "C" int64_t* minivm_rt_spawn(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
-  ThreadInVM in_vm(t);
   Method* callee = VM::get().method(vm::read_u16(bcp, vm::kOperandA));
   uint16_t n = callee->param_count;
-  std::vector<int64_t> args(n);
-  for (uint16_t i = 0; i < n; i++) args[i] = sp[n - 1 - i];
-  Thread* started = VM::get().start_thread(callee, args.data());
+  int64_t handle;
+  {
+    ThreadInVM in_vm(t);
+    std::vector<int64_t> args(n);
+    for (uint16_t i = 0; i < n; i++) args[i] = sp[n - 1 - i];
+    handle = VM::get().start_thread(callee, args.data())->id;
+  }
+  // Stored back in Java: the handle goes where the first argument was, which the stack
+  // map still names (it may be an array) while the thread can stop on its way back.
   int64_t* out = sp + n - 1;
-  out[0] = started->id;
+  out[0] = handle;
   return out;
 }
 

@@ -4,6 +4,9 @@
 // frame, so each of these may walk the stack or report an error with a Mini trace. Stack helpers take the instruction's bcp and the
 // expression stack pointer (sp[0] is the top value, the last argument), and return the
 // new stack pointer after popping the instruction's operands and pushing its result.
+// A helper stores its result only after its last transition back to Java: until then the
+// caller's stack map (and the interpreter's stack types) still name the operands there,
+// and a collection may stop the thread on its way back.
 #pragma once
 #include <cstdint>
 

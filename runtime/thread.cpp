@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include "runtime/gc.h"
 #include "runtime/poll.h"
 #include "runtime/safepoint.h"
 
@@ -9,6 +10,7 @@ namespace runtime {
 
 namespace {
 thread_local Thread* tls_current = nullptr;
+thread_local bool tls_collecting_a_lot = false;
 }
 
 const char* thread_state_name(ThreadState s) {
@@ -43,6 +45,14 @@ void Thread::set_current(Thread* t) { tls_current = t; }
 void transition_from_java(Thread* t, ThreadState to) { t->set_state(to); }
 
 void transition_to_java(Thread* t) {
+  // `--gc-a-lot`: collect here, where any other thread's collection could stop this one,
+  // so that a frame whose stack map does not match its slots at this point is caught
+  // every time rather than once in a few thousand runs.
+  if (gc_a_lot() && t->has_anchor() && !tls_collecting_a_lot) {
+    tls_collecting_a_lot = true;
+    collect(t, GcCause::a_lot, gc_count());
+    tls_collecting_a_lot = false;
+  }
   // A walker that saw us outside Java holds walk_in_progress until it is done with our
   // stack, and a global safepoint keeps every thread out of Java until it ends; we must
   // not run Mini code (and change the frames they read) before either is over.

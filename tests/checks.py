@@ -1,6 +1,6 @@
-"""The one way the end-to-end test scripts (test_cli.py, test_profiler.py,
-perf_map_test.py, test_bench_quick.py) check things: `check(name, cond, detail)` counts
-a pass, or counts a failure and prints `FAIL name` with the end of `detail`; `finish()`
+"""The one way the end-to-end test scripts (test_cli.py, test_profiler.py, test_pages.py,
+perf_map_test.py, test_bench_quick.py, ...) check things: `check(name, cond, detail)`
+counts a pass, or counts a failure and prints `FAIL name` with the end of `detail`; `finish()`
 prints `N passed, N failed` and exits with status 1 if anything failed."""
 import sys
 

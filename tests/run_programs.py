@@ -34,6 +34,11 @@ MODES = {
     "xint-profiled": ["--xint", "--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
     "tiered-profiled": ["--profile", "--interval=100us", "--sampler=cooperative,safepoint"],
     "xcomp-all-samplers": ["--xcomp", "--profile", "--interval=100us", "--sampler=all"],
+    # A collection at every return from the runtime, every root checked: a stack map that
+    # is wrong where a thread can stop shows every time (runtime/gc.h, --gc-a-lot).
+    "xint-gc-a-lot": ["--xint", "--gc-a-lot", "--gc-verify"],
+    "xcomp-gc-a-lot": ["--xcomp", "--gc-a-lot", "--gc-verify"],
+    "tiered-gc-a-lot": ["--gc-a-lot", "--gc-verify", "--compile-threshold=2", "--backedge-threshold=50"],
 }
 
 DEFAULT_TIMEOUT = 60.0

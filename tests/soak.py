@@ -51,6 +51,18 @@ def samplers(minivm):
     return [n for n in names if n.isidentifier()] or ["cooperative"]
 
 
+def started(pid):
+    """Whether minivm has begun: SIGINT is blocked (held until the profiler has its
+    handler) or caught. A SIGINT before that (a loaded machine can delay exec) ends a
+    process that has not started to profile, which no program could prevent."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            masks = [int(l.split()[1], 16) for l in f if l.startswith(("SigBlk:", "SigCgt:"))]
+    except (OSError, ValueError, IndexError):
+        return False
+    return any(m & (1 << (signal.SIGINT - 1)) for m in masks)
+
+
 def one_run(minivm, rng, names, tmp, totals):
     prog, statuses, endless = rng.choice(PROGRAMS)
     mode = rng.choice(MODES)
@@ -66,7 +78,11 @@ def one_run(minivm, rng, names, tmp, totals):
     interrupt_at = rng.uniform(0.05, 3.0) if endless or rng.random() < 0.4 else None
     what = " ".join(cmd[2:]) + (f"  (SIGINT at {interrupt_at:.2f} s)" if interrupt_at else "")
     with open(os.path.join(tmp, "stdout"), "w") as so, open(os.path.join(tmp, "stderr"), "w+") as se:
-        p = subprocess.Popen(cmd, stdout=so, stderr=se)
+        # SIGINT as a terminal's Ctrl-C delivers it: a soak started as a background job
+        # inherits SIGINT ignored, and so would every run (minivm keeps an ignored SIGINT
+        # ignored, as a shell's background job expects).
+        p = subprocess.Popen(cmd, stdout=so, stderr=se,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         start, sent, status, usage = time.monotonic(), False, None, None
         while status is None:
             pid, st, ru = os.wait4(p.pid, os.WNOHANG)
@@ -74,7 +90,7 @@ def one_run(minivm, rng, names, tmp, totals):
                 status, usage = st, ru
                 break
             now = time.monotonic() - start
-            if interrupt_at is not None and not sent and now >= interrupt_at:
+            if interrupt_at is not None and not sent and now >= interrupt_at and started(p.pid):
                 p.send_signal(signal.SIGINT)
                 sent = True
             if now > TIME_LIMIT:

@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "runtime/code_blob.h"
+#include "runtime/gc_roots.h"
+#include "runtime/method.h"
+#include "vm/bytecode.h"
 #include "runtime/natives.h"
 #include "runtime/value_format.h"
 
@@ -69,4 +72,21 @@ TEST_CASE("code blobs: lookup by pc") {
   REQUIRE(b.find_poll(0x1180) != nullptr);
   CHECK(b.find_poll(0x1180)->resume_pc == 0x1183);
   CHECK(b.find_poll(0x1181) == nullptr);
+}
+
+TEST_CASE("gc roots: a bad root is named by its frame, slot and thread") {
+  using runtime::RootKind;
+  using runtime::RootSource;
+  vm::Function fn;
+  fn.name = "worker";
+  runtime::Method m{};
+  m.function = &fn;
+  CHECK(runtime::describe(RootSource{RootKind::global, -1, nullptr, -1, 0, 3}) == "global 3");
+  CHECK(runtime::describe(RootSource{RootKind::vm_result, 2}) == "vm_result of thread 2");
+  CHECK(runtime::describe(RootSource{RootKind::interp_expr, 0, &m, 51, 0, 2}) ==
+        "expression value 2 of worker at bci 51 in thread 0");
+  CHECK(runtime::describe(RootSource{RootKind::compiled_slot, 4, &m, 51, 0x25b, -104}) ==
+        "compiled slot [rbp-104] of worker at bci 51 (pc +0x25b) in thread 4");
+  CHECK(runtime::describe(RootSource{RootKind::compiled_register, 1, &m, 7, 0x10, 3}) ==
+        "compiled register 3 (saved at a poll) of worker at bci 7 (pc +0x10) in thread 1");
 }

@@ -221,6 +221,10 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
        "check every root of every collection against a walk of the heap (slower; a root that is not an array is an "
        "internal error)",
        [&] { o.gc_verify = true; });
+  flag(run, "--gc-a-lot", kMemory,
+       "collect each time a thread returns from the runtime to Mini code (a test mode, with --gc-verify: a stack "
+       "map that is wrong where a collection can stop a thread shows at once)",
+       [&] { o.gc_a_lot = true; });
   option(run, "--stack", kMemory, "stack of each Mini thread, e.g. 16m",
          size_value("stack size", kMiB, uint64_t(1) << 30, o.vm.thread_stack_bytes));
 

@@ -20,6 +20,7 @@ struct RunOptions {
   runtime::VMOptions vm;
   bool gc_log = false;     // --gc-log
   bool gc_verify = false;  // --gc-verify
+  bool gc_a_lot = false;   // --gc-a-lot
   jit::JitOptions jit;
   jit::TieredOptions tiered;  // its `jit` is filled from `jit` when the run starts
   bool perf_map = false;
