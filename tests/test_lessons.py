@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Every lesson in examples/lessons/ runs as written and teaches what is true.
+
+The commands are read from the lesson pages themselves (every line of every ```sh block,
+run from the source tree with `build/vm/cli/minivm` replaced by the minivm under test
+and `/tmp/` by a scratch directory), so a page and this test cannot disagree. Each
+lesson then has its key facts checked from machine-readable output (`.jsonl` events,
+`--profile-stats`, `--gc-log` lines, the bench's CSV), never from the text report's
+layout. Shares are asked with margins a loaded 2-core machine keeps, and each rests on
+a minimum number of samples, checked first.
+
+Usage: test_lessons.py path/to/minivm
+"""
+import csv
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from checks import check, finish
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+LESSONS = os.path.join(ROOT, "examples", "lessons")
+PAGE = re.compile(r"^\d\d-[a-z0-9-]+\.md$")
+GC_LINE = re.compile(r"^\[gc \d+\] .*\(time to safepoint (?P<ttsp>[\d.]+) ms, .*?"
+                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\))?\), heap")
+SAMPLE_EVENTS = ("ExecutionSample", "NativeMethodSample")
+
+
+def blocks(page, info):
+    """The text of every fenced block of `page` whose info string is `info`."""
+    out, inside, lines = [], None, []
+    for line in open(page):
+        if line.startswith("```"):
+            if inside is None:
+                inside, lines = line[3:].strip(), []
+            else:
+                if inside == info:
+                    out.append("".join(lines))
+                inside = None
+        elif inside is not None:
+            lines.append(line)
+    return out
+
+
+def commands(page):
+    """The command lines of a lesson page's ```sh blocks, continuation lines joined."""
+    out, pending = [], ""
+    for line in "".join(blocks(page, "sh")).splitlines():
+        text = pending + line.strip()
+        if text.endswith("\\"):
+            pending = text[:-1] + " "
+            continue
+        pending = ""
+        if text and not text.startswith("#"):
+            out.append(text)
+    return out
+
+
+class Lesson:
+    """A lesson's commands, run in order, and readers for the files they wrote."""
+
+    def __init__(self, minivm, page, tmp):
+        self.name, self.tmp, self.runs = os.path.basename(page), tmp, []
+        for text in commands(page):
+            argv = [self.local(a) for a in shlex.split(text, comments=True)]
+            if argv[0] == "build/vm/cli/minivm":
+                argv[0] = minivm
+            elif argv[0] == "python3":
+                argv[0] = sys.executable
+                if "--minivm" not in argv:
+                    argv += ["--minivm", minivm]
+            p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+            check(f"{self.name}: `{text}` exits 0", p.returncode == 0, p.stdout[-1500:] + p.stderr[-1500:])
+            self.runs.append((text, p))
+
+    def local(self, arg):
+        return arg.replace("/tmp/", self.tmp + "/")
+
+    def run(self, fragment):
+        """The run of the one command containing `fragment` (stdout, stderr)."""
+        found = [p for text, p in self.runs if fragment in text]
+        assert len(found) == 1, f"{self.name}: {len(found)} commands contain {fragment!r}"
+        return found[0]
+
+    def events(self, path):
+        with open(self.local(path)) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def stats(self, path):
+        """Per sampler name its statistics; under "" the whole document."""
+        with open(self.local(path)) as f:
+            doc = json.load(f)
+        return {s["name"]: s for s in doc["samplers"]} | {"": doc}
+
+
+def samples(events, sampler, kind=SAMPLE_EVENTS):
+    """sample id -> stack of `sampler`'s samples."""
+    return {e["sample"]: e["stack"] for e in events if e["event"] in kind and e["sampler"] == sampler}
+
+
+def top(stack):
+    return (stack[0]["function"], stack[0]["line"]) if stack else None
+
+
+def share(by_id, pred):
+    return sum(1 for st in by_id.values() if st and pred(st)) / max(1, len(by_id))
+
+
+def agreement(events, sampler, reference="oracle"):
+    """Of the interruptions `reference` sampled, the part where `sampler`'s top frame is the same."""
+    ref, mine = samples(events, reference), samples(events, sampler)
+    return sum(1 for i, st in ref.items() if i in mine and top(mine[i]) == top(st)) / max(1, len(ref))
+
+
+def enough(lesson, what, n, least):
+    return check(f"{lesson.name}: {what} rests on at least {least} samples (got {n})", n >= least)
+
+
+def line_of(program, text):
+    """The 1-based line of `program` (in examples/lessons/) that contains `text`."""
+    with open(os.path.join(LESSONS, program)) as f:
+        for i, line in enumerate(f, 1):
+            if text in line:
+                return i
+    raise AssertionError(f"{program} has no line with {text!r}")
+
+
+def gc_lines(stderr):
+    return [m for m in (GC_LINE.match(l) for l in stderr.splitlines() if l.startswith("[gc ")) if m]
+
+
+# ---- one function per lesson page: its key facts ----
+
+def lesson_01(l):
+    loop, ret = line_of("bias.mini", "h = h * 31"), line_of("bias.mini", "last = v;") + 1
+    ev = l.events("/tmp/bias.jsonl")
+    oracle, coop, sp = (samples(ev, s) for s in ("oracle", "cooperative", "safepoint"))
+    if enough(l, "the bias shares", len(oracle), 100):
+        check(f"{l.name}: the oracle puts most samples on the loop, mix:{loop}",
+              share(oracle, lambda st: top(st) == ("mix", loop)) >= 0.8)
+        check(f"{l.name}: cooperative puts most samples on mix:{loop} too",
+              share(coop, lambda st: top(st) == ("mix", loop)) >= 0.8)
+        check(f"{l.name}: cooperative agrees with the oracle on >= 90% of the same interruptions",
+              agreement(ev, "cooperative") >= 0.9)
+        check(f"{l.name}: the safepoint sampler puts most samples on remember's return poll, remember:{ret}",
+              share(sp, lambda st: top(st) == ("remember", ret)) >= 0.6)
+    listing = l.run("disasm examples").stdout
+    check(f"{l.name}: disasm lists mix's loop as counted", re.search(r"loops: \[\d+\.\.\d+\] counted", listing))
+
+
+def lesson_02(l):
+    ret, latch = line_of("stall.mini", "return acc;"), line_of("stall.mini", "for i in 0..n")
+    none = gc_lines(l.run("--strip-mining=0").stderr)
+    mined = gc_lines(l.run("--xcomp --gc-log").stderr)
+    polls = gc_lines(l.run("--counted-loop-polls").stderr)
+    check(f"{l.name}: every run collected (got {len(none)}, {len(mined)}, {len(polls)})",
+          len(none) >= 2 and len(mined) >= 2 and len(polls) >= 2)
+    if not (none and mined and polls):
+        return
+    waited = [m for m in none if m["fn"]]
+    check(f"{l.name}: --strip-mining=0: the last thread to stop is crunch at its return poll, line {ret}",
+          waited and all(m["fn"] == "crunch" and int(m["line"]) == ret for m in waited), [m.group(0) for m in none])
+    med = {k: statistics.median(float(m["ttsp"]) for m in v) for k, v in
+           (("none", none), ("mined", mined), ("polls", polls))}
+    check(f"{l.name}: --strip-mining=0 waits 5x longer for the safepoint than strip mining (medians {med})",
+          med["none"] > 5 * med["mined"])
+    check(f"{l.name}: --strip-mining=0 waits 5x longer than --counted-loop-polls (medians {med})",
+          med["none"] > 5 * med["polls"])
+    check(f"{l.name}: strip mining stops crunch at its loop's latch, line {latch}",
+          any(m["fn"] == "crunch" and int(m["line"]) == latch for m in mined), [m.group(0) for m in mined])
+
+
+def lesson_03(l):
+    body = line_of("inlined.mini", "s += a[i] * w;")
+    full, lean = l.events("/tmp/inlined.jsonl"), l.events("/tmp/inlined-safepoints.jsonl")
+    oracle, sp = samples(full, "oracle"), samples(full, "safepoint")
+    if enough(l, "debug info for every pc", len(oracle), 100):
+        check(f"{l.name}: with all debug info the oracle's top frame is the inlined weigh on most samples",
+              share(oracle, lambda st: st[0]["function"] == "weigh" and st[0]["kind"] == "inlined") >= 0.8)
+        check(f"{l.name}: ... mostly its loop body, weigh:{body}", share(oracle, lambda st: top(st) == ("weigh", body)) >= 0.4)
+        check(f"{l.name}: ... with main's compiled frame under it",
+              share(oracle, lambda st: len(st) > 1 and st[1]["function"] == "main" and st[1]["kind"] == "jit") >= 0.8)
+        check(f"{l.name}: cooperative agrees with the oracle on >= 90% of the same interruptions",
+              agreement(full, "cooperative") >= 0.9)
+        check(f"{l.name}: the safepoint sampler puts most samples on main", share(sp, lambda st: st[0]["function"] == "main") >= 0.6)
+    lean_oracle = samples(lean, "oracle")
+    if enough(l, "debug info at safepoints only", len(lean_oracle), 100):
+        for s in ("oracle", "cooperative"):
+            check(f"{l.name}: with --debug-info=safepoints the {s} sampler loses weigh: main on top of >= 90%",
+                  share(samples(lean, s), lambda st: st[0]["function"] == "main") >= 0.9)
+
+
+def lesson_04(l):
+    plain, described = l.stats("/tmp/crc.json"), l.stats("/tmp/crc-stubs.json")
+    ev, ev_stubs = l.events("/tmp/crc.jsonl"), l.events("/tmp/crc-stubs.jsonl")
+    coop = plain["cooperative"]
+    if enough(l, "the stub shares", coop["samples"], 100):
+        check(f"{l.name}: without --stub-metadata most cooperative samples are biased, pc_in_stub",
+              coop["biased"].get("pc_in_stub", 0) >= 0.5 * coop["samples"], coop)
+        for s in ("classical", "async"):
+            check(f"{l.name}: most {s} interruptions fail with pc_in_stub",
+                  plain[s]["failed"].get("pc_in_stub", 0) >= 0.5 * plain[s]["interruptions"], plain[s])
+        check(f"{l.name}: the oracle puts most samples in the crc32 stub, over checksum_blocks",
+              share(samples(ev, "oracle"), lambda st: st[0]["kind"] == "stub" and st[0]["function"] == "crc32"
+                    and len(st) > 1 and st[1]["function"] == "checksum_blocks") >= 0.5)
+    coop = described["cooperative"]
+    if enough(l, "the described stub shares", coop["samples"], 100):
+        check(f"{l.name}: with --stub-metadata no cooperative sample is biased by pc_in_stub",
+              coop["biased"].get("pc_in_stub", 0) == 0, coop)
+        check(f"{l.name}: ... and most cooperative samples have the crc32 stub frame on top",
+              share(samples(ev_stubs, "cooperative"), lambda st: st[0]["kind"] == "stub" and st[0]["function"] == "crc32")
+              >= 0.5)
+        check(f"{l.name}: ... agreeing with the oracle on >= 90% of the same interruptions",
+              agreement(ev_stubs, "cooperative") >= 0.9)
+        check(f"{l.name}: classical still fails in the stub (--stub-metadata is for the cooperative sampler)",
+              described["classical"]["failed"].get("pc_in_stub", 0) >= 0.5 * described["classical"]["interruptions"])
+
+
+def lesson_05(l):
+    spin = line_of("native.mini", "native_spin_ns(")
+    ev = l.events("/tmp/native.jsonl")
+    native = {s: samples(ev, s, ("NativeMethodSample",)) for s in ("cooperative", "classical", "async", "safepoint", "oracle")}
+    spinning = {i: st for i, st in native["cooperative"].items() if st[0]["function"] == "native_spin_ns"}
+    if enough(l, "the native samples", len(spinning), 30):
+        check(f"{l.name}: every native_spin_ns sample is a native frame on top of waiter:{spin}",
+              share(spinning, lambda st: st[0]["kind"] == "native" and top(st[1:]) == ("waiter", spin)) == 1.0)
+        check(f"{l.name}: every sampler records the same native samples (same ids, same stacks)",
+              all(native[s] == native["cooperative"] for s in native))
+        waiter = {e["thread"] for e in ev if e["event"] == "NativeMethodSample" and e["sample"] in spinning}
+        in_mini = [e for e in ev if e["event"] == "ExecutionSample" and e["thread"] in waiter and e["sampler"] == "oracle"]
+        check(f"{l.name}: the waiter thread is sampled in native code, not in Mini code ({len(in_mini)} Mini samples)",
+              len(in_mini) <= 0.1 * len(spinning))
+    java = samples(ev, "oracle", ("ExecutionSample",))
+    if enough(l, "main's samples", len(java), 100):
+        check(f"{l.name}: main's thread is sampled in hash", share(java, lambda st: st[0]["function"] == "hash") >= 0.8)
+
+
+def lesson_06(l):
+    for name, path in (("cooperative", "/tmp/unload.json"), ("classical", "/tmp/unload-classical.json")):
+        st = l.stats(path)
+        check(f"{l.name}: {name} run: compiled code was freed while sampling ({st['']['code_unloading']})",
+              st[""]["code_unloading"]["freed"] > 0)
+        check(f"{l.name}: {name} run: every sampler's accounting adds up", all(s["accounted"] for k, s in st.items() if k))
+        check(f"{l.name}: {name} run: {name} neither crashed nor used freed code",
+              st[name]["stability"] == {"crashes_caught": 0, "freed_code": 0}, st[name])
+    ev = l.events("/tmp/unload.jsonl")
+    if enough(l, "the agreement under unloading", len(samples(ev, "oracle")), 100):
+        check(f"{l.name}: cooperative agrees with the oracle on >= 95% of the same interruptions",
+              agreement(ev, "cooperative") >= 0.95)
+    classical = l.stats("/tmp/unload-classical.json")["classical"]
+    if classical["interruptions"] >= 30:
+        check(f"{l.name}: classical fails in prologues and epilogues ({classical['failed']})",
+              classical["failed"].get("pc_in_prologue", 0) + classical["failed"].get("pc_in_epilogue", 0) > 0)
+    rows = {r["sampler"]: r for r in csv.DictReader(open(l.local("/tmp/stability/stability.csv")))}
+    coop = rows["cooperative"]
+    check(f"{l.name}: bench/stability.py: cooperative has no crash, disagreement, freed-code sample or hang",
+          all(coop[k] == "0" for k in ("crashes_caught", "disagreements", "freed_code_samples", "hangs", "died")), coop)
+    check(f"{l.name}: bench/stability.py: the guessing walks disagree with the oracle",
+          int(rows["classical"]["disagreements"]) + int(rows["async"]["disagreements"]) > 0, rows)
+
+
+def lesson_07(l):
+    signal, handshake = l.stats("/tmp/cost-signal.json"), l.stats("/tmp/cost-handshake.json")
+    s, h = signal["cooperative"]["suspension_ns"], handshake["cooperative"]["suspension_ns"]
+    if enough(l, "the held times", min(s["n"], h["n"]), 20):
+        check(f"{l.name}: --suspend=signal holds a thread for less than handshake at the median ({s['p50']} < {h['p50']} ns)",
+              s["p50"] < h["p50"])
+        check(f"{l.name}: --suspend=signal holds a thread under 100 us at the median ({s['p50']} ns)", s["p50"] < 100_000)
+        held = signal["cooperative"]["interruptions"] * s["p50"]
+        check(f"{l.name}: interruptions x median held time is under 1% of the run ({held} ns)",
+              held < 0.01 * signal[""]["duration_ns"])
+    for fragment in ("--xcomp examples", "--profile-stats=/tmp/cost-signal.json"):
+        check(f"{l.name}: `{fragment}` prints its own time", re.search(r"^ms \d+ true$", l.run(fragment).stdout, re.M))
+
+
+def main():
+    minivm = sys.argv[1]
+    pages = sorted(f for f in os.listdir(LESSONS) if PAGE.match(f))
+    checks = {name: fn for name, fn in globals().items() if name.startswith("lesson_")}
+    check("every lesson page has its checks and every check its page",
+          sorted(f"lesson_{p[:2]}" for p in pages) == sorted(checks), (pages, sorted(checks)))
+    index = open(os.path.join(LESSONS, "README.md")).read()
+    linked = re.findall(r"\]\((\d\d-[a-z0-9-]+\.md)\)", index)
+    check("examples/lessons/README.md links every page once, in order", linked == pages, linked)
+    only = sys.argv[2:]
+    for page in pages:
+        if only and not any(page.startswith(o) for o in only):
+            continue
+        headings = re.findall(r"^## (.+)$", open(os.path.join(LESSONS, page)).read(), re.M)
+        check(f"{page}: has The program, Commands, What to look for, Question and, last, Answer ({headings})",
+              headings == ["The program", "Commands", "What to look for", "Question", "Answer"])
+        tmp = tempfile.mkdtemp(prefix="lesson-")
+        try:
+            lesson = Lesson(minivm, os.path.join(LESSONS, page), tmp)
+            check(f"{page}: has commands", lesson.runs)
+            programs = set(re.findall(r"examples/lessons/(\w+\.mini)", " ".join(t for t, _ in lesson.runs)))
+            for listing in blocks(os.path.join(LESSONS, page), "mini"):
+                check(f"{page}: its program listing is exactly one of the programs it runs ({sorted(programs)})",
+                      any(listing == open(os.path.join(LESSONS, p)).read() for p in programs))
+            if all(p.returncode == 0 for _, p in lesson.runs):
+                checks[f"lesson_{page[:2]}"](lesson)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
