@@ -21,7 +21,7 @@ h2{font-size:16px;margin:0 0 6px;font-weight:650}
 .sub{color:#4b5563}
 .how{color:#374151;max-width:1100px;margin:6px 0 0}
 main{padding:14px 22px;display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;align-items:start}
-.top{grid-column:1/-1;display:grid;grid-template-columns:minmax(0,1.5fr) minmax(330px,1fr);gap:16px;align-items:start}
+.top{grid-column:1/-1;display:grid;grid-template-columns:minmax(0,1.7fr) minmax(330px,1fr);gap:16px;align-items:start}
 .scroll{overflow-x:auto}
 section{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:12px 14px;min-width:0}
 .wide{grid-column:1/-1}
@@ -31,6 +31,7 @@ table{border-collapse:collapse}
 #src th{font:600 12px system-ui,sans-serif;color:#374151;padding:3px 6px;text-align:right;position:sticky;top:0;background:#fff;border-bottom:1px solid #dde1e6}
 #src th.code{text-align:left}
 #src td{padding:1px 6px;white-space:pre;border-bottom:1px solid #f1f3f5}
+#src td.code{white-space:pre-wrap;min-width:24ch}
 #src td.num{text-align:right;color:#9ca3af}
 #src td.heat{text-align:right;min-width:64px;color:#111}
 #src td.poll{color:#0b5cad;font-weight:700;text-align:center}
@@ -50,7 +51,9 @@ table{border-collapse:collapse}
 .stack .n{float:right;color:#374151}
 .biased{color:#b45309;font-size:11.5px}
 .empty{color:#9ca3af;font-style:italic}
-#flames{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:10px}
+#flames{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:10px}
+.moved{font-size:12px;color:#374151;margin:2px 0 4px}
+.moved b{color:#b42318}
 .flame{position:relative;border:1px solid #e5e7eb;border-radius:4px;overflow:hidden;background:#fcfcfd}
 .flame .fr{position:absolute;height:17px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;
   font:11px/17px ui-monospace,"DejaVu Sans Mono",monospace;padding:0 3px;border-right:1px solid #fff;border-bottom:1px solid #fff;
@@ -179,7 +182,7 @@ function sourceRow(line, text) {
   const bad = r && r.ws && r.w >= 5;
   tr.append(el('td', {class: 'diff', title: bad ? `${r.ws} is ${r.w.toFixed(1)} points from ${cols[0]}` : ''},
                bad ? r.w.toFixed(0) + ' pt' : ''));
-  const code = el('td', {}, el('span', {class: 'swatch', style: 'background:' + (lineColor.has(line) ? colorOf(line) : 'transparent')}), text);
+  const code = el('td', {class: 'code'}, el('span', {class: 'swatch', style: 'background:' + (lineColor.has(line) ? colorOf(line) : 'transparent')}), text);
   tr.append(code);
   return tr;
 }
@@ -209,8 +212,10 @@ function select(line) {
       stacks.set(key, e);
     }
     const total = [...stacks.values()].reduce((a, e) => a + e.n, 0);
+    const moved = c > 0 ? movedTo(line, cols[c]) : null;
     const box = el('div', {class: 'samp'}, el('h3', {}, cols[c],
       el('span', {}, `${total} of ${D.samples[c]} samples` + (D.samples[c] ? ` (${(100 * total / D.samples[c]).toFixed(1)}%)` : ''))));
+    if (moved) box.append(moved);
     if (!total) box.append(el('div', {class: 'empty'}, 'no sample on this line'));
     [...stacks.values()].sort((a, b) => b.n - a.n).slice(0, 6).forEach(e => {
       const st = e.st;
@@ -225,6 +230,36 @@ function select(line) {
     if (stacks.size > 6) box.append(el('div', {class: 'note'}, `and ${stacks.size - 6} more stacks`));
     body.append(box);
   }
+}
+
+// The interruptions the reference put on `line`, and where `sampler` put the same ones
+// (joined by interruption id in the .jsonl events): the bias, one line at a time.
+const topLineOf = new Map();  // sampler -> (interruption id -> top line, or -1 when it failed)
+for (const e of D.events) {
+  if (e.event === 'SafepointLatency') continue;
+  if (!topLineOf.has(e.sampler)) topLineOf.set(e.sampler, new Map());
+  topLineOf.get(e.sampler).set(e.sample, e.event === 'FailedSample' ? -1 : e.stack && e.stack.length ? e.stack[0].line : 0);
+}
+function movedTo(line, sampler) {
+  const ref = topLineOf.get(cols[0]), mine = topLineOf.get(sampler);
+  if (!ref || !mine) return null;
+  const where = new Map();
+  let n = 0;
+  for (const [id, l] of ref) {
+    if (l !== line || !mine.has(id)) continue;
+    n++;
+    const to = mine.get(id);
+    where.set(to, (where.get(to) || 0) + 1);
+  }
+  const away = [...where.entries()].filter(([to]) => to !== line).sort((a, b) => b[1] - a[1]);
+  if (!n || !away.length) return null;
+  const div = el('div', {class: 'moved'}, `Of the ${n} interruptions ${D.oracle ? 'the oracle' : cols[0]} puts here, ${sampler} puts `);
+  away.slice(0, 4).forEach(([to, k], i) => {
+    if (i) div.append(', ');
+    div.append(el('b', {}, String(k)), to < 0 ? ' nowhere (failed)' : to ? ` on line ${to}` : ' on no line');
+  });
+  div.append('.');
+  return div;
 }
 
 // ---- icicle graphs ----
