@@ -64,6 +64,9 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
                      interruptions, interval(p.interval_ns), double(p.duration_ns) / 1e9, rep.mode);
   out << fmt::format("% of each sampler's samples whose top frame is on the line; {} is the reference.\n",
                      t.has_oracle ? "the oracle (exact, from complete metadata)" : sampler_name(t.columns[0]));
+  if (std::all_of(t.samples.begin(), t.samples.end(), [](uint64_t k) { return k == 0; }))
+    out << "No samples: the run ended before the first interruption; make it run longer or give a smaller "
+           "--interval.\n";
   std::string legend;
   std::set<runtime::PollKind> kinds;
   for (const CompareRow& r : t.rows) kinds.insert(r.polls.begin(), r.polls.end());

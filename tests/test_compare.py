@@ -138,6 +138,14 @@ marked = [n for n, r in rows.items() if re.search(r"<== [\w, ]*safepoint", r[2])
 check("counted_loop_then_setter: the safepoint sampler's disagreement is marked", marked, out)
 
 with tempfile.TemporaryDirectory() as tmp:
+    short = os.path.join(tmp, "short.mini")
+    with open(short, "w") as f:
+        f.write("fn main(): int {\n    return 3;\n}\n")
+    rc, out, err = run("compare", "--interval=10s", short)
+    check("a run too short for a sample: main's status, the listing says so and still marks the return poll",
+          rc == 3 and "No samples" in out and re.search(r"^\s+2 R\s", out, re.M), out + err)
+
+with tempfile.TemporaryDirectory() as tmp:
     page = os.path.join(tmp, "compare.html")
     rc, out, err = run("compare", "--xcomp", "--html", page, prog, env={**os.environ, "TMPDIR": tmp})
     check("--html: exit status 0 and the listing on stdout", rc == 0 and "safepoint" in out, err)
