@@ -41,4 +41,11 @@ const PollSite* CodeBlob::find_poll(uintptr_t pc) const {
   return nullptr;
 }
 
+const PollSite* CodeBlob::find_poll_resuming_at(uintptr_t resume_pc) const {
+  auto it = std::lower_bound(polls.begin(), polls.end(), resume_pc,
+                             [](const PollSite& p, uintptr_t v) { return p.resume_pc < v; });
+  if (it != polls.end() && it->resume_pc == resume_pc) return &*it;
+  return nullptr;
+}
+
 }  // namespace runtime

@@ -75,7 +75,10 @@ struct CodeBlob {
   bool contains(uintptr_t pc) const { return pc >= begin && pc < end; }
   // The row describing pc, or nullptr. Async-signal-safe.
   const FrameRow* frame_row_at(uintptr_t pc) const;
+  // The poll whose trapping `test` is at pc, or whose resume pc is resume_pc (a thread
+  // stopped at a poll has its anchor there). `polls` is sorted by pc, so by resume pc too.
   const PollSite* find_poll(uintptr_t pc) const;
+  const PollSite* find_poll_resuming_at(uintptr_t resume_pc) const;
   // The stub frame description holding pc, or nullptr. Async-signal-safe.
   const StubFrame* stub_frame_at(uintptr_t pc) const {
     for (const StubFrame& f : stub_frames)

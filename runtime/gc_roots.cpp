@@ -98,10 +98,7 @@ class RootWalker {
 
   static bool at_poll(uintptr_t pc) {
     const CodeBlob* blob = find_blob(pc);
-    if (blob == nullptr) return false;
-    for (const PollSite& p : blob->polls)
-      if (p.resume_pc == pc) return true;
-    return false;
+    return blob != nullptr && blob->find_poll_resuming_at(pc) != nullptr;
   }
 
   void interpreted(const Frame& f, bool top, uintptr_t anchor_sp, uintptr_t anchor_pc) {

@@ -51,6 +51,18 @@ def samplers(minivm):
     return [n for n in names if n.isidentifier()] or ["cooperative"]
 
 
+def started(pid):
+    """Whether minivm has begun: SIGINT is blocked (held until the profiler has its
+    handler) or caught. A SIGINT before that (a loaded machine can delay exec) ends a
+    process that has not started to profile, which no program could prevent."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            masks = [int(l.split()[1], 16) for l in f if l.startswith(("SigBlk:", "SigCgt:"))]
+    except (OSError, ValueError, IndexError):
+        return False
+    return any(m & (1 << (signal.SIGINT - 1)) for m in masks)
+
+
 def one_run(minivm, rng, names, tmp, totals):
     prog, statuses, endless = rng.choice(PROGRAMS)
     mode = rng.choice(MODES)
@@ -78,7 +90,7 @@ def one_run(minivm, rng, names, tmp, totals):
                 status, usage = st, ru
                 break
             now = time.monotonic() - start
-            if interrupt_at is not None and not sent and now >= interrupt_at:
+            if interrupt_at is not None and not sent and now >= interrupt_at and started(p.pid):
                 p.send_signal(signal.SIGINT)
                 sent = True
             if now > TIME_LIMIT:

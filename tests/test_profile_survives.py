@@ -198,6 +198,54 @@ fn main() {
                 n = sum(1 for e in ev if e["event"] == "ExecutionSample")
                 check(f"{name}: the .jsonl stream has every sample ({n} of {s.get('samples')})", n == s.get("samples"))
 
+    # Ctrl-C during start-up (here a long --xcomp compilation), before the profiler has its
+    # handler: held until it has, then the same ending with every report written.
+    big = program(tmp, "big.mini", "".join(
+        f"fn f{i}(x: int): int {{ var s = x; for j in 0..10 {{ s += j * {i}; }} return s; }}\n" for i in range(3000))
+        + "fn main() {\n    var s = 0;\n    while (s >= 0) { s = (s + f1(s)) & 0xffff; }\n}\n")
+
+    def masks(pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                m = {line.split()[0]: int(line.split()[1], 16) for line in f if line.startswith(("SigBlk", "SigCgt"))}
+            return m.get("SigBlk:", 0), m.get("SigCgt:", 0)
+        except (OSError, ValueError, IndexError):
+            return 0, 0
+
+    hits, written = 0, 0
+    bit = 1 << (signal.SIGINT - 1)
+    for attempt in range(10):
+        out, stats = os.path.join(tmp, "early.collapsed"), os.path.join(tmp, "early.json")
+        for f in (out, stats):
+            if os.path.exists(f):
+                os.remove(f)
+        p = start("--xcomp", "--profile", f"--profile-out={out}", f"--profile-stats={stats}", big)
+        early = False
+        end = time.monotonic() + 30
+        while time.monotonic() < end and p.poll() is None:
+            blocked, caught = masks(p.pid)
+            if caught & bit:
+                break  # too late: the profiler is up
+            if blocked & bit:
+                p.send_signal(signal.SIGINT)
+                early = True
+                break
+        if not early:
+            p.kill()
+            p.communicate()
+            continue
+        try:
+            p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+        hits += 1
+        written += p.returncode == -signal.SIGINT and nonempty(stats) and os.path.exists(out)
+        if hits >= 3:
+            break
+    check(f"SIGINT during start-up (caught {hits} times): held, then every report written and exit by SIGINT",
+          hits > 0 and written == hits, f"{written} of {hits} written")
+
     # A closed pipe (`| head -1`): the program's next write raises SIGPIPE; the profile is
     # written and the process ends by SIGPIPE (status 141 in a shell), as `head` expects.
     printer = program(tmp, "printer.mini", "fn main() {\n    for i in 0..100_000_000 { print(i); }\n}\n")

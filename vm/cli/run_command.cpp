@@ -1,5 +1,7 @@
 #include "vm/cli/run_command.h"
 
+#include <signal.h>
+
 #include <cstdio>
 #include <vector>
 
@@ -15,7 +17,36 @@
 
 namespace cli {
 
+namespace {
+
+// With --profile, a SIGINT, SIGTERM or SIGUSR2 that came before the profiler installed its
+// handlers would end the run by the default action, with no profile written (a loaded
+// machine can stretch start-up to a second). They are blocked from the start and
+// delivered once the handlers are in. Threads started meanwhile (the compiler, the
+// sampler) keep them blocked, so the Mini threads take them.
+class ProfileSignalsHeld {
+ public:
+  explicit ProfileSignalsHeld(bool hold) : held_(hold) {
+    if (!held_) return;
+    sigemptyset(&set_);
+    for (int sig : {SIGINT, SIGTERM, SIGUSR2}) sigaddset(&set_, sig);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  }
+  void release() {
+    if (held_) pthread_sigmask(SIG_UNBLOCK, &set_, nullptr);
+    held_ = false;
+  }
+  ~ProfileSignalsHeld() { release(); }
+
+ private:
+  bool held_;
+  sigset_t set_{};
+};
+
+}  // namespace
+
 void run_command(RunOptions o, const AfterProfile& after) {
+  ProfileSignalsHeld held(o.profile);
   auto module = compile_or_exit(o.program);
   if (o.tiered.print_compilation) jit::set_print_compilation(true);
 
@@ -44,6 +75,7 @@ void run_command(RunOptions o, const AfterProfile& after) {
   }
   if (o.stress_unload_ns) jit::start_stress_unload(jit::StressUnloadOptions{o.jit, *o.stress_unload_ns});
   if (o.profile) sampler::start_profiler(o.profiler);
+  held.release();
   int status = vm.run_main();
   // Checked here rather than in the exit hooks, which cannot change the status. The
   // program's output comes first; a profile on stdout is checked by its writer.
