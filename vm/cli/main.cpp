@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "vm/cli/compare_command.h"
 #include "vm/cli/disasm_command.h"
 #include "vm/cli/help_format.h"
 #include "vm/cli/help_topics.h"
@@ -24,8 +25,9 @@ constexpr const char* kSynopsis =
     "minivm runs Mini programs on a template interpreter and a baseline JIT, with a\n"
     "cooperative sampling profiler (JEP 518) and the samplers it is compared with.\n\n"
     "usage: minivm run [OPTIONS] PROGRAM.mini\n"
+    "       minivm compare [--xint|--xcomp] [--interval=T] [--html FILE] [OPTIONS] PROGRAM.mini\n"
     "       minivm disasm [--templates] [--jit] [PROGRAM.mini]\n"
-    "       minivm help [reasons | samplers | run | disasm]\n"
+    "       minivm help [reasons | samplers | run | compare | disasm]\n"
     "       minivm --help | --version\n";
 
 constexpr const char* kExitStatus =
@@ -101,6 +103,18 @@ int main(int argc, char** argv) {
   run->footer(kExitStatus);
   cli::add_run_flags(*run, run_options);
 
+  cli::CompareOptions compare_options;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "run PROGRAM.mini once under every sampler and print its source with a column per sampler");
+  compare->allow_extras();
+  compare->set_help_flag("-h,--help", "print compare's options and exit");
+  compare->footer(
+      "The program's own output comes first, then the comparison on stdout: the lines with samples or polls, the\n"
+      "share of each sampler's samples whose top frame is on each (the oracle, exact, first), the kind of poll a\n"
+      "line holds, the lines where a sampler is furthest from the oracle marked, and per sampler its failed and\n"
+      "biased samples by reason (minivm help reasons).\n\n" + std::string(kExitStatus));
+  cli::add_compare_flags(*compare, compare_options);
+
   cli::DisasmOptions disasm_options;
   CLI::App* disasm = app.add_subcommand("disasm", "print PROGRAM.mini's bytecode, javap -c style, with source lines");
   disasm->allow_extras();
@@ -136,6 +150,8 @@ int main(int argc, char** argv) {
     std::vector<CLI::App*> commands = app.get_subcommands();
     CLI::App* command = commands.empty() ? nullptr : commands[0];
     if (command == run && dynamic_cast<const CLI::RequiredError*>(&e)) usage_error("run needs a program file", run);
+    if (command == compare && dynamic_cast<const CLI::RequiredError*>(&e))
+      usage_error("compare needs a program file", compare);
     usage_error(e.what(), command);
   }
   try {
@@ -145,13 +161,18 @@ int main(int argc, char** argv) {
       cli::resolve_run_flags(*run, run_options);
       cli::run_command(std::move(run_options));
     }
+    if (compare->parsed()) {
+      refuse_extras(*compare, compare, "program", compare_options.run.program);
+      cli::resolve_compare_flags(*compare, compare_options);
+      cli::compare_command(std::move(compare_options));
+    }
     if (disasm->parsed()) {
       refuse_extras(*disasm, disasm, "program", disasm_options.program);
       cli::resolve_disasm_flags(disasm_options);
       return finish(cli::disasm_command(disasm_options));
     }
   } catch (const CLI::ParseError& e) {
-    usage_error(e.what(), run->parsed() ? run : disasm);
+    usage_error(e.what(), run->parsed() ? run : compare->parsed() ? compare : disasm);
   }
-  usage_error("a command is needed: run, disasm or help", nullptr);
+  usage_error("a command is needed: run, compare, disasm or help", nullptr);
 }

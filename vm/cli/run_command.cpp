@@ -45,7 +45,7 @@ class ProfileSignalsHeld {
 
 }  // namespace
 
-void run_command(RunOptions o) {
+void run_command(RunOptions o, const AfterProfile& after) {
   ProfileSignalsHeld held(o.profile);
   auto module = compile_or_exit(o.program);
   if (o.tiered.print_compilation) jit::set_print_compilation(true);
@@ -81,6 +81,7 @@ void run_command(RunOptions o) {
   // program's output comes first; a profile on stdout is checked by its writer.
   bool output_ok = flush_stdout();
   bool profile_ok = !o.profile || sampler::finish_profiler();
+  if (o.profile && after) profile_ok &= after(sampler::current_profile());
   if (!output_ok || !profile_ok) status = failed_output_status(status);
   runtime::exit_vm(status);
 }

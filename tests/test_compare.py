@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""`minivm compare` end to end: its --help and usage errors, then the terminal listing on
+two examples: a column per sampler with the oracle first, the poll marks of the mode
+that ran, the hot lines the examples' comments name (found by their text, so that a
+comment's line numbers and the check cannot drift apart), at most one screen, the exit
+status; and --html writes one self-contained page. Prints `N passed, N failed`."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from checks import check, finish
+
+MINIVM = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SAMPLERS = ["oracle", "cooperative", "classical", "async", "safepoint"]
+SCREEN = 60
+
+
+def run(*args, env=None):
+    p = subprocess.run([MINIVM, *args], capture_output=True, text=True, timeout=300, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def usage_error(rc, err, *needles):
+    return rc == 2 and "Try 'minivm compare --help'" in err and all(n in err for n in needles)
+
+
+def line_of(path, text, after=0):
+    """The number of the first line after `after` that contains `text`."""
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if n > after and text in line:
+                return n
+    raise SystemExit(f"{path}: no line with {text!r}")
+
+
+def table(out):
+    """The listing's rows: line -> (poll marks, {sampler: percent}, the row's text), and
+    the columns. Each column's cells end where its right-aligned name ends."""
+    lines = out.splitlines()
+    head = next(i for i, l in enumerate(lines) if re.match(r"\s*line\s+poll\s", l))
+    header = lines[head]
+    columns = header.split()[2:-1]
+    spans, pos = [], 0
+    for name in columns:
+        end = header.index(name, pos) + len(name)
+        spans.append((name, max(end - max(len(name), 6), 0), end))
+        pos = end
+    rows = {}
+    for l in lines[head + 2:]:
+        if not l.strip():
+            break
+        m = re.match(r"\s*(\d+) (.{4})", l)
+        if not m:
+            continue
+        shares = {}
+        for name, a, b in spans:
+            cell = l[a:b].strip()
+            shares[name] = float(cell) if re.fullmatch(r"\d+\.\d", cell) else 0.0
+        rows[int(m.group(1))] = (m.group(2).strip(), shares, l)
+    return columns, rows
+
+
+def top_line(rows, sampler):
+    return max(rows, key=lambda n: rows[n][1].get(sampler, 0.0))
+
+
+rc, out, err = run("compare", "--help")
+check("compare --help exits 0 and names --html and the run options it reuses",
+      rc == 0 and "--html" in out and "--xint" in out and "--interval" in out and "--stub-metadata" in out, out + err)
+check("compare --help leaves out the options compare decides itself",
+      "--sampler" not in out and "--profile-out" not in out, out)
+rc, out, err = run("help", "compare")
+check("minivm help compare prints compare's options", rc == 0 and "--html" in out, err)
+rc, out, err = run("--help")
+check("minivm --help lists compare", rc == 0 and "minivm compare" in out, err)
+rc, out, err = run("compare")
+check("compare without a program is a usage error", usage_error(rc, err, "compare needs a program file"), err)
+rc, out, err = run("compare", "/nonexistent/prog.mini")
+check("compare of a missing file exits 2 naming it", rc == 2 and "/nonexistent/prog.mini" in err, err)
+prog = os.path.join(ROOT, "examples", "interpreted_only.mini")
+rc, out, err = run("compare", "--no-such-flag", prog)
+check("compare with an unknown flag is a usage error", usage_error(rc, err, "unknown option '--no-such-flag'"), err)
+rc, out, err = run("compare", "--sampler=all", prog)
+check("compare refuses --sampler (it runs them all)", usage_error(rc, err, "--sampler"), err)
+rc, out, err = run("compare", "--interval=3", prog)
+check("compare checks run's option values", usage_error(rc, err, "--interval"), err)
+rc, out, err = run("compare", "--html", "/nonexistent/dir/p.html", prog)
+check("compare --html into a missing directory is refused before the run", usage_error(rc, err, "--html"), err)
+
+# interpreted_only under --xint: the interpreter polls at the inner loop's backward branch
+# (line 11); the work is on lines 12-13, where the oracle and the cooperative sampler see it.
+rc, out, err = run("compare", "--xint", "--interval=500us", prog)
+check("interpreted_only --xint: exit status 0, nothing on stderr", rc == 0 and err == "", err)
+check(f"interpreted_only --xint: fits one screen ({SCREEN} lines)", len(out.splitlines()) <= SCREEN,
+      f"{len(out.splitlines())} lines\n{out}")
+columns, rows = table(out)
+check("interpreted_only: one column per sampler, the oracle first", columns == SAMPLERS, columns)
+inner = line_of(prog, "for i in 0..len(a)")
+body = {line_of(prog, "a[i] = a[i]"), line_of(prog, "s += a[i]")}
+check("interpreted_only: the inner loop's line holds the interpreter's backward-branch poll",
+      inner in rows and "B" in rows[inner][0], out)
+check("interpreted_only: the oracle's hottest line is in the loop body", top_line(rows, "oracle") in body, out)
+check("interpreted_only: the cooperative sampler's hottest line is in the loop body",
+      top_line(rows, "cooperative") in body, out)
+check("interpreted_only: the safepoint sampler puts more on the latch than the oracle does",
+      rows[inner][1]["safepoint"] > rows[inner][1]["oracle"] + 10, out)
+check("interpreted_only: the per-sampler accounting lists every sampler",
+      all(re.search(rf"^{s}\s+\d+\s+\d+\s+\d+\s+\d+", out, re.M) for s in SAMPLERS), out)
+check("interpreted_only: a marked line names a sampler and its distance in points",
+      re.search(r"<== [\w, ]+ off by [\d.]+ pt", out), out)
+
+# counted_loop_then_setter under --xcomp: no poll in the counted loop (line 19), the next
+# one at the setter's return; the biased sampler charges the loop to `store`.
+prog = os.path.join(ROOT, "examples", "counted_loop_then_setter.mini")
+rc, out, err = run("compare", "--xcomp", "--interval=500us", prog)
+check("counted_loop_then_setter --xcomp: exit status 0", rc == 0, err)
+check(f"counted_loop_then_setter --xcomp: fits one screen ({SCREEN} lines)", len(out.splitlines()) <= SCREEN,
+      f"{len(out.splitlines())} lines\n{out}")
+columns, rows = table(out)
+check("counted_loop_then_setter: the oracle first", columns == SAMPLERS, columns)
+loop = line_of(prog, "acc = acc * 31")
+header = line_of(prog, "for i in 0..n")
+store_begin = line_of(prog, "fn store")
+store_end = line_of(prog, "}", after=store_begin)
+check("counted_loop_then_setter: the counted loop is marked as having no header poll, with its strip-mined latch",
+      header in rows and "-" in rows[header][0] and "S" in rows[header][0], out)
+check("counted_loop_then_setter: store's closing line holds a return poll",
+      store_end in rows and "R" in rows[store_end][0], out)
+check("counted_loop_then_setter: the oracle's hottest line is the loop body", top_line(rows, "oracle") == loop, out)
+check("counted_loop_then_setter: so is the cooperative sampler's", top_line(rows, "cooperative") == loop, out)
+check("counted_loop_then_setter: the safepoint sampler's hottest line is in store",
+      store_begin <= top_line(rows, "safepoint") <= store_end, out)
+marked = [n for n, r in rows.items() if re.search(r"<== [\w, ]*safepoint", r[2])]
+check("counted_loop_then_setter: the safepoint sampler's disagreement is marked", marked, out)
+
+with tempfile.TemporaryDirectory() as tmp:
+    short = os.path.join(tmp, "short.mini")
+    with open(short, "w") as f:
+        f.write("fn main(): int {\n    return 3;\n}\n")
+    rc, out, err = run("compare", "--interval=10s", short)
+    check("a run too short for a sample: main's status, the listing says so and still marks the return poll",
+          rc == 3 and "No samples" in out and re.search(r"^\s+2 R\s", out, re.M), out + err)
+
+with tempfile.TemporaryDirectory() as tmp:
+    page = os.path.join(tmp, "compare.html")
+    rc, out, err = run("compare", "--xcomp", "--html", page, prog, env={**os.environ, "TMPDIR": tmp})
+    check("--html: exit status 0 and the listing on stdout", rc == 0 and "safepoint" in out, err)
+    text = open(page).read() if os.path.exists(page) else ""
+    check("--html: one page with its data embedded, nothing loaded from elsewhere",
+          'id="compare-data"' in text and "<script src" not in text and "<link" not in text, text[:500])
+    check("--html: the temporary event file is gone", os.listdir(tmp) == ["compare.html"], os.listdir(tmp))
+finish()

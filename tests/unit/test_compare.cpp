@@ -1,0 +1,115 @@
+// Unit tests of the per-line comparison behind `minivm compare` (sampler/compare.h), on a
+// Profile built by hand: the oracle's column first whatever the report order, shares of
+// each sampler's own samples, the largest disagreement with the oracle and whose it is,
+// lines that only hold a poll, and a stub frame's samples on the "no line" row.
+#include <catch2/catch.hpp>
+
+#include "sampler/compare.h"
+
+using namespace sampler;
+using runtime::PollKind;
+
+namespace {
+
+FrameRef frame(const char* fn, uint32_t line, FrameKind kind = FrameKind::jit) { return {fn, line, 0, kind}; }
+
+void sample(Profile& p, SamplerId s, StackTrace stack, uint64_t count, bool biased = false) {
+  Event e;
+  e.sampler = s;
+  e.stack = p.stacks.intern(stack);
+  e.count = count;
+  e.biased = biased;
+  p.add_sample(e);
+  p.stats[s].samples += count;
+}
+
+const CompareRow& row(const CompareTable& t, uint32_t line) {
+  for (const CompareRow& r : t.rows)
+    if (r.line == line) return r;
+  FAIL("no row for line " << line);
+  return t.rows.front();
+}
+
+// The counted loop on line 19 and the setter's return on line 14: the safepoint sampler
+// puts 8 of 10 samples on 14, the oracle and the cooperative sampler on 19.
+Profile counted_loop_profile() {
+  Profile p;
+  p.samplers = {SamplerId::cooperative, SamplerId::safepoint, SamplerId::oracle};
+  StackTrace loop{frame("work", 19), frame("main", 27)};
+  StackTrace ret{frame("store", 14), frame("work", 21), frame("main", 27)};
+  sample(p, SamplerId::cooperative, loop, 9);
+  sample(p, SamplerId::cooperative, ret, 1);
+  sample(p, SamplerId::safepoint, ret, 8, /*biased=*/true);
+  sample(p, SamplerId::safepoint, loop, 2, true);
+  sample(p, SamplerId::oracle, loop, 18);
+  sample(p, SamplerId::oracle, ret, 2);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("compare: the oracle's column comes first, the others in report order", "[compare]") {
+  CompareTable t = compare_lines(counted_loop_profile(), {});
+  REQUIRE(t.has_oracle);
+  REQUIRE(t.columns == std::vector<SamplerId>{SamplerId::oracle, SamplerId::cooperative, SamplerId::safepoint});
+  REQUIRE(t.samples == std::vector<uint64_t>{20, 10, 10});
+}
+
+TEST_CASE("compare: shares are of each sampler's own samples, by the top frame's line", "[compare]") {
+  CompareTable t = compare_lines(counted_loop_profile(), {});
+  REQUIRE(t.rows.size() == 2);
+  const CompareRow& loop = row(t, 19);
+  REQUIRE(loop.counts == std::vector<uint64_t>{18, 9, 2});
+  REQUIRE(loop.percent[0] == Approx(90.0));
+  REQUIRE(loop.percent[1] == Approx(90.0));
+  REQUIRE(loop.percent[2] == Approx(20.0));
+  REQUIRE(loop.functions == std::vector<std::string>{"work"});
+  // Line 27 is only a caller: no top frame is on it, so it has no row.
+  for (const CompareRow& r : t.rows) REQUIRE(r.line != 27);
+}
+
+TEST_CASE("compare: the worst disagreement with the oracle, and whose it is", "[compare]") {
+  CompareTable t = compare_lines(counted_loop_profile(), {});
+  const CompareRow& ret = row(t, 14);
+  REQUIRE(ret.worst == SamplerId::safepoint);
+  REQUIRE(ret.worst_pp == Approx(70.0));  // 80% against the oracle's 10%
+  REQUIRE(row(t, 19).worst_pp == Approx(70.0));
+  std::vector<size_t> top = most_disagreeing(t, 1, 5.0);
+  REQUIRE(top.size() == 1);
+  REQUIRE(most_disagreeing(t, 5, 5.0).size() == 2);
+  REQUIRE(most_disagreeing(t, 5, 75.0).empty());
+}
+
+TEST_CASE("compare: lines with polls only get a row, polls merged per line and kind", "[compare]") {
+  std::vector<LinePoll> polls{{14, PollKind::method_return, "store"},
+                              {19, PollKind::counted_no_poll, "work"},
+                              {19, PollKind::strip_mined_latch, "work"},
+                              {22, PollKind::method_return, "work"},
+                              {22, PollKind::method_return, "work"}};
+  CompareTable t = compare_lines(counted_loop_profile(), polls);
+  REQUIRE(t.rows.size() == 3);
+  REQUIRE(t.rows[2].line == 22);
+  REQUIRE_FALSE(t.rows[2].sampled());
+  REQUIRE(t.rows[2].polls == std::vector<PollKind>{PollKind::method_return});
+  REQUIRE(t.rows[2].counts == std::vector<uint64_t>{0, 0, 0});
+  REQUIRE(row(t, 19).polls == std::vector<PollKind>{PollKind::strip_mined_latch, PollKind::counted_no_poll});
+  REQUIRE(row(t, 14).polls == std::vector<PollKind>{PollKind::method_return});
+}
+
+TEST_CASE("compare: a stub or native top frame is the no-line row, last; no oracle: the first sampler leads",
+          "[compare]") {
+  Profile p;
+  p.samplers = {SamplerId::cooperative, SamplerId::classical};
+  sample(p, SamplerId::cooperative, {frame("arraycopy", 0, FrameKind::stub), frame("main", 7)}, 3);
+  sample(p, SamplerId::cooperative, {frame("main", 7)}, 1);
+  sample(p, SamplerId::classical, {frame("main", 7)}, 2);
+  CompareTable t = compare_lines(p, {});
+  REQUIRE_FALSE(t.has_oracle);
+  REQUIRE(t.columns.front() == SamplerId::cooperative);
+  REQUIRE(t.rows.back().line == 0);
+  REQUIRE(t.rows.back().functions == std::vector<std::string>{"arraycopy"});
+  REQUIRE(t.rows.back().percent[0] == Approx(75.0));
+  REQUIRE(t.rows.back().percent[1] == Approx(0.0));
+  REQUIRE(row(t, 7).worst_pp == Approx(75.0));
+  REQUIRE(row(t, 7).worst == SamplerId::classical);
+}

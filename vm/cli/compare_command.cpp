@@ -1,0 +1,147 @@
+#include "vm/cli/compare_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "runtime/errors.h"
+#include "runtime/poll_lines.h"
+#include "runtime/vm.h"
+#include "sampler/report.h"
+#include "sampler/report_compare.h"
+#include "vm/cli/help_format.h"
+#include "vm/cli/outputs.h"
+#include "vm/cli/run_command.h"
+#include "vm/cli/run_flags.h"
+#include "vm/cli/source_file.h"
+
+namespace cli {
+
+namespace {
+
+// run's options that compare decides itself: every sampler, and its own report.
+constexpr const char* kNotForCompare[] = {"--profile",     "--profile-out",        "--format", "--profile-stats",
+                                          "--profile-lines", "--profile-dump-every", "--sampler"};
+
+std::string mode_text(Mode m) {
+  switch (m) {
+    case Mode::xint: return "interpreted (--xint)";
+    case Mode::xcomp: return "compiled (--xcomp)";
+    case Mode::tiered: break;
+  }
+  return "tiered (polls of the compiled code for the functions the JIT compiled)";
+}
+
+// Where the code that ran polls: each function's compiled code if it has some (and the
+// run used the JIT), else the interpreter's polls.
+std::vector<sampler::LinePoll> polls_that_ran(Mode mode) {
+  std::vector<sampler::LinePoll> out;
+  runtime::VM& vm = runtime::VM::get();
+  for (size_t i = 0; i < vm.method_count(); i++) {
+    const runtime::Method* m = vm.method(i);
+    const runtime::CompiledCode* code = mode == Mode::xint ? nullptr : m->compiled.load(std::memory_order_acquire);
+    for (const runtime::PollLine& p : runtime::poll_lines(*m, code)) out.push_back({p.line, p.kind, p.function->name});
+  }
+  return out;
+}
+
+std::vector<std::string> source_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The temporary .jsonl file goes whichever way the process ends (a compile error too).
+std::string g_events_path;
+void remove_events_file() {
+  if (!g_events_path.empty()) std::remove(g_events_path.c_str());
+}
+
+std::string read_events(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+void add_compare_flags(CLI::App& compare, CompareOptions& o) {
+  add_run_flags(compare, o.run);
+  // Kept in the table (resolve_run_flags reads them) but hidden from the help, and refused.
+  for (const char* name : kNotForCompare) compare.get_option(name)->group("");
+  compare.add_option("--html", o.html_path,
+                     wrap("also write one self-contained page to FILE: the source with a heat column per sampler, "
+                          "their flame graphs side by side, a timeline of samples, safepoint latency and the time "
+                          "to safepoint per poll site; click a line for its stacks"))
+      ->type_name("FILE");
+}
+
+void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
+  if (o.run.program.empty()) throw CLI::ValidationError("compare needs a program file");
+  for (const char* name : kNotForCompare)
+    if (compare.count(name) > 0)
+      throw CLI::ValidationError(std::string(name) +
+                                 " is not for compare: it runs every sampler and prints its own report (see minivm run)");
+  resolve_run_flags(compare, o.run);
+  if (!o.html_path.empty()) {
+    std::string why = unwritable_reason(o.html_path);
+    if (o.html_path == "-") why = "the page needs a file name";
+    if (!why.empty()) throw CLI::ValidationError("--html " + o.html_path + ": " + why);
+  }
+  o.run.profile = true;
+  o.run.profiler.samplers.clear();
+  for (size_t i = 0; i < sampler::kSamplerCount; i++) o.run.profiler.samplers.push_back(sampler::SamplerId(i));
+  o.run.profiler.text_report = false;
+  if (!o.html_path.empty()) {
+    // The page's timeline and per-poll-site latencies need each sample, which only the
+    // .jsonl stream keeps: the run writes it to a temporary file.
+    const char* dir = std::getenv("TMPDIR");
+    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/minivm-compare-XXXXXX";
+    int fd = mkstemp(name.data());
+    if (fd < 0) throw CLI::ValidationError("--html: cannot create a temporary file: " + name);
+    close(fd);
+    o.events_path = name;
+    g_events_path = name;
+    std::atexit(remove_events_file);         // a compile error exits before the VM runs
+    runtime::add_exit_hook(&remove_events_file);  // every end of a run, a runtime error too
+    o.run.profiler.out_path = name;
+    o.run.profiler.out_format = sampler::OutputFormat::jsonl;
+  }
+}
+
+void compare_command(CompareOptions o) {
+  std::string text, error;
+  if (!read_source(o.run.program, text, error)) {
+    std::fprintf(stderr, "minivm: %s\n", error.c_str());
+    std::exit(2);
+  }
+  Mode mode = o.run.mode;
+  std::string html = o.html_path, events = o.events_path;
+  run_command(std::move(o.run), [&](const sampler::Profile& profile) {
+    sampler::CompareReport report;
+    report.profile = &profile;
+    report.polls = polls_that_ran(mode);
+    report.table = sampler::compare_lines(profile, report.polls);
+    report.source = source_lines(text);
+    report.mode = mode_text(mode);
+    sampler::write_compare_text(report, std::cout);
+    bool ok = flush_stdout();
+    if (!html.empty()) {
+      std::string jsonl = read_events(events);
+      std::string why;
+      bool written = sampler::write_output_file(
+          "--html", html, why, [&](std::ostream& out) { sampler::write_compare_html(report, jsonl, out); });
+      if (!written) std::fprintf(stderr, "minivm: %s\n", why.c_str());
+      ok &= written;
+    }
+    return ok;
+  });
+}
+
+}  // namespace cli

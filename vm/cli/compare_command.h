@@ -1,0 +1,27 @@
+// `minivm compare`: one run of a program under every sampler on the same interruptions,
+// then its source with a column per sampler (the oracle first), the lines that hold
+// polls, and each sampler's failures and biased samples; --html FILE writes the page.
+#pragma once
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "vm/cli/run_options.h"
+
+namespace cli {
+
+struct CompareOptions {
+  RunOptions run;
+  std::string html_path;  // --html
+  std::string events_path;  // the run's .jsonl stream, a temporary file, for the page
+};
+
+// run's option table (run_flags.cpp) without the options that choose samplers or
+// outputs, and --html.
+void add_compare_flags(CLI::App& compare, CompareOptions& options);
+// resolve_run_flags, then every sampler on, no text report, the page's path checked.
+void resolve_compare_flags(const CLI::App& compare, CompareOptions& options);
+// Never returns: the process ends with main's status, as `run` does.
+[[noreturn]] void compare_command(CompareOptions options);
+
+}  // namespace cli
