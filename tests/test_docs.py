@@ -5,7 +5,8 @@ For every command `minivm --help` lists (and for `minivm` itself), the flags its
 prints are read from that help, with the default the help states ("default X"), and
 compared with the flag tables of the command's section of docs/reference.md (a section
 is a `## `minivm NAME`` heading and everything up to the next `## `; a flag is a
-`-x` or `--name` in the first column of a table row): every flag printed is documented,
+`-x` or `--name` in the first column of a table row; a section that says it "takes the
+options of `minivm run`" has those documented in run's): every flag printed is documented,
 with its stated default in the row's default column; every flag documented exists. The
 help topics `minivm --help` lists are documented too. Links between the docs resolve.
 
@@ -25,6 +26,8 @@ DOCS = os.path.join(ROOT, "docs")
 OPTION = re.compile(r"^ {2,4}((?:-\w,)?--[a-z][a-z0-9-]*|-\w,--[a-z][a-z0-9-]*)(?: (\S+))?(?: {2,}(.*))?$")
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 STATED_DEFAULT = re.compile(r"(?:\(|; )default ([^;)]+)\)")
+# The sentence by which a command's section says it takes run's options (documented there).
+SHARES_RUN = "takes the options of `minivm run`"
 
 
 def help_text(minivm, *args):
@@ -101,6 +104,10 @@ def main():
             printed = {k: v for k, v in printed.items() if k in own}
         every |= set(printed)
         listed = documented(text)
+        # A command that shares run's options says so, and run's section documents them.
+        if SHARES_RUN in text:
+            run_text = section(doc, "`minivm run`") or ""
+            listed = {**{f: d for f, d in documented(run_text).items() if f in printed}, **listed}
         for flag, what in sorted(printed.items()):
             if not check(f"reference.md documents {title} {flag}", flag in listed, sorted(listed)):
                 continue
