@@ -85,6 +85,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("disasm --jit --pc-table adds the debug info", rc == 0 and "main@0 (line" in out, out + err)
     rc, out, err = run("disasm", "--pc-table", hello)
     check("--pc-table without --jit is a usage error", rc == 2 and "--pc-table" in err, err)
+    rc, out, err = run("disasm", "--strip-mining=0", hello)
+    check("--strip-mining without --jit is a usage error", rc == 2 and "go with --jit" in err, err)
     setter = os.path.join(ROOT, "examples", "counted_loop_then_setter.mini")
     for extra, latch in (([], True), (["--strip-mining=0"], False)):
         rc, out, err = run("disasm", "--jit", *extra, setter)

@@ -65,7 +65,12 @@ void add_disasm_flags(CLI::App& disasm, DisasmOptions& o) {
 void resolve_disasm_flags(const DisasmOptions& o) {
   if (!o.templates && o.program.empty()) throw CLI::ValidationError("disasm needs a program file (or --templates)");
   if (o.jit && o.program.empty()) throw CLI::ValidationError("disasm --jit needs a program file");
-  if (o.pc_table && !o.jit) throw CLI::ValidationError("--pc-table goes with --jit");
+  const jit::JitOptions defaults;
+  bool shaped = o.code.counted_loop_polls != defaults.counted_loop_polls ||
+                o.code.strip_mining_iters != defaults.strip_mining_iters ||
+                o.code.safepoint_debug_info != defaults.safepoint_debug_info;
+  if ((o.pc_table || shaped) && !o.jit)
+    throw CLI::ValidationError("--pc-table, --counted-loop-polls, --strip-mining and --debug-info go with --jit");
 }
 
 int disasm_command(const DisasmOptions& o) {
