@@ -104,6 +104,9 @@ def measure_stability(b, quick, log):
 
 
 def write_stability(out_dir, stab):
+    if not stab or not stab.get("samplers"):
+        svgplot.bar_chart(os.path.join(out_dir, "stability.svg"), "Stability under --stress-unload", [], [], "count")
+        return ["## Stability under code unloading\n", "Not measured: missing.\n"]
     md = ["## Stability under code unloading\n",
           f"`{PROGRAM}` (8 threads, calls, recursion, a fresh array every round) with "
           f"`{' '.join(FLAGS)}`, alternately `--xcomp` and tiered, each sampler beside the oracle until it "
@@ -117,7 +120,7 @@ def write_stability(out_dir, stab):
               "freed-code samples", "hangs", "died", "disagreements that were failures"]
     rows = []
     for s in COMPARED:
-        t = stab["samplers"][s]["totals"]
+        t = stab["samplers"].get(s, {}).get("totals", {})
         rows.append([s, t.get("interruptions", 0), t.get("runs", 0), t.get("freed_blobs", 0), t.get("crashes_caught", 0),
                      t.get("disagreements", 0), t.get("freed_code", 0), t.get("hang", 0), t.get("died", 0),
                      t.get("failed_disagreements", 0)])
@@ -126,7 +129,7 @@ def write_stability(out_dir, stab):
     unaccounted = {s: v["totals"].get("unaccounted_runs", 0) for s, v in stab["samplers"].items()}
     md.append("Every run's accounting adds up: " + ("yes" if not any(unaccounted.values()) else f"no: {unaccounted}") + ".\n")
     for s in COMPARED:
-        for err in stab["samplers"][s]["errors"][:2]:
+        for err in stab["samplers"].get(s, {}).get("errors", [])[:2]:
             md.append(f"\n{s}: a run died:\n```\n{err.strip()}\n```\n")
     with open(os.path.join(out_dir, "stability.csv"), "w") as f:
         f.write(",".join(h.replace(" ", "_").replace("-", "_") for h in header) + "\n")

@@ -167,7 +167,12 @@ def bar_chart(path, title, categories, series, y_label, y_max=None):
     legend, lh = _legend([n for n, _ in series], "bar")
     longest = max(len(str(c)) for c in categories)
     bottom = H - min(170, 34 + 6.5 * longest * math.sin(math.radians(35)))
-    box = (70, 50 + lh, W - 20, bottom)
+    # The labels slant down to the left from their group's centre: the plot starts far
+    # enough right that the first one ends inside the picture.
+    reach = 6.5 * len(str(categories[0])) * math.cos(math.radians(35)) + 8
+    half = 0.5 / len(categories)  # the first centre is at left + half * (right - left)
+    left = round(max(70.0, (reach - half * (W - 20)) / (1 - half)), 1)
+    box = (left, 50 + lh, W - 20, bottom)
     top_v = y_max if y_max else _lin_axis(0.0, max(max(values), 0.0), zero=True)[1]
     if top_v <= 0:
         top_v = 1.0
@@ -181,9 +186,12 @@ def bar_chart(path, title, categories, series, y_label, y_max=None):
         gx = left + ci * group
         for si, (_, vs) in enumerate(series):
             v = vs[ci] if ci < len(vs) else None
-            if v is None:
-                continue
             x = gx + group * 0.1 + si * bw
+            if v is None:  # a measurement that is missing says so where its bar would be
+                mx, my = x + bw / 2 + 3, bottom - 4
+                out.append(_text(mx, my, "missing", 8, "start",
+                                 f' fill-opacity="0.6" transform="rotate(-90 {mx:.1f} {my:.1f})"'))
+                continue
             y = fy(min(max(v, 0.0), top_v))
             out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(bw - 1, 1):.1f}" '
                        f'height="{bottom - y:.1f}" fill="{_color(si)}"/>')

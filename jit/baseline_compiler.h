@@ -26,11 +26,14 @@
 // usually runs without a poll inside: the counted-loop bias the examples teach stays.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "runtime/compiled_code.h"
 #include "runtime/method.h"
 
 namespace jit {
+
+struct AsmLine;  // jit/listing.h
 
 struct JitOptions {
   bool counted_loop_polls = false;  // --counted-loop-polls
@@ -42,9 +45,10 @@ struct JitOptions {
 };
 
 // Compiles `m` and registers the result as a code blob; returns it (owned by the code
-// cache, alive until free_compiled_code). With `listing`, appends the assembly with
-// bci/line markers. Does not switch the method's entry.
-runtime::CompiledCode* compile_method(runtime::Method* m, const JitOptions& options, std::string* listing = nullptr);
+// cache, alive until free_compiled_code). With `listing`, fills it with the emitted
+// instructions and their offsets (jit/listing.h). Does not switch the method's entry.
+runtime::CompiledCode* compile_method(runtime::Method* m, const JitOptions& options,
+                                      std::vector<AsmLine>* listing = nullptr);
 
 // Frees code the runtime has unregistered (runtime/code_unloading.h decides when): its
 // unwind info, its machine code (the allocator overwrites it with int3, 0xCC, so a stale

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jit/code_registration.h"
+#include "jit/listing.h"
 #include "runtime/vm.h"
 
 namespace jit::baseline {
@@ -66,10 +67,6 @@ void Compiler::emit_body(InlineScope& s) {
     a.bind(s.labels[bci]);
     int d = s.info.depth_at[bci];
     if (d < 0) continue;  // unreachable: never emitted by the front end
-    if (a.logger()) {
-      a.commentf("%s%s bci %zu: %s  (line %u, depth %d)", s.caller ? "[inlined] " : "", f.name.c_str(), bci,
-                 std::string(vm::op_info(Op(f.code[bci])).name).c_str(), f.line_at(uint32_t(bci)), d);
-    }
     mark(int32_t(bci), false);
     if (s.poll_header[bci]) poll(int32_t(bci));
     emit(bci, s.depth_base + d);
@@ -103,17 +100,14 @@ namespace jit {
 
 using namespace jit::baseline;
 
-CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* listing) {
+CompiledCode* compile_method(Method* m, const JitOptions& options, std::vector<AsmLine>* listing) {
   AbortOnError errors;
-  StringLogger logger;
   CodeHolder code;
   code.init(code_memory().environment());
   code.setErrorHandler(&errors);
-  if (listing) {
-    logger.addFlags(FormatFlags::kMachineCode);
-    code.setLogger(&logger);
-  }
   Assembler a(&code);
+  ListingLogger logger(a);
+  if (listing) a.setLogger(&logger);
   Compiler c(m, options, a, code);
   c.compile();
 
@@ -158,7 +152,7 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::string* 
     else
       out->pc_descs.push_back(pd);
   }
-  if (listing) listing->append(logger.data(), logger.dataSize());
+  if (listing) *listing = logger.lines();
   CompiledCode* result = out.get();
   {
     std::lock_guard<std::mutex> lock(g_cache_mutex);

@@ -68,7 +68,6 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
     }
   int n = callee->param_count;
   Types t = stack_types(bci);
-  if (a.logger()) a.commentf("inline %s", callee->function->name.c_str());
   for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));
   for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
   reset_strips(*ns);

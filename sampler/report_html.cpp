@@ -1,9 +1,13 @@
 // A self-contained interactive flame graph (`--profile-out FILE.html`): one HTML file with
 // inline CSS and JS and the profile embedded as JSON; no network needed to view it.
-// Icicle layout (the root at the top, callees below), width = samples. Click a frame to
-// zoom into it (its callers stay above, dimmed; click one, the root or "reset" to zoom
-// out); the search box (text, or /regex/) highlights matching frames and shows the share
-// of samples containing one; hovering shows function, line(s), samples, self and percent.
+// Icicle layout (the root at the top, callees below) or, toggled, flame layout (the root
+// at the bottom); width = samples. Click a frame to zoom into it (its callers stay,
+// dimmed; click one, the root or "reset" to zoom out); the search box (text, or /regex/)
+// highlights matching frames and shows the share of samples containing one, and next /
+// previous (the buttons, Enter / Shift+Enter) step through the matches, zooming to one
+// that is out of view; the reverse view turns the tree upside down (the page builds it
+// from the embedded one): its first row is the frames samples were taken in (self time),
+// below each its callers. Hovering shows function, line(s), samples, self and percent.
 // Under several samplers a selector switches between them.
 //
 // Embedded data (id="profile-data"): {"program","lines","interval_ns","duration_ns",
@@ -166,6 +170,8 @@ input,select,button{font:inherit;padding:2px 6px}
 .f:hover{outline:1px solid #222;z-index:1}
 .f.dim{opacity:.45}
 .f.match{background:#d726d7!important;color:#fff}
+.f.cur{outline:3px solid #111;z-index:2}
+button.on{background:#333;color:#fff;border-color:#333}
 .empty{color:#666;font-style:italic;margin:0}
 #legend{margin:0 14px 14px;color:#555;font-size:12px}
 .sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin:0 4px 0 12px;vertical-align:-1px}
@@ -179,12 +185,17 @@ input,select,button{font:inherit;padding:2px 6px}
 <div class="bar">
 <label id="pick">sampler <select id="sampler"></select></label>
 <input id="search" type="search" placeholder="search: text or /regex/" autocomplete="off">
+<button id="prev" type="button" title="previous match (Shift+Enter)">&#9664;</button>
+<button id="next" type="button" title="next match (Enter)">&#9654;</button>
 <button id="reset" type="button">reset</button>
+<button id="flame" type="button" title="flame: the root at the bottom; icicle: at the top">flame</button>
+<button id="reverse" type="button" title="callers view: the frames samples were taken in first, their callers below">reverse</button>
 <span id="info"></span>
 </div>
 <div class="bar"><span id="stats"></span></div>
-<div id="help">Icicle graph: each bar is a function, its callers above it, its callees below; width = samples.
-Click a bar to zoom in, click the top bar or <b>reset</b> (Esc) to zoom out. Hover for counts.</div>
+<div id="help"><span id="layout"></span>; width = samples.
+Click a bar to zoom in, click the outermost bar or <b>reset</b> (Esc) to zoom out. Search, then Enter / Shift+Enter
+(or &#9664; &#9654;) for the next / previous match. <b>flame</b> turns the graph upside down; <b>reverse</b> shows callers. Hover for counts.</div>
 </header>
 <div id="graph"></div>
 <div id="legend"></div>
@@ -203,6 +214,7 @@ const $ = (id) => document.getElementById(id);
 const graph = $('graph'), tip = $('tip'), sel = $('sampler'), search = $('search');
 const info = $('info'), stats = $('stats');
 let cur = null, zoom = null, boxes = [], lastW = 0;
+let flame = false, reversed = false, matches = [], at = -1;
 
 // Parent links, without recursion (stacks can be deep).
 for (const s of D.samplers) {
@@ -215,7 +227,7 @@ for (const s of D.samplers) {
 }
 
 const fname = (n) => (n.f < 0 ? 'all' : D.names[n.f]);
-const label = (n) => (n.f < 0 ? 'all ' + n.v + ' samples (' + cur.name + ')'
+const label = (n) => (n.f < 0 ? 'all ' + n.v + ' samples (' + cur.name + (reversed ? ', callers' : '') + ')'
                               : D.lines ? fname(n) + ':' + (n.l || '?') : fname(n));
 const pct = (a, b) => (b ? (100 * a / b).toFixed(1) + '%' : 'n/a');
 function mainKind(n) {
@@ -235,13 +247,49 @@ function color(n) {
   return 'hsl(' + (HUE[k] + h % 15 - 7) + ',' + (58 + h % 22) + '%,' + (60 + (h >>> 8) % 13) + '%)';
 }
 
+// The callers view of a sampler's tree, built once: one path per node with self samples,
+// from that frame out to the outermost caller; s = samples whose stack ends there.
+function reverseOf(s) {
+  if (s.rev) return s.rev;
+  const r = {f: -1, v: 0, s: 0, p: null, m: new Map()};
+  const todo = [s.root];
+  while (todo.length) {
+    const n = todo.pop();
+    for (const c of n.c || []) todo.push(c);
+    if (!n.s || n.f < 0) continue;
+    let inv = r;
+    r.v += n.s;
+    for (let a = n; a && a.f >= 0; a = a.p) {
+      const key = D.lines ? a.f + ':' + a.l : '' + a.f;
+      let c = inv.m.get(key);
+      if (!c) {
+        c = {f: a.f, l: a.l, v: 0, s: 0, k: [0, 0, 0, 0, 0], p: inv, m: new Map()};
+        inv.m.set(key, c);
+      }
+      c.v += n.s;
+      c.k[mainKind(a)] += n.s;
+      inv = c;
+    }
+    inv.s += n.s;
+  }
+  const all = [r];
+  while (all.length) {
+    const n = all.pop();
+    n.c = [...n.m.values()].sort((a, b) => (label(a) < label(b) ? -1 : label(a) > label(b) ? 1 : 0));
+    delete n.m;
+    all.push(...n.c);
+  }
+  return (s.rev = r);
+}
+const top = () => (reversed ? reverseOf(cur) : cur.root);
+
 function add(frag, n, x, w, row, dim) {
   const d = document.createElement('div');
   d.className = dim ? 'f dim' : 'f';
-  d.style.cssText = 'left:' + x + 'px;width:' + Math.max(w - 1, 0.5) + 'px;top:' + row * ROW +
-                    'px;background:' + color(n);
+  d.style.cssText = 'left:' + x + 'px;width:' + Math.max(w - 1, 0.5) + 'px;background:' + color(n);
   if (w > 30) d.textContent = label(n);
   d.node = n;
+  d.row = row;
   boxes.push(d);
   frag.appendChild(d);
 }
@@ -259,7 +307,7 @@ function render() {
     updateSearch();
     return;
   }
-  const W = lastW = graph.clientWidth, z = zoom || cur.root, frag = document.createDocumentFragment();
+  const W = lastW = graph.clientWidth, z = zoom || top(), frag = document.createDocumentFragment();
   const anc = [];
   for (let a = z.p; a; a = a.p) anc.unshift(a);
   anc.forEach((a, i) => add(frag, a, 0, W, i, true));
@@ -275,8 +323,14 @@ function render() {
     let cx = x;
     for (const c of n.c || []) { todo.push([c, cx, row + 1]); cx += c.v * scale; }
   }
+  for (const d of boxes) d.style.top = (flame ? maxRow - d.row : d.row) * ROW + 'px';
   graph.style.height = (maxRow + 1) * ROW + 'px';
   graph.appendChild(frag);
+  $('layout').textContent = reversed
+      ? 'Callers view: the ' + (flame ? 'bottom' : 'first') + ' row is the frames samples were taken in (self time); ' +
+        (flame ? 'above' : 'below') + ' each bar, its callers'
+      : (flame ? 'Flame graph: each bar is a function, its callees above it, its callers below'
+               : 'Icicle graph: each bar is a function, its callers above it, its callees below');
   updateSearch();
 }
 
@@ -294,22 +348,54 @@ function matcher() {
 function updateSearch() {
   const m = matcher();
   if (m === 'bad') { info.textContent = 'invalid regular expression'; return; }
-  for (const d of boxes) d.classList.toggle('match', !!m && d.node.f >= 0 && m(label(d.node)));
-  if (!m || !cur) { info.textContent = ''; return; }
-  // Samples with a matching frame: matching nodes without a matching caller, summed.
-  let hit = 0;
-  const todo = [cur.root];
-  while (todo.length) {
-    const n = todo.pop();
-    if (n.f >= 0 && m(label(n))) { hit += n.v; continue; }
-    for (const c of n.c || []) todo.push(c);
+  for (const d of boxes) {
+    d.classList.toggle('match', !!m && d.node.f >= 0 && m(label(d.node)));
+    d.classList.toggle('cur', at >= 0 && d.node === matches[at]);
   }
-  info.textContent = 'matched: ' + hit + ' of ' + cur.root.v + ' samples (' + pct(hit, cur.root.v) + ')';
+  if (!m || !cur) { info.textContent = ''; matches = []; at = -1; return; }
+  // Every matching frame, depth first and left to right (for next / previous); samples
+  // with a matching frame: the matching frames without a matching frame before them.
+  let hit = 0;
+  const found = [], todo = [[top(), false]];
+  while (todo.length) {
+    const [n, under] = todo.pop();
+    const is = n.f >= 0 && m(label(n));
+    if (is) found.push(n);
+    if (is && !under && !reversed) hit += n.v;
+    for (const c of (n.c || []).slice().reverse()) todo.push([c, under || is]);
+  }
+  if (reversed) {  // a stack is a path from the top to where it ends (s): it matches if any frame on it does
+    hit = 0;
+    const t2 = [[top(), false]];
+    while (t2.length) {
+      const [n, seen] = t2.pop();
+      const now = seen || (n.f >= 0 && m(label(n)));
+      if (now) hit += n.s;
+      for (const c of n.c || []) t2.push([c, now]);
+    }
+  }
+  if (found.length !== matches.length || found.some((n, i) => n !== matches[i])) { matches = found; at = -1; }
+  const all = top().v;
+  info.textContent = (at >= 0 ? 'match ' + (at + 1) + ' of ' + matches.length + ' \u00b7 ' : '') +
+                     'matched: ' + hit + ' of ' + all + ' samples (' + pct(hit, all) + ')';
+}
+
+// The next (step 1) or previous (-1) match becomes the current one: zoomed to if it is
+// not on screen, outlined and scrolled into view.
+function step(dir) {
+  updateSearch();
+  if (!matches.length) return;
+  at = at < 0 ? (dir > 0 ? 0 : matches.length - 1) : (at + dir + matches.length) % matches.length;
+  const n = matches[at];
+  if (!boxes.some((d) => d.node === n && !d.classList.contains('dim'))) zoom = n;
+  render();
+  const d = boxes.find((b) => b.node === n);
+  if (d) d.scrollIntoView({block: 'center', inline: 'nearest'});
 }
 
 function hideTip() { tip.style.display = 'none'; }
 function showTip(n, ev) {
-  const all = cur.root.v, z = zoom || cur.root, out = [];
+  const all = top().v, z = zoom || top(), out = [];
   if (n.f < 0) {
     out.push('all samples of ' + cur.name, 'samples: ' + n.v + ' (100%)');
   } else {
@@ -320,14 +406,15 @@ function showTip(n, ev) {
       out.push('lines: ' + ls.join(', ') + (n.L.length > 6 ? ', ...' : ''));
     }
     let s = 'samples: ' + n.v + ' (' + pct(n.v, all) + ' of all';
-    if (z !== cur.root) s += ', ' + pct(n.v, z.v) + ' of the zoomed frame';
+    if (z !== top()) s += ', ' + pct(n.v, z.v) + ' of the zoomed frame';
     out.push(s + ')');
-    out.push('self: ' + n.s + ' (' + pct(n.s, all) + ')');
+    if (reversed) out.push('stacks ending in this caller: ' + n.s);
+    else out.push('self: ' + n.s + ' (' + pct(n.s, all) + ')');
     const ks = [];
     (n.k || []).forEach((v, i) => { if (v) ks.push(KINDS[i] + ' ' + v); });
     if (ks.length) out.push('frames: ' + ks.join(', '));
   }
-  out.push(n === z ? (z === cur.root ? '' : 'click to zoom out one level') : 'click to zoom');
+  out.push(n === z ? (z === top() ? '' : 'click to zoom out one level') : 'click to zoom');
   tip.textContent = out.join('\n').trim();
   tip.style.display = 'block';
   const tw = tip.offsetWidth, th = tip.offsetHeight;
@@ -346,19 +433,34 @@ graph.addEventListener('mouseleave', hideTip);
 graph.addEventListener('click', (ev) => {
   const n = ev.target.node;
   if (!n) return;
-  const z = zoom || cur.root;
+  const z = zoom || top();
   zoom = n === z ? (n.p && n.p.p ? n.p : null) : (n.p ? n : null);
   render();
 });
-function reset() { zoom = null; search.value = ''; render(); }
+function reset() { zoom = null; search.value = ''; matches = []; at = -1; render(); }
 $('reset').addEventListener('click', reset);
 document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') reset(); });
 search.addEventListener('input', updateSearch);
+search.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter') { ev.preventDefault(); step(ev.shiftKey ? -1 : 1); }
+});
+$('next').addEventListener('click', () => step(1));
+$('prev').addEventListener('click', () => step(-1));
+function toggle(id, on) { $(id).classList.toggle('on', on); $(id).setAttribute('aria-pressed', on); }
+$('flame').addEventListener('click', () => { flame = !flame; toggle('flame', flame); render(); });
+$('reverse').addEventListener('click', () => {
+  reversed = !reversed;
+  toggle('reverse', reversed);
+  zoom = null;
+  at = -1;
+  render();
+});
 addEventListener('resize', () => { if (graph.clientWidth !== lastW) render(); });
 
 function choose(i) {
   cur = D.samplers[i] || null;
   zoom = null;
+  at = -1;
   if (cur) {
     stats.textContent = cur.name + ': ' + cur.samples + ' samples of ' + cur.interruptions +
       ' interruptions \u00b7 ' + cur.biased + ' biased \u00b7 ' + cur.failed + ' failed \u00b7 ' +

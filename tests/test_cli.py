@@ -3,6 +3,7 @@
 disasm, option forms and values, where profiles and output go and what a lost write does
 to the exit status. Each check runs the real binary; prints `N passed, N failed`."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -11,6 +12,7 @@ from checks import check, finish
 
 MINIVM = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 
 def run(*args, stdin=None, stdout=subprocess.PIPE):
@@ -74,17 +76,41 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("run", "--compile-threshold=0", loop)
     check("a zero threshold is a usage error", rc == 2 and "bad count" in err, err)
     rc, out, err = run("disasm", "--jit", hello)
-    check("disasm --jit shows compiled code, polls and debug info",
-          rc == 0 and "compiled fn main" in out and "poll sites:" in out and "main@" in out and "bci 0:" in out, out + err)
+    check("disasm --jit shows compiled code at offsets under its source lines, and its polls",
+          rc == 0 and "fn main: " in out and "poll sites: +0x" in out and "         +0x0000  " in out
+          and "(prologue)" in out and "<- POLL (return)" in out and "debug info" not in out, out + err)
+    check("disasm --jit shows no labels and no raw addresses",
+          not re.search(r"^L\d+:|\bL\d+\b|\b\d{10,}\b", out, re.M), out)
+    rc, out, err = run("disasm", "--jit", "--pc-table", hello)
+    check("disasm --jit --pc-table adds the debug info", rc == 0 and "main@0 (line" in out, out + err)
+    rc, out, err = run("disasm", "--pc-table", hello)
+    check("--pc-table without --jit is a usage error", rc == 2 and "--pc-table" in err, err)
+    rc, out, err = run("disasm", "--strip-mining=0", hello)
+    check("--strip-mining without --jit is a usage error", rc == 2 and "go with --jit" in err, err)
+    setter = os.path.join(ROOT, "examples", "counted_loop_then_setter.mini")
+    for extra, latch in (([], True), (["--strip-mining=0"], False)):
+        rc, out, err = run("disasm", "--jit", *extra, setter)
+        work = out[out.find("fn work: "):out.find("\n\n", out.find("fn work: "))]
+        sites = re.search(r"poll sites:(.*)", work).group(1) if "poll sites:" in work else ""
+        offsets = re.findall(r"\+(0x[0-9a-f]+) \(([a-z -]+)\)", sites)
+        marked = {int(m.group(1), 16): m.group(2) for m in re.finditer(r"\+(0x[0-9a-f]{4})  .*<- .*POLL \(([a-z -]+)\)", work)}
+        check(f"disasm --jit {' '.join(extra)}: each poll site of work is marked at its instruction with its kind",
+              rc == 0 and offsets and all(marked.get(int(o, 16)) == k for o, k in offsets)
+              and len(marked) == len(offsets), work)
+        check(f"disasm --jit {' '.join(extra)}: work's counted loop polls at its latch, or is marked as having no poll",
+              ("(strip-mined latch)" in sites) == latch and ("counted loop header: NO POLL in this loop" in work) != latch
+              and "    19 |         acc = acc * 31 + (i ^ (acc >> 7));" in work, work)
     inl = os.path.join(tmp, "inl.mini")
     with open(inl, "w") as f:
         f.write("fn get(a: int[], i: int): int {\n    return a[i];\n}\n"
                 "@inline\nfn twice(a: int[], i: int): int {\n    var x = get(a, i);\n    return x + get(a, i + 1);\n}\n"
                 "fn main() {\n    var a = new int[4];\n    print(twice(a, 2));\n    print(twice(a, 3));\n}\n")
     rc, out, err = run("disasm", "--jit", inl)
-    check("small and @inline callees are inlined with scope chains in the debug info",
-          rc == 0 and "get@" in out and " twice@" in out and "main@" in out
-          and any("get@" in l and "twice@" in l and "main@" in l for l in out.splitlines()), out)
+    check("small and @inline callees are inlined: their source lines name the chain they are inlined into",
+          rc == 0 and "     2 |     return a[i];   (get, inlined into twice:6 < main:11)" in out, out)
+    rc, out, err = run("disasm", "--jit", "--pc-table", inl)
+    check("... and the debug info has their scope chains",
+          rc == 0 and any("get@" in l and "twice@" in l and "main@" in l for l in out.splitlines()), out)
     for mode in ("--xcomp", "--xint"):
         rc, out, err = run("run", mode, inl)
         check(f"an error in inlined code has the inlined frames in its trace ({mode})",

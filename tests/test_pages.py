@@ -47,9 +47,13 @@ def flame_page(b, page, shots):
     b.type("#search", "work")
     info = b.text("#info")
     check("flame page: search reports matches", info.startswith("matched:"), info)
-    errors = b.console_errors()
-    check("flame page: no console errors after clicks and search", errors == [], errors)
     b.screenshot(os.path.join(shots, "flame_page.png"))
+    search_steps(b, shots)
+    flame_layout(b, shots)
+    reverse_view(b, shots)
+    errors, requests = b.console_errors(), b.network_requests()
+    check("flame page: no console errors after every control", errors == [], errors)
+    check("flame page: no network requests after every control", requests == [], requests)
 
 
 def compare_page(minivm, tmp, program, *flags):
@@ -98,6 +102,86 @@ def compare_checks(b, page, shots, hot_line):
     b.screenshot(os.path.join(shots, "compare_page.png"))
     b.js("document.querySelector('#flames').scrollIntoView()")
     b.screenshot(os.path.join(shots, "compare_page_graphs.png"))
+
+
+ROOT_BAR = "return [...document.querySelectorAll('#graph div')].find(d => d.node && d.node.f < 0)"
+# The current match: its label and the row (depth) it is drawn in.
+CURRENT = "const d = document.querySelector('#graph .f.cur'); return d ? [d.node.f, d.row, d.node.v] : null"
+
+
+def search_steps(b, shots):
+    """Next / previous match: the buttons and Enter / Shift+Enter in the search box."""
+    b.click("#reset")
+    b.type("#search", "/./")  # every frame matches
+    n = b.js("return document.querySelectorAll('#graph .f.match').length")
+    check("flame page: a search matches several frames", n >= 2, n)
+    check("flame page: no current match before next", b.js(CURRENT) is None)
+    b.click("#next")
+    first = b.js(CURRENT)
+    check("flame page: next makes the first match current (outlined), and says which",
+          first is not None and b.text("#info").startswith("match 1 of "), (first, b.text("#info")))
+    b.type("#search", "\ue007")  # Enter
+    second = b.js(CURRENT)
+    check("flame page: Enter in the search box goes to the next match",
+          second is not None and second != first and b.text("#info").startswith("match 2 of "), (second, b.text("#info")))
+    b.click("#prev")
+    check("flame page: previous goes back to the first", b.js(CURRENT) == first, b.js(CURRENT))
+    b.type("#search", "\ue008\ue007\ue000")  # Shift+Enter: from the first, round to the last
+    last = b.text("#info")
+    words = last.split()
+    check("flame page: Shift+Enter goes to the previous match (from the first, the last)",
+          len(words) > 3 and words[0] == "match" and words[1] == words[3], last)
+    check("flame page: the current match is on screen",
+          b.js("const d = document.querySelector('#graph .f.cur'); if (!d) return false;"
+               "const r = d.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight && r.width > 0"))
+    b.screenshot(os.path.join(shots, "flame_page_match.png"))
+    b.click("#reset")
+
+
+def flame_layout(b, shots):
+    """The flame toggle puts the root at the bottom, and back at the top."""
+    tops = "return [...document.querySelectorAll('#graph div')].filter(d => d.node).map(d => parseFloat(d.style.top))"
+    root_top = ROOT_BAR + ".style.top"
+    y_of = lambda script: float(b.js(script.replace("return ", "return parseFloat(", 1) + ")"))
+    check("flame page: icicle first, the root bar on top", y_of(root_top) == 0)
+    b.click("#flame")
+    all_tops, root = b.js(tops), y_of(root_top)
+    check("flame page: after the flame toggle the root bar is at the bottom",
+          all_tops and root == max(all_tops) and root > 0
+          and b.js("return document.querySelector('#flame').classList.contains('on')"), (root, all_tops))
+    above = b.js("const y = (t) => parseFloat([...document.querySelectorAll('#graph div')]"
+                 ".find(d => d.textContent === t).style.top); return y('work') < y('main')")
+    check("flame page: in the flame layout a callee is drawn above its caller", above is True)
+    b.screenshot(os.path.join(shots, "flame_page_flame.png"))
+    b.click("#flame")
+    check("flame page: toggled back, the root is on top again", y_of(root_top) == 0)
+
+
+def reverse_view(b, shots):
+    """The reverse (callers) view: the first row under the root is the frames with self
+    samples, each as wide as its self count; below each, its callers."""
+    self_frames = b.js("const out = {}, todo = [document.querySelector('#graph div').node];"
+                       "while (todo.length) { const n = todo.pop(); (n.c || []).forEach(c => todo.push(c));"
+                       " if (n.f >= 0 && n.s) out[n.f] = (out[n.f] || 0) + n.s; } return out")
+    b.click("#reverse")
+    first_row = b.js("const out = {}; [...document.querySelectorAll('#graph div')].filter(d => d.node && d.row === 1)"
+                     ".forEach(d => { out[d.node.f] = (out[d.node.f] || 0) + d.node.v; }); return out")
+    check("flame page: in the reverse view the top-level bars are the self frames, with their self counts",
+          self_frames and first_row == self_frames, (first_row, self_frames))
+    below = b.js("const d = [...document.querySelectorAll('#graph div')].find(d => d.textContent === 'work' && d.row === 1);"
+                 "return d ? [...document.querySelectorAll('#graph div')].filter(e => e.row === 2 && e.node.p === d.node)"
+                 ".map(e => e.textContent) : null")
+    check("flame page: in the reverse view a self frame's callers are below it (work, then main)",
+          below == ["main"], below)
+    check("flame page: the reverse view says so", "callers" in b.js(ROOT_BAR + ".textContent"))
+    b.screenshot(os.path.join(shots, "flame_page_reverse.png"))
+    b.click("#flame")
+    b.screenshot(os.path.join(shots, "flame_page_reverse_flame.png"))
+    b.click("#flame")
+    b.click("#reverse")
+    check("flame page: reverse toggled off, the first row is main again",
+          b.js("return [...document.querySelectorAll('#graph div')].filter(d => d.node && d.row === 1)"
+               ".map(d => d.textContent)") == ["main"])
 
 
 def main():

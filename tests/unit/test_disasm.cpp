@@ -1,11 +1,17 @@
-// Unit tests of the disassembler (vm/disasm.h): the javap-like listing, operands
-// resolved to names, and robustness on malformed code.
+// Unit tests of the disassemblers: the bytecode listing (vm/disasm.h: javap-like,
+// operands resolved to names, robust on malformed code) and the compiled-code listing
+// (jit/listing.h: offsets, poll marks that agree with the poll table, loops without a poll).
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include "jit/baseline_compiler.h"
+#include "jit/listing.h"
+#include "tests/unit/vm_fixture.h"
 #include "vm/disasm.h"
 #include "vm/frontend.h"
 
@@ -161,4 +167,66 @@ TEST_CASE("disasm: malformed code is listed up to the first bad byte, never read
   std::ostringstream out2;
   vm::disassemble_function(m, t, out2);
   CHECK(has_line(out2.str(), "       0: jump <truncated>"));
+}
+
+namespace {
+
+// `minivm disasm --jit`'s listing of a fixture function compiled with `options`.
+std::string jit_listing(size_t fn, const jit::JitOptions& options, runtime::CompiledCode** code) {
+  std::vector<jit::AsmLine> insns;
+  *code = jit::compile_method(fixtures::fixture_vm().method(fn), options, &insns);
+  return jit::format_listing(**code, insns, {}, {});
+}
+
+// The listing's row for the instruction at `offset` ("" if there is none).
+std::string row_at(const std::string& listing, uint32_t offset) {
+  std::string key = fmt::format("+{:#06x}  ", offset);
+  size_t at = listing.find(key);
+  if (at == std::string::npos) return "";
+  size_t begin = listing.rfind('\n', at) + 1;
+  return listing.substr(begin, listing.find('\n', at) - begin);
+}
+
+}  // namespace
+
+TEST_CASE("disasm --jit: every poll is marked at the offset of the poll table, with what it is for") {
+  runtime::CompiledCode* code = nullptr;
+  std::string text = jit_listing(fixtures::kSumTo, {}, &code);  // a while loop, then return
+  INFO(text);
+  REQUIRE(code->polls.size() == 2);
+  uint32_t header = uint32_t(code->polls[0].pc - code->begin), ret = uint32_t(code->polls[1].pc - code->begin);
+  CHECK(row_at(text, header).find("test dword ptr [r10], eax") != std::string::npos);
+  CHECK(row_at(text, header).find("<- POLL (loop header)") != std::string::npos);
+  CHECK(row_at(text, ret).find("<- POLL (return)") != std::string::npos);
+  CHECK(text.find(fmt::format("poll sites: +{:#x} (loop header) +{:#x} (return)\n", header, ret)) != std::string::npos);
+  CHECK(text.find("uncounted loop header") != std::string::npos);
+  CHECK(text.find("NO POLL") == std::string::npos);
+  // Nothing a reader cannot use: no labels, no raw addresses.
+  CHECK(text.find("\nL") == std::string::npos);
+  CHECK(text.find(" L1") == std::string::npos);
+  for (size_t at = text.find("mov "); at != std::string::npos; at = text.find("mov ", at + 1)) {
+    std::string row = text.substr(at, text.find('\n', at) - at);
+    for (size_t i = 0, digits = 0; i < row.size(); i++) {
+      digits = std::isdigit(static_cast<unsigned char>(row[i])) ? digits + 1 : 0;
+      CHECK(digits < 10);  // an address-sized decimal immediate
+    }
+  }
+}
+
+TEST_CASE("disasm --jit: a counted loop with no poll in it is marked at its header") {
+  runtime::CompiledCode* code = nullptr;
+  jit::JitOptions no_strip;
+  no_strip.strip_mining_iters = 0;
+  std::string text = jit_listing(fixtures::kCountSum, no_strip, &code);
+  INFO(text);
+  REQUIRE(code->polls.size() == 1);  // the return's
+  CHECK(row_at(text, uint32_t(code->polls[0].pc - code->begin)).find("<- POLL (return)") != std::string::npos);
+  CHECK(text.find("<- counted loop header: NO POLL in this loop") != std::string::npos);
+
+  // Strip-mined (the default), the same loop polls at its latch and is not marked.
+  text = jit_listing(fixtures::kCountSum, {}, &code);
+  REQUIRE(code->polls.size() == 2);
+  CHECK(row_at(text, uint32_t(code->polls[0].pc - code->begin)).find("<- POLL (strip-mined latch)") != std::string::npos);
+  CHECK(text.find("<- counted loop header\n") != std::string::npos);
+  CHECK(text.find("NO POLL") == std::string::npos);
 }

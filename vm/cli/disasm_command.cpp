@@ -1,13 +1,17 @@
 #include "vm/cli/disasm_command.h"
 
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "interp/template_interpreter.h"
 #include "jit/baseline_compiler.h"
+#include "jit/listing.h"
 #include "runtime/vm.h"
 #include "vm/cli/help_format.h"
+#include "vm/cli/run_flags.h"
 #include "vm/cli/source_file.h"
 #include "vm/disasm.h"
 
@@ -18,32 +22,30 @@ namespace {
 // A VM just large enough to generate code in: nothing runs.
 constexpr runtime::VMOptions kListingVM{size_t(1) << 20, size_t(1) << 20};
 
-void print_jit(std::unique_ptr<vm::Module> module) {
+// Source lines, line 1 first, as views into `text`.
+std::vector<std::string_view> split_lines(const std::string& text) {
+  std::vector<std::string_view> lines;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    lines.emplace_back(text.data() + at, nl - at);
+    at = nl + 1;
+  }
+  return lines;
+}
+
+void print_jit(std::unique_ptr<vm::Module> module, const std::string& text, const DisasmOptions& o) {
   runtime::VM& vm = runtime::VM::get();
   vm.init(kListingVM);
   vm.load(std::move(module));
   vm.set_engine(interp::TemplateInterpreter::get().engine());
+  std::vector<std::string_view> source = split_lines(text);
   for (size_t i = 0; i < vm.method_count(); i++) {
-    runtime::Method* m = vm.method(i);
-    std::string listing;
-    runtime::CompiledCode* code = jit::compile_method(m, jit::JitOptions{}, &listing);
-    std::cout << fmt::format("compiled fn {} ({} bytes, frame complete at +{:#x}, {} poll sites)\n", m->function->name,
-                             code->end - code->begin, code->frame_complete_offset, code->polls.size());
-    std::cout << listing;
-    std::cout << "  poll sites:";
-    for (auto& p : code->polls) std::cout << fmt::format(" +{:#x}", p.pc - code->begin);
-    std::cout << "\n  debug info (pc -> scopes, innermost first; * = poll or call site):\n";
-    for (auto& d : code->pc_descs) {
-      std::cout << fmt::format("    +{:#06x}{}", d.pc_offset, d.safepoint ? " *" : "  ");
-      runtime::ScopeChain scopes = code->scope_chain(d);
-      for (uint32_t k = 0; k < scopes.count; k++) {
-        const runtime::Scope& sc = scopes[k];
-        std::cout << fmt::format(" {}@{} (line {})", sc.method->function->name, sc.bci,
-                                 sc.method->function->line_at(uint32_t(sc.bci)));
-      }
-      std::cout << "\n";
-    }
-    std::cout << "\n";
+    std::vector<jit::AsmLine> insns;
+    runtime::CompiledCode* code = jit::compile_method(vm.method(i), o.code, &insns);
+    if (i > 0) std::cout << "\n";
+    std::cout << jit::format_listing(*code, insns, source, jit::ListingOptions{o.pc_table});
   }
 }
 
@@ -53,19 +55,32 @@ void add_disasm_flags(CLI::App& disasm, DisasmOptions& o) {
   disasm.add_option("program", o.program, "the Mini program to list")->type_name("PROGRAM.mini");
   disasm.add_flag("--templates", o.templates, wrap("print the interpreter's generated machine code per bytecode"));
   disasm.add_flag("--jit", o.jit,
-                  wrap("print each function's baseline-compiled machine code with bci/line markers, "
-                       "poll sites and the debug-info table"));
+                  wrap("print each function's baseline-compiled machine code: offsets from the code's start, the "
+                       "source line above its code, every poll (loop header, return, strip-mined latch) and every "
+                       "loop header marked, a counted loop with no poll in it as such"));
+  disasm.add_flag("--pc-table", o.pc_table, wrap("with --jit: also the debug info, pc -> scope chain"));
+  add_code_shape_flags(disasm, o.code);
 }
 
 void resolve_disasm_flags(const DisasmOptions& o) {
   if (!o.templates && o.program.empty()) throw CLI::ValidationError("disasm needs a program file (or --templates)");
   if (o.jit && o.program.empty()) throw CLI::ValidationError("disasm --jit needs a program file");
+  const jit::JitOptions defaults;
+  bool shaped = o.code.counted_loop_polls != defaults.counted_loop_polls ||
+                o.code.strip_mining_iters != defaults.strip_mining_iters ||
+                o.code.safepoint_debug_info != defaults.safepoint_debug_info;
+  if ((o.pc_table || shaped) && !o.jit)
+    throw CLI::ValidationError("--pc-table, --counted-loop-polls, --strip-mining and --debug-info go with --jit");
 }
 
 int disasm_command(const DisasmOptions& o) {
   if (!o.program.empty()) {
     auto module = compile_or_exit(o.program);
-    if (o.jit) print_jit(std::move(module));
+    if (o.jit) {
+      std::string text, error;
+      read_source(o.program, text, error);  // compile_or_exit has read it already
+      print_jit(std::move(module), text, o);
+    }
     else vm::disassemble(*module, std::cout);
   }
   if (o.templates) {

@@ -5,12 +5,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include "jit/baseline_compiler.h"
+
 namespace cli {
 
 struct DisasmOptions {
   std::string program;
   bool templates = false;
   bool jit = false;
+  bool pc_table = false;     // --jit: also the debug info, pc by pc
+  jit::JitOptions code;      // --jit: where the code polls (the same flags as run's)
 };
 
 // Declares disasm's options on `disasm` (they print as `minivm disasm --help`).

@@ -157,6 +157,24 @@ std::string sampler_help() {
 
 }  // namespace
 
+void add_code_shape_flags(CLI::App& app, jit::JitOptions& o) {
+  flag(app, "--counted-loop-polls", kCompiled, "compiled counted loops poll at their header too",
+       [&] { o.counted_loop_polls = true; });
+  option(app, "--strip-mining", kCompiled,
+         "otherwise a compiled counted loop polls once every N iterations, so a long one still serves sample "
+         "requests",
+         Value{"N", fmt::format("a power of two up to 2^30, or 0 for never; default {}", o.strip_mining_iters),
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto n = parse_whole(text, 0, uint64_t(1) << 30, why);
+                 if (n && (*n & (*n - 1)) != 0) why = "it is not a power of two";
+                 if (!why.empty()) bad("value", option, text, why);
+                 o.strip_mining_iters = uint32_t(*n);
+               }});
+  option(app, "--debug-info", kCompiled, "compiled-code debug info for every pc, or only at polls and calls",
+         choice_value({"all", "safepoints"}, o.safepoint_debug_info, [&](size_t i) { o.safepoint_debug_info = i == 1; }));
+}
+
 void add_run_flags(CLI::App& run, RunOptions& o) {
   // Required, so that an option whose value is optional (--stress-unload) never takes it.
   run.add_option("program", o.program, "the Mini program to compile and run")->type_name("PROGRAM.mini")->required();
@@ -183,27 +201,13 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
   flag(run, "--debug-no-polls", kCompiled,
        "compiled code without safepoint polls (only to measure their cost: such code cannot be sampled or stopped)",
        [&] { o.jit.emit_polls = false; });
-  flag(run, "--counted-loop-polls", kCompiled, "compiled counted loops poll at their header too",
-       [&] { o.jit.counted_loop_polls = true; });
-  option(run, "--strip-mining", kCompiled,
-         "otherwise a compiled counted loop polls once every N iterations, so a long one still serves sample "
-         "requests",
-         Value{"N", fmt::format("a power of two up to 2^30, or 0 for never; default {}", o.jit.strip_mining_iters),
-               [&](const std::string& option, const std::string& text) {
-                 std::string why;
-                 auto n = parse_whole(text, 0, uint64_t(1) << 30, why);
-                 if (n && (*n & (*n - 1)) != 0) why = "it is not a power of two";
-                 if (!why.empty()) bad("value", option, text, why);
-                 o.jit.strip_mining_iters = uint32_t(*n);
-               }});
+  add_code_shape_flags(run, o.jit);
   option(run, "--stress-unload", kCompiled,
          "every T recompile every compiled function and free the replaced code once no thread can be in it; "
          "tiered or --xcomp only",
          duration_value("period", kMinPeriodNs, kMaxPeriodNs, jit::StressUnloadOptions{}.period_ns,
                         o.stress_unload_ns, /*optional=*/true))
       ->expected(0, 1);
-  option(run, "--debug-info", kCompiled, "compiled-code debug info for every pc, or only at polls and calls",
-         choice_value({"all", "safepoints"}, o.jit.safepoint_debug_info, [&](size_t i) { o.jit.safepoint_debug_info = i == 1; }));
   flag(run, "--perf-map", kCompiled,
        "write /tmp/perf-PID.map and jit-PID.dump ($MINIVM_JITDUMP_DIR, else a new ~/.debug/jit/minivm-jit-DATE.* as "
        "perf's JIT agent does) naming the interpreter, stubs and compiled code for `perf` (jit/README.md, "

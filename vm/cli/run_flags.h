@@ -12,6 +12,10 @@ namespace cli {
 // option, the value and what it accepts.
 void add_run_flags(CLI::App& run, RunOptions& options);
 
+// The options that change where compiled code polls and what debug info it keeps
+// (--counted-loop-polls, --strip-mining, --debug-info), shared by `run` and `disasm --jit`.
+void add_code_shape_flags(CLI::App& app, jit::JitOptions& options);
+
 // After parsing: an option of the profiling group turns profiling on; the profile's
 // format comes from --format or the file's extension; every output path is checked
 // before the program starts. Throws CLI::ValidationError on a problem.

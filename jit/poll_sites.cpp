@@ -1,0 +1,69 @@
+#include "jit/poll_sites.h"
+
+#include "vm/opcodes.h"
+
+namespace jit {
+
+namespace {
+
+// The same inlined instance of a body: the same chain of callers (every scope but the
+// innermost).
+bool same_instance(const runtime::ScopeChain& a, const runtime::ScopeChain& b) {
+  if (a.count != b.count || a[0].method != b[0].method) return false;
+  for (uint32_t k = 1; k < a.count; k++)
+    if (a[k].method != b[k].method || a[k].bci != b[k].bci) return false;
+  return true;
+}
+
+PollKind kind_at(const runtime::Scope& s) {
+  vm::Op op = vm::Op(s.method->function->code[size_t(s.bci)]);
+  if (op == vm::Op::ret || op == vm::Op::vret) return PollKind::ret;
+  if (op == vm::Op::forloop) return PollKind::strip_mined_latch;
+  return PollKind::loop_header;
+}
+
+}  // namespace
+
+const char* poll_kind_name(PollKind kind) {
+  switch (kind) {
+    case PollKind::loop_header: return "loop header";
+    case PollKind::ret: return "return";
+    case PollKind::strip_mined_latch: return "strip-mined latch";
+  }
+  return "?";
+}
+
+std::vector<PollSiteInfo> poll_sites(const runtime::CompiledCode& code) {
+  std::vector<PollSiteInfo> out;
+  for (const runtime::PollSite& p : code.polls) {
+    // compile_method records a safepoint pc desc at every poll, kept under every
+    // --debug-info setting: the scopes at the poll are the poll's own.
+    runtime::ScopeChain scopes = code.scopes_at(p.pc);
+    out.push_back({uint32_t(p.pc - code.begin), kind_at(scopes[0]), scopes});
+  }
+  return out;
+}
+
+std::vector<LoopSite> loop_sites(const runtime::CompiledCode& code) {
+  std::vector<PollSiteInfo> polls = poll_sites(code);
+  std::vector<LoopSite> out;
+  for (const runtime::PcDesc& d : code.pc_descs) {
+    runtime::ScopeChain scopes = code.scope_chain(d);
+    if (scopes.count == 0) continue;
+    const runtime::Scope& s = scopes[0];
+    for (const vm::LoopEntry& loop : s.method->function->loops) {
+      if (int32_t(loop.header_bci) != s.bci) continue;
+      bool seen = false;  // the first desc at a header is where its code starts
+      for (const LoopSite& l : out) seen |= l.loop == &loop && same_instance(l.scopes, scopes);
+      if (seen) continue;
+      bool has_poll = false;
+      for (const PollSiteInfo& p : polls)
+        has_poll |= same_instance(p.scopes, scopes) && p.scopes[0].bci >= int32_t(loop.header_bci) &&
+                    p.scopes[0].bci <= int32_t(loop.latch_bci);
+      out.push_back({d.pc_offset, &loop, scopes, has_poll});
+    }
+  }
+  return out;
+}
+
+}  // namespace jit

@@ -1,0 +1,42 @@
+// Where a compiled method polls, and which of its loops never do, read back from the
+// tables compile_method leaves on the blob (its poll table and its debug info): the one
+// place tools (`minivm disasm --jit`) learn what each poll is for, so they cannot
+// disagree with the code about it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "runtime/compiled_code.h"
+#include "vm/bytecode.h"
+
+namespace jit {
+
+// Why the compiler put a poll there (jit/README.md, "Polls").
+enum class PollKind : uint8_t {
+  loop_header,        // an uncounted loop's header (or a counted one's, --counted-loop-polls)
+  ret,                // a return, before the frame is torn down
+  strip_mined_latch,  // a counted loop's latch, when the strip-mining countdown runs out
+};
+const char* poll_kind_name(PollKind kind);  // "loop header", "return", "strip-mined latch"
+
+struct PollSiteInfo {
+  uint32_t offset;            // of the trapping `test`, from the code's start (PollSite::pc)
+  PollKind kind;
+  runtime::ScopeChain scopes;  // where it is, innermost first
+};
+
+// One loop whose header is in the compiled code (the method's own or an inlined body's).
+struct LoopSite {
+  uint32_t header_offset;      // where the header's code starts
+  const vm::LoopEntry* loop;
+  runtime::ScopeChain scopes;  // the header, innermost first
+  bool has_poll;               // a poll site of this code lies in the loop's bytecode range
+};
+
+// Every poll of `code`, by offset.
+std::vector<PollSiteInfo> poll_sites(const runtime::CompiledCode& code);
+// Every loop whose header has debug info in `code`, by header offset (with
+// --debug-info=safepoints only the headers that poll are found).
+std::vector<LoopSite> loop_sites(const runtime::CompiledCode& code);
+
+}  // namespace jit

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The bench's report writers on measurements that are missing (a run that wrote no
+statistics or events, a limits probe that recorded no timings under load, a perf that
+could not run): bench/run.py writes report.md, every CSV, targets.json and the plots,
+and says "missing" (report), leaves the cell empty (CSV) or writes null (JSON) instead of
+crashing. Also: the accuracy plot's first slanted label stays inside the picture.
+Usage: test_bench_report.py MINIVM (for the sampler names). Prints `N passed, N failed`."""
+import csv
+import json
+import math
+import os
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+from checks import check, finish
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import run  # noqa: E402
+
+run.SAMPLERS[:] = run.sampler_names(os.path.abspath(sys.argv[1]))
+run.COMPARED[:] = [s for s in run.SAMPLERS if s != "oracle"]
+by_name = {w[0]: w for w in run.WORKLOADS}
+
+
+def plan(out_dir, names):
+    return {"quick": True, "runs": 1, "by_name": by_name, "out_dir": out_dir, "names": names,
+            "workloads": [by_name[n] for n in names], "classics": [by_name["counted_loop_then_setter"]],
+            "cost_workloads": [by_name["many_short_methods"]], "latency_workloads": [by_name["counted_loop_then_setter"]],
+            "perf_set": []}
+
+
+def accuracy_of_missing_run():
+    """What measure_accuracy makes of a run whose events and statistics were not written."""
+    a = run.accuracy(None)
+    for s in run.SAMPLERS:
+        a[s]["dropped"] = run.dropped(None, s)
+        a[s]["accounted"] = run.sampler_stats(None, s).get("accounted", False)
+    return a
+
+
+names = ["counted_loop_then_setter", "many_short_methods"]
+no_timings = {"p50": None, "p99": None, "max": None, "n": 0}
+measured = {
+    # minivm_limits under load: no signal timings at all, no untrapped-poll figure.
+    "limits": {"cores": 2, "signal_round_trip_ns": no_timings, "signal_handler_entry_ns": no_timings,
+               "poll_trap_ns": {"p50": 900, "p99": 2000, "max": 5000, "n": 10}, "poll_untrapped_ns": None},
+    "limits_err": None,
+    "acc": {(n, meta): accuracy_of_missing_run() for n in names for meta in (True, False)},
+    # Profiled runs without statistics: held time and CPU missing; slowdowns missing.
+    "over": {("many_short_methods", "base"): None,
+             **{("many_short_methods", s, r): None for s in run.SAMPLERS for r in ("100 Hz", "1 kHz")},
+             **{("many_short_methods", s, k): None for s in run.SAMPLERS for k in ("held", "cpu")}},
+    "depth": {(d, s): (run.held_us(None, s), run.sampler_cpu_us(None)) for d in (10, 100) for s in run.SAMPLERS},
+    "threads": {},  # not measured at all
+    "lat": {("counted_loop_then_setter", v): (None, None, []) for v in ("signal", "handshake", "counted-loop-polls")},
+    "perf": None, "perf_err": "perf is not installed",
+    "stab": None,
+    "memory": ({"unprofiled": [None, 5000], "cooperative .jsonl": [None, None]}, [2, 6],
+               {"unprofiled": True, "cooperative .jsonl": False}),
+    "seconds": 1.0, "minivm_runs": 0,
+}
+
+with tempfile.TemporaryDirectory() as out:
+    try:
+        run.write_report(plan(out, names), measured)
+        error = None
+    except Exception as e:  # noqa: BLE001 - the point is that nothing escapes
+        error = f"{type(e).__name__}: {e}"
+    check("the report writers do not crash on missing measurements", error is None, error)
+    report = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
+    check("report.md is written with every section", all(h in report for h in (
+        "## Physical limits", "## Accuracy against the oracle", "## Honesty", "## Cost to the program",
+        "## Cooperative: suspension and safepoint latency", "## The oracle checked against perf",
+        "## Stability under code unloading", "## Memory over a long run", "## Targets", "## Reading")), report[:3000])
+    check("a floor with no timings is listed as missing, the one measured is shown",
+          "| signal to another thread and back (tgkill → handler → seen) | missing | missing | missing |" in report
+          and "| a poll that traps (SIGSEGV on the poll page, handler, resume) | 0.90 | 2.00 | 5.00 |" in report
+          and "an untrapped poll costs missing" in report, report[:2000])
+    check("missing shares, slowdowns, held times and latencies read 'missing', never None or n/a",
+          "| counted_loop_then_setter | missing |" in report and "| many_short_methods | cooperative | missing | missing |"
+          in report and "| counted_loop_then_setter | signal | missing | missing |" in report
+          and "None" not in report and "n/a" not in report, report)
+    rows = list(csv.DictReader(open(os.path.join(out, "accuracy.csv")))) if os.path.exists(os.path.join(out, "accuracy.csv")) else []
+    check("accuracy.csv: a missing share is an empty cell",
+          rows and all(r["exact_stack"] == "" and r["true_hot_line"] == "" for r in rows), rows[:2])
+    rows = list(csv.DictReader(open(os.path.join(out, "overhead.csv")))) if os.path.exists(os.path.join(out, "overhead.csv")) else []
+    check("overhead.csv: missing slowdowns are empty cells", rows and all(r["slowdown_1khz"] == "" for r in rows), rows[:2])
+    try:
+        targets = json.load(open(os.path.join(out, "targets.json")))
+    except (OSError, ValueError):
+        targets = []
+    by_target = {t["target"]: t for t in targets}
+    acc_t = next((t for k, t in by_target.items() if k.startswith("Cooperative ≥ 99%")), {})
+    slow_t = next((t for k, t in by_target.items() if k.startswith("Cooperative program slowdown")), {})
+    check("targets.json: a target resting on a missing measurement is met: null, and says what is missing",
+          acc_t.get("met", False) is None and "missing" in acc_t.get("measured", "")
+          and slow_t.get("met", False) is None, targets)
+    check("report: such a target's 'met' column reads missing", "| missing | missing" in report
+          or any(line.count("| missing |") for line in report.splitlines() if line.startswith("| Cooperative ≥ 99%")), report)
+    for name in ("accuracy", "overhead", "held_vs_depth", "latency", "stability"):
+        try:
+            ok = ET.parse(os.path.join(out, name + ".svg")).getroot().tag.endswith("svg")
+        except (ET.ParseError, OSError):
+            ok = False
+        check(f"{name}.svg is an SVG document", ok)
+
+# The accuracy plot's category labels slant down to the left from under their group:
+# the first (the longest workload name) must end inside the picture.
+with tempfile.TemporaryDirectory() as out:
+    for names in ([w[0] for w in run.WORKLOADS], run.QUICK_WORKLOADS):
+        path = os.path.join(out, "a.svg")
+        run.svgplot.bar_chart(path, "t", names, [(s, [50.0] * len(names)) for s in run.COMPARED], "%", y_max=100)
+        texts = [t for t in ET.parse(path).getroot().iter() if t.tag.endswith("text") and t.text == names[0]]
+        x = float(texts[0].get("x")) if texts else -1
+        width = 6.5 * len(names[0]) * math.cos(math.radians(35))
+        check(f"the first label of a {len(names)}-workload plot starts inside the picture", x - width >= 0,
+              (x, width))
+        missing = os.path.join(out, "m.svg")
+        run.svgplot.bar_chart(missing, "t", names, [("a", [None] + [50.0] * (len(names) - 1))], "%", y_max=100)
+        check(f"a missing bar says missing ({len(names)} workloads)", ">missing</text>" in open(missing).read())
+
+finish()
