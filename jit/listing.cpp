@@ -160,13 +160,13 @@ std::string format_listing(const runtime::CompiledCode& code, const std::vector<
     if (!l.has_poll) what += ": NO POLL in this loop";
     marks.emplace(l.header_offset, what);
   }
-  for (const PollSiteInfo& p : polls) marks.emplace(p.offset, fmt::format("POLL ({})", poll_kind_name(p.kind)));
+  for (const PollSiteInfo& p : polls) marks.emplace(p.offset, fmt::format("POLL ({})", runtime::poll_kind_label(p.kind)));
   for (const auto& e : code.osr_entries)
     marks.emplace(uint32_t(e.pc - code.begin), fmt::format("OSR entry (loop at bci {})", e.bci));
 
   std::string out = fmt::format("fn {}: {} bytes, frame complete at +{:#x}, poll sites:", fn.name, code.end - code.begin,
                                 code.frame_complete_offset);
-  for (const PollSiteInfo& p : polls) out += fmt::format(" +{:#x} ({})", p.offset, poll_kind_name(p.kind));
+  for (const PollSiteInfo& p : polls) out += fmt::format(" +{:#x} ({})", p.offset, runtime::poll_kind_label(p.kind));
   if (polls.empty()) out += " none";
   out += "\n";
 

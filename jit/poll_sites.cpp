@@ -1,7 +1,5 @@
 #include "jit/poll_sites.h"
 
-#include "vm/opcodes.h"
-
 namespace jit {
 
 namespace {
@@ -15,23 +13,7 @@ bool same_instance(const runtime::ScopeChain& a, const runtime::ScopeChain& b) {
   return true;
 }
 
-PollKind kind_at(const runtime::Scope& s) {
-  vm::Op op = vm::Op(s.method->function->code[size_t(s.bci)]);
-  if (op == vm::Op::ret || op == vm::Op::vret) return PollKind::ret;
-  if (op == vm::Op::forloop) return PollKind::strip_mined_latch;
-  return PollKind::loop_header;
-}
-
 }  // namespace
-
-const char* poll_kind_name(PollKind kind) {
-  switch (kind) {
-    case PollKind::loop_header: return "loop header";
-    case PollKind::ret: return "return";
-    case PollKind::strip_mined_latch: return "strip-mined latch";
-  }
-  return "?";
-}
 
 std::vector<PollSiteInfo> poll_sites(const runtime::CompiledCode& code) {
   std::vector<PollSiteInfo> out;
@@ -39,7 +21,8 @@ std::vector<PollSiteInfo> poll_sites(const runtime::CompiledCode& code) {
     // compile_method records a safepoint pc desc at every poll, kept under every
     // --debug-info setting: the scopes at the poll are the poll's own.
     runtime::ScopeChain scopes = code.scopes_at(p.pc);
-    out.push_back({uint32_t(p.pc - code.begin), kind_at(scopes[0]), scopes});
+    out.push_back({uint32_t(p.pc - code.begin),
+                   runtime::compiled_poll_kind(*scopes[0].method->function, uint32_t(scopes[0].bci)), scopes});
   }
   return out;
 }

@@ -7,21 +7,14 @@
 #include <vector>
 
 #include "runtime/compiled_code.h"
+#include "runtime/poll_lines.h"
 #include "vm/bytecode.h"
 
 namespace jit {
 
-// Why the compiler put a poll there (jit/README.md, "Polls").
-enum class PollKind : uint8_t {
-  loop_header,        // an uncounted loop's header (or a counted one's, --counted-loop-polls)
-  ret,                // a return, before the frame is torn down
-  strip_mined_latch,  // a counted loop's latch, when the strip-mining countdown runs out
-};
-const char* poll_kind_name(PollKind kind);  // "loop header", "return", "strip-mined latch"
-
 struct PollSiteInfo {
   uint32_t offset;            // of the trapping `test`, from the code's start (PollSite::pc)
-  PollKind kind;
+  runtime::PollKind kind;     // runtime::compiled_poll_kind: loop header, return or strip-mined latch
   runtime::ScopeChain scopes;  // where it is, innermost first
 };
 

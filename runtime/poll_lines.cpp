@@ -12,25 +12,17 @@ namespace {
 struct KindInfo {
   const char* name;
   const char* mark;
+  const char* label;
   const char* meaning;
 };
 constexpr KindInfo kKinds[] = {
-#define X(name, mark, meaning) {#name, mark, meaning},
+#define X(name, mark, label, meaning) {#name, mark, label, meaning},
     POLL_KINDS(X)
 #undef X
 };
 
 bool is_return(const vm::Function& f, uint32_t bci) {
   return bci < f.code.size() && vm::op_has(vm::Op(f.code[bci]), vm::kOpReturn);
-}
-
-// What a compiled poll at `bci` of `f` is: a return's, a loop header's, or the latch of a
-// counted loop (strip mining); the JIT places polls nowhere else.
-PollKind compiled_kind(const vm::Function& f, uint32_t bci) {
-  if (is_return(f, bci)) return PollKind::method_return;
-  for (const vm::LoopEntry& l : f.loops)
-    if (l.latch_bci == bci && l.header_bci != bci) return PollKind::strip_mined_latch;
-  return PollKind::loop_header;
 }
 
 void add(std::vector<PollLine>& out, const vm::Function& f, uint32_t bci, PollKind kind) {
@@ -41,7 +33,15 @@ void add(std::vector<PollLine>& out, const vm::Function& f, uint32_t bci, PollKi
 
 const char* poll_kind_name(PollKind k) { return kKinds[size_t(k)].name; }
 const char* poll_kind_mark(PollKind k) { return kKinds[size_t(k)].mark; }
+const char* poll_kind_label(PollKind k) { return kKinds[size_t(k)].label; }
 const char* poll_kind_meaning(PollKind k) { return kKinds[size_t(k)].meaning; }
+
+PollKind compiled_poll_kind(const vm::Function& f, uint32_t bci) {
+  if (is_return(f, bci)) return PollKind::method_return;
+  for (const vm::LoopEntry& l : f.loops)
+    if (l.latch_bci == bci && l.header_bci != bci) return PollKind::strip_mined_latch;
+  return PollKind::loop_header;
+}
 
 std::vector<PollLine> poll_lines(const Method& m, const CompiledCode* code) {
   std::vector<PollLine> out;
@@ -63,7 +63,7 @@ std::vector<PollLine> poll_lines(const Method& m, const CompiledCode* code) {
       const vm::Function& f = *chain[0].method->function;
       uint32_t bci = uint32_t(chain[0].bci);
       polled.push_back({&f, bci});
-      add(out, f, bci, compiled_kind(f, bci));
+      add(out, f, bci, compiled_poll_kind(f, bci));
     }
     for (const vm::Function* f : functions)
       for (const vm::LoopEntry& l : f->loops) {
