@@ -1,6 +1,8 @@
 #include "vm/cli/run_command.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "interp/template_interpreter.h"
@@ -17,6 +19,11 @@ namespace cli {
 
 void run_command(RunOptions o) {
   auto module = compile_or_exit(o.program);
+  std::string define_error;
+  if (!apply_defines(*module, o.defines, define_error)) {
+    std::fprintf(stderr, "minivm: %s\n", define_error.c_str());
+    std::exit(2);
+  }
   if (o.tiered.print_compilation) jit::set_print_compilation(true);
 
   runtime::set_gc_log(o.gc_log);
