@@ -4,7 +4,7 @@
 // One sampler: the detailed report. The accounting of interruptions (samples, of which
 // biased, failed and dropped, by reason, with a line showing that they add up), the time
 // the thread was stopped and the safepoint latency as nearest-rank p50/p99/max, the top
-// line's share with its 95% interval, then the top functions and lines by self and by
+// three lines' shares with their 95% intervals, then the top functions and lines by self and by
 // total. Shares are of that sampler's samples and always come with their counts.
 // Several samplers: the compact comparison of report_summary.cpp. Both end with the
 // closing notes (what "biased" means, too few samples, debug info only at safepoints).
@@ -262,6 +262,8 @@ void timing(std::string& out, const SamplerStats& st, SamplerId sampler) {
                        "safepoint latency", sampler_name(sampler));
 }
 
+constexpr size_t kTopWithInterval = 3;  // top lines whose share the detailed report gives an interval
+
 void section(std::string& out, const Profile& p, SamplerId sampler,
              const ReportOptions& opt) {
   const SamplerStats& st = stats_of(p, sampler);
@@ -294,10 +296,12 @@ void section(std::string& out, const Profile& p, SamplerId sampler,
   std::vector<Row> fns = a.function_rows(), lns = a.line_rows();
   out += fmt::format("\n  Shares are of this sampler's {} samples.\n", a.samples);
   std::vector<Row> top_lines = sorted_rows(lns, true);
-  if (!top_lines.empty())
-    out += fmt::format("  Top line {}: {} of {} samples, {} with 95% confidence (Wilson interval)\n",
-                       top_lines[0].name(), pct(top_lines[0].self, a.samples), a.samples,
-                       format_interval(wilson95(top_lines[0].self, a.samples)));
+  out += "  Top lines by self, each share with its 95% confidence interval (Wilson):\n";
+  size_t nw = 0;
+  for (size_t i = 0; i < top_lines.size() && i < kTopWithInterval; ++i) nw = std::max(nw, top_lines[i].name().size());
+  for (size_t i = 0; i < top_lines.size() && i < kTopWithInterval; ++i)
+    out += fmt::format("    {:<{}}  {:>6}  {:>12}\n", top_lines[i].name(), nw, pct(top_lines[i].self, a.samples),
+                       format_interval(wilson95(top_lines[i].self, a.samples)));
   table(out, fns, true, "functions", a.samples, opt.top);
   table(out, fns, false, "functions", a.samples, opt.top);
   table(out, lns, true, "lines", a.samples, opt.top);
