@@ -170,8 +170,14 @@ def key(stack):
     return tuple((f["function"], f["line"], f["kind"]) for f in stack)
 
 
+def frame_name(f):
+    """A frame as the text report names it: function:line, or "arraycopy (stub)" for code
+    outside Mini, which has no line."""
+    return f"{f['function']} ({f['kind']})" if f["kind"] in ("native", "stub") else f"{f['function']}:{f['line']}"
+
+
 def top_line(stack):
-    return f"{stack[0]['function']}:{stack[0]['line']}" if stack else "(empty)"
+    return frame_name(stack[0]) if stack else "(empty)"
 
 
 def overlap(p, q):

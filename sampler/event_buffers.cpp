@@ -136,10 +136,18 @@ void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, i
 }
 
 void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
-  Event l = event(EventType::SafepointLatency, SamplerId::cooperative, r.id, thread, r.ticks);
+  // One wait serves every sampler that takes its stack at the poll: each counts it, one
+  // event (the first such sampler's) records it.
+  std::optional<SamplerId> first;
+  for (SamplerId sampler : g_state.options.samplers) {
+    if (stack_taken(sampler) != StackTaken::at_poll) continue;
+    b.part.stats[sampler].latency_ns.push_back(served_ns - r.ticks);
+    if (!first) first = sampler;
+  }
+  if (!first) return;
+  Event l = event(EventType::SafepointLatency, *first, r.id, thread, r.ticks);
   l.latency_ns = served_ns - r.ticks;
   l.stack = stack;
-  b.part.stats[SamplerId::cooperative].latency_ns.push_back(l.latency_ns);
   b.emit(l);
 }
 

@@ -78,6 +78,7 @@ Profile snapshot_profile(bool final) {
   profile.program = g_state.profile.program;
   profile.samplers = g_state.profile.samplers;
   profile.interval_ns = g_state.profile.interval_ns;
+  profile.debug_info_at_safepoints = g_state.profile.debug_info_at_safepoints;
   for (SamplerId s : profile.samplers) profile.stats[s];
   for (EventBuffer* buf : all_buffers()) {
     std::lock_guard<std::mutex> lock(buf->mutex);

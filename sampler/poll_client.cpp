@@ -2,9 +2,9 @@
 // sampled thread itself: every request in its ring is served. The thread walks its own
 // stack once, now walkable, and for each request records
 //   - cooperative (JEP 518): the sampled stack rebuilt from the request (reconstruct.cpp),
-//     or, when it cannot be, the poll-site stack as a biased sample with the reason; and
-//     the safepoint latency (request -> served);
-//   - safepoint: the poll-site stack, biased by construction.
+//     or, when it cannot be, the poll-site stack as a biased sample with the reason;
+//   - safepoint: the poll-site stack, biased by construction (reason taken_at_poll);
+//   - for both, once, the safepoint latency (signal -> served at this poll).
 // A failed request (the thread was not in Java) is a FailedSample for both. Everything
 // goes to the thread's own event buffer, as compact (Method*, bci) traces.
 #include "runtime/code_unloading.h"
@@ -41,17 +41,19 @@ class CooperativeClient : public runtime::PollClient {
       std::optional<Reason> failure = cooperative ? reconstruct(r, frames, trace) : std::nullopt;
       std::lock_guard<std::mutex> lock(b.mutex);  // its own: hardly ever contended
       uint32_t poll_site = (safepoint || failure) ? b.intern(compact_trace(frames, 0)) : 0;
+      uint32_t used = poll_site;  // the stack the latency event names
       if (cooperative) {
         // The request's raw pcs checked against the code freed since the interruption.
         if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
             (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
           b.part.stats[SamplerId::cooperative].freed_code++;
-        uint32_t used = failure ? poll_site : b.intern(trace);
+        if (!failure) used = b.intern(trace);
         record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
-        record_latency(b, r, st->thread_id, used, served);
       }
       if (safepoint)
-        record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site, std::nullopt, false);
+        record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site,
+                      biased_by_construction(SamplerId::safepoint), false);
+      record_latency(b, r, st->thread_id, used, served);
     }
   }
 };

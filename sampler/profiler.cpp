@@ -62,6 +62,7 @@ void start_profiler(const ProfilerOptions& options) {
   Profile& profile = g_state.profile;
   profile.samplers = options.samplers;
   profile.interval_ns = options.interval_ns;
+  profile.debug_info_at_safepoints = options.debug_info_at_safepoints;
   profile.program = runtime::VM::get().module().file;
   for (SamplerId s : options.samplers) profile.stats[s];
   struct sigaction sa = {};

@@ -24,6 +24,7 @@ struct ProfilerOptions {
   bool lines = false;                   // --profile-lines
   bool text_report = true;              // the text profile on stderr at exit
   uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
+  bool debug_info_at_safepoints = false;  // --debug-info=safepoints with compiled code (the report says so)
 };
 
 // Installs the handler, the poll client and the thread hook, and starts the sampler

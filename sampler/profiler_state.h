@@ -204,7 +204,8 @@ void count_interruption(Profile& p);
 // reason is given.
 void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
                    uint32_t stack, std::optional<Reason> biased, bool truncated);
-// The cooperative sampler's safepoint latency: from the interruption to `served_ns`.
+// The safepoint latency of a request served at a poll, from the interruption to
+// `served_ns`: counted for every sampler that takes its stack at the poll.
 void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
 // A NativeMethodSample for every sampler: a thread in native code is walked once for all.
 void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);

@@ -113,16 +113,25 @@ std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile&,
 const StackTrace& stack_of_id(const Profile&, uint32_t id);                          // report_collapsed.cpp
 
 // A frame's name in folded stacks and flame graphs: `function`, or `function:line` with
-// `lines` (`function:?` when the line is unknown, i.e. 0). ';' and whitespace become '_';
-// an empty name is "[unknown]". A sample with no frames at all is the frame "[no_frames]".
+// `lines` (`function:?` when the line is unknown, i.e. 0; a native or stub frame has no
+// line: "native_spin_ns (native)"). ';' and whitespace in the function's own name become
+// '_'; an empty name is "[unknown]". A sample with no frames at all is "[no_frames]".
 std::string frame_label(const FrameRef&, bool lines);  // report_collapsed.cpp
 inline constexpr const char* kNoFramesLabel = "[no_frames]";
 // The root frame of a stack the walk's depth limit cut (StackTraceRepository::truncated)
 // in folded stacks, speedscope and the HTML flame graph: it stands where the missing
 // outermost callers would be, so a cut stack is never taken for a complete one.
 inline constexpr const char* kTruncatedLabel = "[truncated]";
-// A frame's function as every writer names it: "[unknown]" when it has no name.
-inline std::string function_name(const FrameRef& f) { return f.function.empty() ? std::string("[unknown]") : f.function; }
+// Whether a frame has a Mini source line: native and stub frames are code outside Mini.
+inline bool has_source_line(const FrameRef& f) { return f.kind != FrameKind::native && f.kind != FrameKind::stub; }
+// A frame's function as every writer names it: "[unknown]" when it has no name; a frame
+// outside Mini code says what it is ("native_spin_ns (native)", "arraycopy (stub)"), in
+// place of a line it does not have.
+inline std::string function_name(const FrameRef& f) {
+  std::string name = f.function.empty() ? std::string("[unknown]") : f.function;
+  if (!has_source_line(f)) name += std::string(" (") + frame_kind_name(f.kind) + ")";
+  return name;
+}
 
 // One sampler's samples folded: "root;...;top" -> count (root first, no sampler prefix).
 std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,

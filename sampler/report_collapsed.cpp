@@ -52,10 +52,13 @@ std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,
 }
 
 std::string frame_label(const FrameRef& f, bool lines) {
-  std::string s = function_name(f);
+  FrameRef own = f;
+  own.kind = FrameKind::jit;  // the name alone: sanitized before the kind is added
+  std::string s = function_name(own);
   for (char& c : s) {
     if (c == ';' || static_cast<unsigned char>(c) <= ' ' || c == '\x7f') c = '_';
   }
+  if (!has_source_line(f)) return s + " (" + frame_kind_name(f.kind) + ")";
   if (lines) {
     s += ':';
     s += f.line == 0 ? std::string("?") : std::to_string(f.line);

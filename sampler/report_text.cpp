@@ -1,14 +1,17 @@
 // The text report (`--profile`, on stderr at exit; `--profile-out FILE.txt`), percentiles,
 // and write_profile_file, which picks a writer by the file's extension.
 //
-// Per sampler, in Profile::samplers order: the accounting of interruptions (samples, of
-// which biased, failed and dropped, by reason, with a line showing that they add up),
-// suspension time and safepoint latency as nearest-rank p50/p99/max, then the top
-// functions and lines by self and by total. Shares are of that sampler's samples and
-// always come with their counts. With several samplers a comparison table comes first.
+// One sampler: the detailed report. The accounting of interruptions (samples, of which
+// biased, failed and dropped, by reason, with a line showing that they add up), the time
+// the thread was stopped and the safepoint latency as nearest-rank p50/p99/max, the top
+// three lines' shares with their 95% intervals, then the top functions and lines by self and by
+// total. Shares are of that sampler's samples and always come with their counts.
+// Several samplers: the compact comparison of report_summary.cpp. Both end with the
+// closing notes (what "biased" means, too few samples, debug info only at safepoints).
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -18,7 +21,7 @@
 
 #include <fmt/format.h>
 
-#include "sampler/report.h"
+#include "sampler/report_text.h"
 
 namespace sampler {
 
@@ -43,8 +46,6 @@ std::string format_us(uint64_t ns) {
   return fmt::format("{:.0f} µs", us);
 }
 
-namespace {
-
 std::string format_duration(uint64_t ns) {
   double v = static_cast<double>(ns);
   const char* unit = "ns";
@@ -60,23 +61,33 @@ std::string pct(uint64_t part, uint64_t whole) {
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-struct Row {
-  std::string function;
-  uint32_t line = 0;
-  bool with_line = false;
-  uint64_t self = 0, total = 0;
-  std::string name() const {
-    if (!with_line) return function;
-    return function + ":" + (line ? std::to_string(line) : std::string("?"));
-  }
-};
+Interval wilson95(uint64_t k, uint64_t n) {
+  if (n == 0) return {0, 100};
+  const double z = 1.959963984540054, nn = static_cast<double>(n), p = static_cast<double>(k) / nn;
+  double denom = 1 + z * z / nn;
+  double centre = (p + z * z / (2 * nn)) / denom;
+  double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+  return {100 * std::max(0.0, centre - half), 100 * std::min(1.0, centre + half)};
+}
 
-struct Aggregate {
-  uint64_t samples = 0, execution = 0, native = 0, biased = 0;
-  std::map<std::string, Row> functions;
-  std::map<std::pair<std::string, uint32_t>, Row> lines;
-  std::set<int> threads;
-};
+std::string format_interval(Interval i) { return fmt::format("{:.1f}-{:.1f}%", i.low, i.high); }
+
+std::string Row::name() const {
+  if (!with_line) return function;
+  return function + ":" + (line ? std::to_string(line) : std::string("?"));
+}
+
+std::vector<Row> Aggregate::function_rows() const {
+  std::vector<Row> rows;
+  for (const auto& [k, r] : functions) rows.push_back(r);
+  return rows;
+}
+
+std::vector<Row> Aggregate::line_rows() const {
+  std::vector<Row> rows;
+  for (const auto& [k, r] : lines) rows.push_back(r);
+  return rows;
+}
 
 Aggregate aggregate(const Profile& p, SamplerId sampler) {
   Aggregate a;
@@ -104,11 +115,12 @@ Aggregate aggregate(const Profile& p, SamplerId sampler) {
     seen_l.clear();
     for (size_t i = 0; i < st.size(); ++i) {
       std::string fn = function_name(st[i]);
-      std::pair<std::string, uint32_t> lk{fn, st[i].line};
+      bool with_line = has_source_line(st[i]);
+      std::pair<std::string, uint32_t> lk{fn, with_line ? st[i].line : 0};
       Row& r = a.functions[fn];
       Row& l = a.lines[lk];
       r.function = fn;
-      l.function = fn, l.line = st[i].line, l.with_line = true;
+      l.function = fn, l.line = lk.second, l.with_line = with_line;
       if (i == 0) r.self += n, l.self += n;
       // Total: once per sample, however often the function recurses in this stack.
       if (std::find(seen_f.begin(), seen_f.end(), fn) == seen_f.end()) {
@@ -124,10 +136,14 @@ Aggregate aggregate(const Profile& p, SamplerId sampler) {
   return a;
 }
 
+namespace {
+
 bool row_less_name(const Row& a, const Row& b) {
   if (a.function != b.function) return a.function < b.function;
   return a.line < b.line;
 }
+
+}  // namespace
 
 std::vector<Row> sorted_rows(std::vector<Row> rows, bool by_self) {
   if (by_self) {
@@ -142,6 +158,8 @@ std::vector<Row> sorted_rows(std::vector<Row> rows, bool by_self) {
   });
   return rows;
 }
+
+namespace {
 
 void table(std::string& out, const std::vector<Row>& all, bool by_self, const char* what,
            uint64_t samples, size_t top) {
@@ -184,7 +202,7 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   uint64_t failed = total(st.failed), biased = total(st.biased), dropped = total(st.dropped);
   lines.push_back({"samples", st.samples,
                    fmt::format("({} execution, {} native)", a.execution, a.native)});
-  lines.push_back({"  of which biased", biased, "(stack taken at the poll, not where sampled)"});
+  lines.push_back({"  of which biased", biased, "(stack from the next poll, not where the signal landed)"});
   for (const auto& [reason, n] : st.biased) lines.push_back({std::string("    ") + reason_name(reason), n, ""});
   if (st.truncated > 0)
     lines.push_back({"  of which truncated", st.truncated, "(stack cut at the walk's depth limit)"});
@@ -228,17 +246,23 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
                        a.samples, st.samples, a.samples);
 }
 
-void timing(std::string& out, const SamplerStats& st) {
+void timing(std::string& out, const SamplerStats& st, SamplerId sampler) {
   auto line = [&](const char* label, const Distribution& v) {
     Percentiles q = percentiles(v);
-    if (q.n == 0) return fmt::format("    {:<44}  n/a (none recorded)\n", label);
-    return fmt::format("    {:<44}  p50 {}  p99 {}  max {}  (n={})\n", label, format_us(q.p50),
+    if (q.n == 0) return fmt::format("    {:<52}  none recorded\n", label);
+    return fmt::format("    {:<52}  p50 {}  p99 {}  max {}  (n={})\n", label, format_us(q.p50),
                        format_us(q.p99), format_us(q.max), q.n);
   };
   out += "\n  Timing (nearest-rank percentiles):\n";
-  out += line("suspension (thread held, per interruption)", st.suspension_ns);
-  out += line("safepoint latency (request -> served)", st.latency_ns);
+  out += line("thread stopped (in the handler or held), per sample", st.suspension_ns);
+  if (stack_taken(sampler) == StackTaken::at_poll)
+    out += line("safepoint latency (signal -> its next poll)", st.latency_ns);
+  else
+    out += fmt::format("    {:<52}  not applicable: {} takes the stack without waiting for a poll\n",
+                       "safepoint latency", sampler_name(sampler));
 }
+
+constexpr size_t kTopWithInterval = 3;  // top lines whose share the detailed report gives an interval
 
 void section(std::string& out, const Profile& p, SamplerId sampler,
              const ReportOptions& opt) {
@@ -252,7 +276,7 @@ void section(std::string& out, const Profile& p, SamplerId sampler,
     out += fmt::format("  threads sampled: {}\n", ts);
   }
   accounting(out, st, a);
-  timing(out, st);
+  timing(out, st, sampler);
 
   if (a.samples == 0) {
     out += "\n  No samples: ";
@@ -269,39 +293,37 @@ void section(std::string& out, const Profile& p, SamplerId sampler,
     return;
   }
 
-  std::vector<Row> fns, lns;
-  for (const auto& [k, r] : a.functions) fns.push_back(r);
-  for (const auto& [k, r] : a.lines) lns.push_back(r);
+  std::vector<Row> fns = a.function_rows(), lns = a.line_rows();
   out += fmt::format("\n  Shares are of this sampler's {} samples.\n", a.samples);
+  std::vector<Row> top_lines = sorted_rows(lns, true);
+  out += "  Top lines by self, each share with its 95% confidence interval (Wilson):\n";
+  size_t nw = 0;
+  for (size_t i = 0; i < top_lines.size() && i < kTopWithInterval; ++i) nw = std::max(nw, top_lines[i].name().size());
+  for (size_t i = 0; i < top_lines.size() && i < kTopWithInterval; ++i)
+    out += fmt::format("    {:<{}}  {:>6}  {:>12}\n", top_lines[i].name(), nw, pct(top_lines[i].self, a.samples),
+                       format_interval(wilson95(top_lines[i].self, a.samples)));
   table(out, fns, true, "functions", a.samples, opt.top);
   table(out, fns, false, "functions", a.samples, opt.top);
   table(out, lns, true, "lines", a.samples, opt.top);
   table(out, lns, false, "lines", a.samples, opt.top);
 }
 
-void comparison(std::string& out, const Profile& p, const std::vector<SamplerId>& samplers) {
-  size_t nw = 7;
-  for (SamplerId s : samplers) nw = std::max(nw, std::string_view(sampler_name(s)).size());
-  out += "\nComparison (one row per sampler; the same interruptions):\n";
-  out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", "sampler", nw,
-                     "interruptions", "samples", "biased", "failed", "dropped",
-                     "top function by self");
-  for (SamplerId s : samplers) {
-    const SamplerStats& st = stats_of(p, s);
-    Aggregate a = aggregate(p, s);
-    std::vector<Row> fns;
-    for (const auto& [k, r] : a.functions) fns.push_back(r);
-    fns = sorted_rows(fns, true);
-    std::string top = fns.empty() ? std::string("-")
-                                  : fmt::format("{} {} ({} samples)", fns[0].function,
-                                                pct(fns[0].self, a.samples), fns[0].self);
-    out += fmt::format("  {:<{}}  {:>13}  {:>8}  {:>7}  {:>7}  {:>7}   {}\n", sampler_name(s), nw,
-                       st.interruptions, st.samples, total(st.biased), total(st.failed),
-                       total(st.dropped), top);
-  }
-}
-
 }  // namespace
+
+void closing_notes(std::string& out, const Profile& p, uint64_t fewest, const std::string& fewest_sampler) {
+  out += fmt::format("\nbiased: {}. Every reason named above is explained by `minivm help reasons`.\n",
+                     kBiasedMeaning);
+  if (fewest > 0 && fewest < kFewSamples) {
+    Interval half = wilson95(fewest / 2, fewest);
+    out += fmt::format("Few samples: {} has only {}, so a share of 50% is anywhere in {}. For more, run "
+                       "longer (the examples take -D ROUNDS=N) or sample more often (--interval=200us).\n",
+                       fewest_sampler, fewest, format_interval(half));
+  }
+  if (p.debug_info_at_safepoints)
+    out += "Debug info only at polls and calls (--debug-info=safepoints): every sampler, the oracle too, "
+           "puts a pc elsewhere on its function's first line or loses its inlined frames; the oracle is "
+           "only as exact as the debug info.\n";
+}
 
 void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   std::string out;
@@ -314,8 +336,7 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   if (samplers.size() > 1) {
     std::string list;
     for (SamplerId s : samplers) list += (list.empty() ? "" : ", ") + std::string(sampler_name(s));
-    facts.push_back(fmt::format("samplers {} (each on the same interruptions, one section "
-                                "each)", list));
+    facts.push_back(fmt::format("samplers {}, all on the same interruptions", list));
   }
   if (!facts.empty()) {
     std::string joined;
@@ -324,7 +345,8 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   }
   if (!p.sampler_cpu_ns.empty()) {
     Percentiles q = percentiles(p.sampler_cpu_ns);
-    out += fmt::format("  sampler thread CPU {} in all; per visit of a thread p50 {}  p99 {}  max {}  (n={})\n",
+    out += fmt::format("  sampler thread's own CPU time {}; per thread it interrupted p50 {}  p99 {}  max {}  "
+                       "(n={})\n",
                        format_duration(p.sampler_thread_cpu_ns), format_us(q.p50), format_us(q.p99),
                        format_us(q.max), q.n);
   }
@@ -333,8 +355,12 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
     os << out;
     return;
   }
-  if (samplers.size() > 1) comparison(out, p, samplers);
-  for (SamplerId s : samplers) section(out, p, s, opt);
+  if (samplers.size() > 1) {
+    write_summary(out, p, samplers);
+  } else {
+    section(out, p, samplers[0], opt);
+    closing_notes(out, p, aggregate(p, samplers[0]).samples, sampler_name(samplers[0]));
+  }
   os << out;
 }
 

@@ -7,16 +7,18 @@
 #include <optional>
 #include <string_view>
 
+#include "sampler/reasons.h"
+
 namespace sampler {
 
 enum class SamplerId : uint8_t {
-#define SAMPLER(name, where, help) name,
+#define SAMPLER(name, where, bias, help) name,
 #include "sampler/samplers.def"
 #undef SAMPLER
 };
 
 inline constexpr const char* kSamplerNames[] = {
-#define SAMPLER(name, where, help) #name,
+#define SAMPLER(name, where, bias, help) #name,
 #include "sampler/samplers.def"
 #undef SAMPLER
 };
@@ -25,13 +27,26 @@ inline constexpr size_t kSamplerCount = sizeof(kSamplerNames) / sizeof(kSamplerN
 enum class StackTaken : uint8_t { at_poll, in_handler, by_sampler_thread };
 
 inline constexpr StackTaken kSamplerStackTaken[kSamplerCount] = {
-#define SAMPLER(name, where, help) StackTaken::where,
+#define SAMPLER(name, where, bias, help) StackTaken::where,
 #include "sampler/samplers.def"
 #undef SAMPLER
 };
 
+// When a sampler's samples are biased (the bias column of samplers.def).
+enum class Bias : uint8_t { never, if_not_rebuilt, always };
+
+inline constexpr Bias kSamplerBias[kSamplerCount] = {
+#define SAMPLER(name, where, bias, help) Bias::bias,
+#include "sampler/samplers.def"
+#undef SAMPLER
+};
+
+// What "biased" means, in every report and help text that prints the word.
+inline constexpr const char* kBiasedMeaning =
+    "its stack is the one at the thread's next poll, not where the signal landed";
+
 inline constexpr const char* kSamplerHelp[kSamplerCount] = {
-#define SAMPLER(name, where, help) help,
+#define SAMPLER(name, where, bias, help) help,
 #include "sampler/samplers.def"
 #undef SAMPLER
 };
@@ -39,6 +54,11 @@ inline constexpr const char* kSamplerHelp[kSamplerCount] = {
 constexpr const char* sampler_name(SamplerId s) { return kSamplerNames[size_t(s)]; }
 constexpr const char* sampler_help(SamplerId s) { return kSamplerHelp[size_t(s)]; }
 constexpr StackTaken stack_taken(SamplerId s) { return kSamplerStackTaken[size_t(s)]; }
+constexpr Bias bias(SamplerId s) { return kSamplerBias[size_t(s)]; }
+// The reason every sample of a sampler biased by construction carries; nullopt for the others.
+constexpr std::optional<Reason> biased_by_construction(SamplerId s) {
+  return bias(s) == Bias::always ? std::optional<Reason>(Reason::taken_at_poll) : std::nullopt;
+}
 // The sampler a name stands for; nullopt for a name not in the table.
 inline std::optional<SamplerId> sampler_named(std::string_view name) {
   for (size_t i = 0; i < kSamplerCount; i++)

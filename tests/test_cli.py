@@ -147,6 +147,22 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("run", "--xcomp", hello, "--stress-unload")
     check("--stress-unload after the program", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
 
+    # --define replaces a global's literal initial value before main runs.
+    defs = os.path.join(tmp, "defines.mini")
+    with open(defs, "w") as f:
+        f.write("var N: int = 3;\nvar F: float = 1.5;\nvar B: bool = false;\nfn main() { print(N, F, B); }\n")
+    rc, out, err = run("run", defs)
+    check("a program's globals start at their initialisers", rc == 0 and out == "3 1.5 false\n", out + err)
+    rc, out, err = run("run", "-D", "N=1_000", "--define", "F=-2.25", "--define=B=true", defs)
+    check("--define / -D replace them", rc == 0 and out == "1000 -2.25 true\n", out + err)
+    for arg, needle in (("N=x", "global 'N' is int, and 'x' is not an int literal"),
+                        ("F=true", "global 'F' is float"), ("B=1", "global 'B' is bool"),
+                        ("Q=1", "has no global 'Q' (its globals: N, F, B)")):
+        rc, out, err = run("run", "-D", arg, defs)
+        check(f"--define {arg} is refused, naming the global, exit 2", rc == 2 and needle in err and out == "", err)
+    rc, out, err = run("run", "-D", "N", defs)
+    check("--define without '=' is a usage error", usage_error(rc, err, "--define", "NAME=VALUE"), err)
+
     # Bad values name the option and what it accepts; conflicts are refused.
     rc, out, err = run("run", "--suspend=bogus", hello)
     check("a bad --suspend names the value and the accepted ones",

@@ -34,14 +34,27 @@ def events(path):
 WITHOUT_ID = ("program_ended_before_poll", "signal_not_delivered", "thread_gone")
 
 
+ACCOUNTING_ROW = re.compile(r"^  (\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)  (.*)$", re.M)
+
+
+def accounting_rows(stderr):
+    """The accounting table of a several-sampler text report: sampler -> (interruptions,
+    samples, biased, failed, dropped, notes), the notes naming each reason with its count."""
+    at = stderr.find("Accounting per sampler")
+    if at < 0:
+        return {}
+    block = stderr[at:].split("\n\n")[0]
+    return {m.group(1): tuple(int(m.group(i)) for i in range(2, 7)) + (m.group(7),)
+            for m in ACCOUNTING_ROW.finditer(block)}
+
+
 def counts_by_sampler(stderr):
-    """Per sampler section of the text report: (interruptions, outcomes counted without
-    an id: every drop and the failures in WITHOUT_ID)."""
+    """Per sampler of a several-sampler text report: (interruptions, outcomes counted
+    without an id: every drop and the failures in WITHOUT_ID)."""
     out = {}
-    for m in re.finditer(r"== sampler: (\w+) ==\n((?:(?!== sampler:).*\n?)*)", stderr):
-        body = m.group(2)
-        number = lambda label: sum(int(n) for n in re.findall(rf"^\s+{label}\s+(\d+)", body, re.M))
-        out[m.group(1)] = (number("interruptions"), number("dropped") + sum(number(r) for r in WITHOUT_ID))
+    for name, (interruptions, _, _, _, dropped, notes) in accounting_rows(stderr).items():
+        without = sum(int(n) for r in WITHOUT_ID for n in re.findall(rf"\b{r} (\d+)", notes))
+        out[name] = (interruptions, dropped + without)
     return out
 
 
@@ -74,10 +87,12 @@ def same_interruptions(ev, stderr):
 
 
 def accounted(stderr):
-    """Every sampler section of the text report says its accounting adds up."""
-    sections = stderr.count("== sampler:")
-    ok = len(re.findall(r"= interruptions: all accounted for", stderr))
-    return sections > 0 and ok == sections
+    """The text report says every sampler's accounting adds up: the one sampler's section,
+    or every row of the several samplers' accounting table."""
+    rows = accounting_rows(stderr)
+    if rows:
+        return all(notes.startswith("all accounted for") for *_, notes in rows.values())
+    return stderr.count("== sampler:") == 1 and len(re.findall(r"= interruptions: all accounted for", stderr)) == 1
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -102,6 +117,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"both samplers saw the same interruptions ({mode})",
               len(coop) > 20 and sorted(e["sample"] for e in coop) == sorted(e["sample"] for e in safe),
               f"{len(coop)} vs {len(safe)}")
+        check(f"every safepoint sample is biased by construction, reason taken_at_poll ({mode})",
+              safe and all(e["biased"] and e.get("reason") == "taken_at_poll" for e in safe),
+              [e for e in safe if not (e["biased"] and e.get("reason") == "taken_at_poll")][:3])
         in_loop = sum(1 for e in coop if e["stack"][0]["function"] == "work" and e["stack"][0]["line"] in (18, 19))
         check(f"cooperative puts the time on the loop, lines 18-19 ({mode})", in_loop >= 0.9 * len(coop),
               f"{in_loop} of {len(coop)}")
@@ -214,7 +232,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check(f"a cooperative stack that differs from the oracle's is a counted biased sample ({what})",
                   not unflagged, [(stacks["cooperative"][i][:3], oracle[i][:3]) for i in unflagged[:2]])
             check(f"--sampler=all accounting adds up for every method ({what})",
-                  accounted(se) and se.count("== sampler:") == 5, se[-3000:])
+                  accounted(se) and len(accounting_rows(se)) == 5, se[-3000:])
             if name == "counted_loop_then_setter" and mode == "--tiered":
                 top_ok = sum(1 for i, st in stacks["safepoint"].items() if oracle.get(i, [None])[:1] == st[:1])
                 check("the safepoint sampler's top line is wrong on most samples of the hot counted loop",

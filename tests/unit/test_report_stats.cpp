@@ -104,9 +104,14 @@ TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stat
   // (A median by interpolation would give 550 ns for the cooperative suspension.)
   Profile p = two_samplers();
   std::string json = stats_json(p);
-  std::ostringstream text;
-  write_text(p, text);
   for (const auto& [name, st] : p.stats) {
+    // Each sampler's own timing is in the report of that sampler alone.
+    Profile alone = p;
+    alone.samplers = {name};
+    std::erase_if(alone.events, [&](const Event& e) { return e.sampler != name; });
+    std::erase_if(alone.stats, [&](const auto& kv) { return kv.first != name; });
+    std::ostringstream text;
+    write_text(alone, text);
     for (const auto* values : {&st.suspension_ns, &st.latency_ns}) {
       Percentiles q = percentiles(*values);
       if (q.n == 0) continue;

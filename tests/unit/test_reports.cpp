@@ -19,6 +19,7 @@
 
 #include "sampler/profile.h"
 #include "sampler/report.h"
+#include "sampler/report_text.h"
 
 using namespace sampler;
 
@@ -413,13 +414,15 @@ Profile two_sampler_profile() {
   return p;
 }
 
-Profile one_sampler_profile() {
-  Profile p = two_sampler_profile();
-  p.samplers = {SamplerId::cooperative};
-  std::erase_if(p.events, [](const Event& e) { return e.sampler != SamplerId::cooperative; });
-  p.stats.erase(SamplerId::classical);
+// One sampler's part of a profile: what a run with --sampler=NAME alone reports.
+Profile only(Profile p, SamplerId sampler) {
+  p.samplers = {sampler};
+  std::erase_if(p.events, [&](const Event& e) { return e.sampler != sampler; });
+  std::erase_if(p.stats, [&](const auto& kv) { return kv.first != sampler; });
   return p;
 }
+
+Profile one_sampler_profile() { return only(two_sampler_profile(), SamplerId::cooperative); }
 
 template <class W>
 std::string render(W writer, const Profile& p, ReportOptions o = {}) {
@@ -457,7 +460,7 @@ std::map<std::string, uint64_t> fold_html_tree(const Json& data, const Json& roo
     if (n.has("c"))
       for (const Json& c : n["c"].items) {
         std::string name = data["names"][c["f"].u64()].str;
-        if (lines) {
+        if (lines && name.back() != ')') {  // a native or stub frame has no line: "sqrt (native)"
           uint64_t l = c["l"].u64();
           name += ":" + (l ? std::to_string(l) : std::string("?"));
         }
@@ -560,15 +563,18 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
   std::string text = text_of(two_sampler_profile());
   INFO(text);
   CHECK(text.rfind("minivm profile: prog.mini\n", 0) == 0);
-  CHECK(has_line(text, "interval 1 ms, run time 10.5 ms, samplers cooperative, classical (each on the "
-                       "same interruptions, one section each)"));
-  // Sections in Profile::samplers order.
-  CHECK(text.find("== sampler: cooperative ==") < text.find("== sampler: classical =="));
+  CHECK(has_line(text, "interval 1 ms, run time 10.5 ms, samplers cooperative, classical, all on the same "
+                       "interruptions"));
+  // Several samplers: one accounting row each, in Profile::samplers order, with reasons.
+  CHECK(table_rows(text, "Accounting per sampler") ==
+        std::vector<std::string>{
+            "cooperative 10 8 2 0 2 all accounted for; biased: frame_not_found 1, pc_in_stub 1; dropped: ring_full 2",
+            "classical 10 7 0 3 0 all accounted for; failed: pc_in_stub 2, unknown_pc 1"});
 
-  std::string co = section_of(text, "cooperative");
+  std::string co = section_of(text_of(only(two_sampler_profile(), SamplerId::cooperative)), "cooperative");
   CHECK(has_line(co, "interruptions 10"));
   CHECK(has_line(co, "samples 8 80.0% (7 execution, 1 native)"));
-  CHECK(has_line(co, "of which biased 2 20.0% (stack taken at the poll, not where sampled)"));
+  CHECK(has_line(co, "of which biased 2 20.0% (stack from the next poll, not where the signal landed)"));
   CHECK(has_line(co, "frame_not_found 1 10.0%"));
   CHECK(has_line(co, "pc_in_stub 1 10.0%"));
   CHECK(has_line(co, "failed 0 0.0%"));
@@ -576,9 +582,9 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
   CHECK(has_line(co, "ring_full 2 20.0%"));
   CHECK(has_line(co, "8 samples + 0 failed + 2 dropped = 10 = interruptions: all accounted for"));
 
-  std::string cl = section_of(text, "classical");
+  std::string cl = section_of(text_of(only(two_sampler_profile(), SamplerId::classical)), "classical");
   CHECK(has_line(cl, "samples 7 70.0% (6 execution, 1 native)"));
-  CHECK(has_line(cl, "of which biased 0 0.0% (stack taken at the poll, not where sampled)"));
+  CHECK(has_line(cl, "of which biased 0 0.0% (stack from the next poll, not where the signal landed)"));
   CHECK(has_line(cl, "failed 3 30.0%"));
   CHECK(has_line(cl, "pc_in_stub 2 20.0%"));
   CHECK(has_line(cl, "unknown_pc 1 10.0%"));
@@ -586,53 +592,89 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
   CHECK(has_line(cl, "7 samples + 3 failed + 0 dropped = 10 = interruptions: all accounted for"));
 }
 
-TEST_CASE("reports: text report percentiles of suspension and safepoint latency", "[reports]") {
+TEST_CASE("reports: several samplers: what they share once, top lines side by side, intervals", "[reports]") {
   std::string text = text_of(two_sampler_profile());
   INFO(text);
-  std::string co = section_of(text, "cooperative"), cl = section_of(text, "classical");
+  // The stop is shared: the sampler with the most samples shows it (cooperative, n=10);
+  // the latency is that of the requests served at a poll, which only cooperative waits for.
+  CHECK(has_line(text, "thread stopped p50 5.00 µs p99 150 µs max 150 µs (n=10), per sample: in the signal "
+                       "handler or held"));
+  CHECK(has_line(text, "safepoint latency p50 2.00 µs p99 5.00 µs max 5.00 µs (n=7), signal -> next poll: "
+                       "what cooperative wait; the others take the stack at once"));
+  CHECK(text.find("== sampler:") == std::string::npos);
+  CHECK(table_rows(text, "Top lines by self") ==
+        std::vector<std::string>{"compute:19 50.0%* 57.1%*", "fib:3 25.0% 28.6%", "sqrt (native) 12.5% 14.3%",
+                                 "main:28 12.5% -"});
+  CHECK(has_line(text, "cooperative compute:19 50.0% 21.5-78.5% of 8"));
+  CHECK(has_line(text, "classical compute:19 57.1% 25.0-84.2% of 7"));
+  CHECK(has_line(text, "Few samples: classical has only 7, so a share of 50% is anywhere in 15.8-75.0%. For "
+                       "more, run longer (the examples take -D ROUNDS=N) or sample more often (--interval=200us)."));
+  CHECK(text.find("minivm help reasons") != std::string::npos);
+}
+
+TEST_CASE("reports: the Wilson interval of a share", "[reports]") {
+  Interval i = wilson95(50, 100);
+  CHECK(i.low == Approx(40.383).epsilon(1e-3));
+  CHECK(i.high == Approx(59.617).epsilon(1e-3));
+  CHECK(wilson95(0, 10).low == 0);
+  CHECK(wilson95(10, 10).high == Approx(100));
+  CHECK(format_interval(wilson95(21, 30)) == "52.1-83.3%");
+}
+
+TEST_CASE("reports: --debug-info=safepoints is said to limit every sampler, the oracle too", "[reports]") {
+  Profile p = one_sampler_profile();
+  CHECK(text_of(p).find("--debug-info=safepoints") == std::string::npos);
+  p.debug_info_at_safepoints = true;
+  CHECK(text_of(p).find("the oracle is only as exact as the debug info") != std::string::npos);
+  CHECK(text_of(two_sampler_profile()).find("--debug-info") == std::string::npos);
+}
+
+TEST_CASE("reports: text report percentiles of suspension and safepoint latency", "[reports]") {
+  std::string co = text_of(only(two_sampler_profile(), SamplerId::cooperative));
+  std::string cl = text_of(only(two_sampler_profile(), SamplerId::classical));
+  INFO(co + cl);
   // cooperative suspension: 1..9 µs and 150 µs: p50 = rank 5, p99 = rank 10.
-  CHECK(has_line(co, "suspension (thread held, per interruption) p50 5.00 µs p99 150 µs max 150 µs (n=10)"));
+  CHECK(has_line(co, "thread stopped (in the handler or held), per sample p50 5.00 µs p99 150 µs max 150 µs (n=10)"));
   // latency sorted: 0.8 1.0 1.2 2.0 3.0 4.2 5.0 µs: p50 = rank 4, p99 = rank 7.
-  CHECK(has_line(co, "safepoint latency (request -> served) p50 2.00 µs p99 5.00 µs max 5.00 µs (n=7)"));
-  CHECK(has_line(cl, "suspension (thread held, per interruption) p50 0.50 µs p99 1.50 µs max 1.50 µs (n=2)"));
-  CHECK(has_line(cl, "safepoint latency (request -> served) n/a (none recorded)"));
+  CHECK(has_line(co, "safepoint latency (signal -> its next poll) p50 2.00 µs p99 5.00 µs max 5.00 µs (n=7)"));
+  CHECK(has_line(cl, "thread stopped (in the handler or held), per sample p50 0.50 µs p99 1.50 µs max 1.50 µs (n=2)"));
+  CHECK(has_line(cl, "safepoint latency not applicable: classical takes the stack without waiting for a poll"));
 }
 
 TEST_CASE("reports: text report shares by function and line, self and total", "[reports]") {
   std::string text = text_of(two_sampler_profile());
   INFO(text);
-  std::string co = section_of(text, "cooperative");
+  std::string co = text_of(only(two_sampler_profile(), SamplerId::cooperative));
   CHECK(has_line(co, "Shares are of this sampler's 8 samples."));
+  CHECK(table_rows(co, "Top lines by self, each share") ==
+        std::vector<std::string>{"fib:3 25.0% 7.1-59.1%", "main:28 12.5% 2.2-47.1%"});
+  CHECK(has_line(co, "compute:19 50.0% 21.5-78.5%"));
   // Self: compute 4 (A x3 + biased A); fib 2; main 1 (biased D) before sqrt 1 (more total).
   CHECK(table_rows(co, "Functions by self") ==
         std::vector<std::string>{"4 50.0% 5 62.5% compute", "2 25.0% 2 25.0% fib",
-                                 "1 12.5% 8 100.0% main", "1 12.5% 1 12.5% sqrt"});
+                                 "1 12.5% 8 100.0% main", "1 12.5% 1 12.5% sqrt (native)"});
   // Total: fib recurses three deep but counts once per sample.
   CHECK(table_rows(co, "Functions by total") ==
         std::vector<std::string>{"8 100.0% 1 12.5% main", "5 62.5% 4 50.0% compute",
-                                 "2 25.0% 2 25.0% fib", "1 12.5% 1 12.5% sqrt"});
+                                 "2 25.0% 2 25.0% fib", "1 12.5% 1 12.5% sqrt (native)"});
   CHECK(table_rows(co, "Lines by self") ==
         std::vector<std::string>{"4 50.0% 4 50.0% compute:19", "2 25.0% 2 25.0% fib:3",
-                                 "1 12.5% 1 12.5% main:28", "1 12.5% 1 12.5% sqrt:?"});
+                                 "1 12.5% 1 12.5% main:28", "1 12.5% 1 12.5% sqrt (native)"});
   CHECK(table_rows(co, "Lines by total") ==
         std::vector<std::string>{"5 62.5% 0 0.0% main:30", "4 50.0% 4 50.0% compute:19",
                                  "2 25.0% 2 25.0% fib:3", "2 25.0% 0 0.0% fib:4",
                                  "2 25.0% 0 0.0% main:31", "1 12.5% 1 12.5% main:28",
-                                 "1 12.5% 1 12.5% sqrt:?", "1 12.5% 0 0.0% compute:21"});
-  std::string cl = section_of(text, "classical");
+                                 "1 12.5% 1 12.5% sqrt (native)", "1 12.5% 0 0.0% compute:21"});
+  std::string cl = text_of(only(two_sampler_profile(), SamplerId::classical));
   CHECK(table_rows(cl, "Functions by self") ==
         std::vector<std::string>{"4 57.1% 5 71.4% compute", "2 28.6% 2 28.6% fib",
-                                 "1 14.3% 1 14.3% sqrt"});
-  // The comparison table comes first with several samplers.
-  CHECK(text.find("Comparison") < text.find("== sampler: cooperative =="));
-  CHECK(has_line(text, "cooperative 10 8 2 0 2 compute 50.0% (4 samples)"));
-  CHECK(has_line(text, "classical 10 7 0 3 0 compute 57.1% (4 samples)"));
+                                 "1 14.3% 1 14.3% sqrt (native)"});
 }
 
 TEST_CASE("reports: text report truncates tables at `top` and says what it left out", "[reports]") {
   ReportOptions o;
   o.top = 2;
-  std::string co = section_of(text_of(two_sampler_profile(), o), "cooperative");
+  std::string co = text_of(one_sampler_profile(), o);
   INFO(co);
   CHECK(has_line(co, "Functions by self (samples with it on top of the stack), top 2 of 4:"));
   CHECK(has_line(co, "... 2 more functions with 2 self samples (25.0%)"));
@@ -658,7 +700,7 @@ TEST_CASE("reports: text report is honest about missing samples and bad accounti
     INFO(t);
     CHECK(has_line(t, "No samples: the program was never interrupted (it ran for 300 µs, less than one "
                       "sampling interval of 1 ms)."));
-    CHECK(has_line(t, "suspension (thread held, per interruption) n/a (none recorded)"));
+    CHECK(has_line(t, "thread stopped (in the handler or held), per sample none recorded"));
     CHECK(t.find("Functions by") == std::string::npos);
   }
   SECTION("every interruption failed") {
@@ -685,9 +727,9 @@ TEST_CASE("reports: text report is honest about missing samples and bad accounti
     CHECK(has_line(t, "note: 8 sample events recorded, but the counters say 9 samples; the tables below "
                       "use the 8 events"));
   }
-  SECTION("one sampler: no comparison table") {
+  SECTION("one sampler: no side-by-side tables") {
     std::string t = text_of(one_sampler_profile());
-    CHECK(t.find("Comparison") == std::string::npos);
+    CHECK(t.find("% of each sampler's samples") == std::string::npos);
     CHECK(has_line(t, "interval 1 ms, run time 10.5 ms, sampler cooperative"));
   }
 }
@@ -697,17 +739,17 @@ TEST_CASE("reports: collapsed stacks, root first, one line per distinct stack", 
     CHECK(collapsed_of(two_sampler_profile()) ==
           "cooperative;main 1\n"
           "cooperative;main;compute 4\n"
-          "cooperative;main;compute;sqrt 1\n"
+          "cooperative;main;compute;sqrt (native) 1\n"
           "cooperative;main;fib;fib;fib 2\n"
           "classical;main;compute 4\n"
-          "classical;main;compute;sqrt 1\n"
+          "classical;main;compute;sqrt (native) 1\n"
           "classical;main;fib;fib;fib 2\n");
   }
   SECTION("one sampler: no prefix") {
     CHECK(collapsed_of(one_sampler_profile()) ==
           "main 1\n"
           "main;compute 4\n"
-          "main;compute;sqrt 1\n"
+          "main;compute;sqrt (native) 1\n"
           "main;fib;fib;fib 2\n");
   }
   SECTION("--profile-lines") {
@@ -716,7 +758,7 @@ TEST_CASE("reports: collapsed stacks, root first, one line per distinct stack", 
     CHECK(collapsed_of(one_sampler_profile(), o) ==
           "main:28 1\n"
           "main:30;compute:19 4\n"
-          "main:30;compute:21;sqrt:? 1\n"
+          "main:30;compute:21;sqrt (native) 1\n"
           "main:31;fib:4;fib:4;fib:3 2\n");
   }
   SECTION("frame names never contain ';' or spaces; empty stacks are named") {

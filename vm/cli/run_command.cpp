@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "interp/template_interpreter.h"
@@ -48,6 +50,11 @@ class ProfileSignalsHeld {
 void run_command(RunOptions o, const AfterProfile& after) {
   ProfileSignalsHeld held(o.profile);
   auto module = compile_or_exit(o.program);
+  std::string define_error;
+  if (!apply_defines(*module, o.defines, define_error)) {
+    std::fprintf(stderr, "minivm: %s\n", define_error.c_str());
+    std::exit(2);
+  }
   if (o.tiered.print_compilation) jit::set_print_compilation(true);
 
   runtime::set_gc_log(o.gc_log);

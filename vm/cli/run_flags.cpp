@@ -195,6 +195,21 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
          count_value(o.tiered.backedge_threshold));
   flag(run, "--jit-sync", kExecution, "tiered, but compile on the thread that asks (deterministic OSR)",
        [&] { o.tiered.synchronous = true; });
+  run.add_option_function<std::vector<std::string>>(
+         "-D,--define",
+         [&](const std::vector<std::string>& texts) {
+           for (const std::string& text : texts) {
+             Define d;
+             std::string why;
+             if (!parse_define(text, d, why)) bad("definition", "--define", text, why);
+             o.defines.push_back(d);
+           }
+         },
+         wrap("start the program with global NAME set to VALUE instead of its initialiser (a literal of the "
+              "global's type: int, float or bool), e.g. -D ROUNDS=5000; repeatable; the language is unchanged"))
+      ->type_name("NAME=VALUE")
+      ->allow_extra_args(false)
+      ->group(kExecution);
   flag(run, "--print-compilation", kExecution, "one line on stderr per compiled function and per OSR",
        [&] { o.tiered.print_compilation = true; });
 
@@ -281,6 +296,7 @@ void resolve_run_flags(const CLI::App& run, RunOptions& o) {
     if (opt->get_group() == kProfiling && opt->count() > 0) o.profile = true;
 
   sampler::ProfilerOptions& p = o.profiler;
+  p.debug_info_at_safepoints = o.jit.safepoint_debug_info && o.mode != Mode::xint;
   bool format_given = run.count("--format") > 0;
   if (format_given && p.out_path.empty())
     throw CLI::ValidationError("--format is the format of --profile-out, which is missing");

@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "jit/baseline_compiler.h"
 #include "jit/tiered.h"
 #include "runtime/vm.h"
 #include "sampler/profiler.h"
+#include "vm/cli/defines.h"
 
 namespace cli {
 
@@ -16,6 +18,7 @@ enum class Mode { tiered, xint, xcomp };
 
 struct RunOptions {
   std::string program;
+  std::vector<Define> defines;  // --define NAME=VALUE, in command-line order
   Mode mode = Mode::tiered;
   runtime::VMOptions vm;
   bool gc_log = false;     // --gc-log
