@@ -207,6 +207,9 @@ def lesson_04(l):
         for s in ("classical", "async"):
             check(f"{l.name}: most {s} interruptions fail with pc_in_stub",
                   plain[s]["failed"].get("pc_in_stub", 0) >= 0.5 * plain[s]["interruptions"], plain[s])
+        sp = plain["safepoint"]
+        check(f"{l.name}: every safepoint sample is biased, taken_at_poll",
+              sp["biased"].get("taken_at_poll", 0) == sp["samples"], sp)
         check(f"{l.name}: the oracle puts most samples in the crc32 stub, over checksum_blocks",
               share(samples(ev, "oracle"), lambda st: st[0]["kind"] == "stub" and st[0]["function"] == "crc32"
                     and len(st) > 1 and st[1]["function"] == "checksum_blocks") >= 0.5)
