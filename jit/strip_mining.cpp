@@ -7,8 +7,10 @@
 // with the strip's end instead of the loop's limit (the end is never beyond the limit),
 // so an iteration costs exactly what it costs with no polls at all. When a strip ends,
 // the latch's slow path charges the strip's iterations to the thread's countdown (shared
-// by all counted loops, so a nest of short loops counts too), polls if the countdown ran
-// out, leaves the loop at its limit, or starts the next strip:
+// by all counted loops, so a nest of short loops counts too), then leaves the loop at its
+// limit (without a poll: an exhausted countdown carries over to the next latch, and a
+// short inner loop's next run takes the slow path at its first latch), or polls if the
+// countdown ran out and starts the next strip:
 //     end = i + min(limit - i, countdown).
 // A strip is ended early (its end set to INT64_MIN, so the next latch takes the slow
 // path) when the loop's limit local is written (each entry into the loop stores it), at
@@ -64,12 +66,15 @@ void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
   a.mov(eax, 1);
   a.bind(counted);
   a.sub(countdown, rax);
+  // Leaving the loop: no poll here, an exhausted countdown carries over to the next
+  // latch (or the return poll comes first), as a loop's last iteration never polled.
+  cmp(var, limit);
+  a.jge(leave);
+  a.cmp(countdown, 0);
   a.jg(no_poll);
   a.mov(countdown, imm(int32_t(options_.strip_mining_iters)));
   poll(int32_t(i.bci));
   a.bind(no_poll);
-  cmp(var, limit);
-  a.jge(leave);
   // The next strip: end = i + min(limit - i, countdown). limit - i is exact as an
   // unsigned number (i < limit), and the countdown is positive here.
   load(rax, limit);
