@@ -228,7 +228,7 @@ for (const s of D.samplers) {
 
 const fname = (n) => (n.f < 0 ? 'all' : D.names[n.f]);
 const label = (n) => (n.f < 0 ? 'all ' + n.v + ' samples (' + cur.name + (reversed ? ', callers' : '') + ')'
-                              : D.lines ? fname(n) + ':' + (n.l || '?') : fname(n));
+                              : D.lines && n.l ? fname(n) + ':' + n.l : fname(n));  // natives and stubs have no line
 const pct = (a, b) => (b ? (100 * a / b).toFixed(1) + '%' : 'n/a');
 function mainKind(n) {
   let best = -1, bi = 0;
@@ -400,7 +400,7 @@ function showTip(n, ev) {
     out.push('all samples of ' + cur.name, 'samples: ' + n.v + ' (100%)');
   } else {
     out.push(fname(n));
-    if (D.lines) out.push('line: ' + (n.l || 'unknown'));
+    if (D.lines && n.l) out.push('line: ' + n.l);
     else if (n.L && n.L.length && !(n.L.length === 1 && !n.L[0][0])) {
       const ls = n.L.slice(0, 6).map((p) => (p[0] || '?') + ' (' + p[1] + ')');
       out.push('lines: ' + ls.join(', ') + (n.L.length > 6 ? ', ...' : ''));
