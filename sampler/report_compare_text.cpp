@@ -136,6 +136,7 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
   }
   out << "Reasons: minivm help reasons. A share of n samples is uncertain by up to about +-100/sqrt(n) points "
          "(95%).\n";
+  if (p.debug_info_at_safepoints) out << kDebugInfoAtSafepointsNote << "\n";
 }
 
 }  // namespace sampler

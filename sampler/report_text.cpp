@@ -319,10 +319,7 @@ void closing_notes(std::string& out, const Profile& p, uint64_t fewest, const st
                        "longer (the examples take -D ROUNDS=N) or sample more often (--interval=200us).\n",
                        fewest_sampler, fewest, format_interval(half));
   }
-  if (p.debug_info_at_safepoints)
-    out += "Debug info only at polls and calls (--debug-info=safepoints): every sampler, the oracle too, "
-           "puts a pc elsewhere on its function's first line or loses its inlined frames; the oracle is "
-           "only as exact as the debug info.\n";
+  if (p.debug_info_at_safepoints) out += fmt::format("{}\n", kDebugInfoAtSafepointsNote);
 }
 
 void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {

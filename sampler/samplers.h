@@ -44,6 +44,11 @@ inline constexpr Bias kSamplerBias[kSamplerCount] = {
 // What "biased" means, in every report and help text that prints the word.
 inline constexpr const char* kBiasedMeaning =
     "its stack is the one at the thread's next poll, not where the signal landed";
+// What --debug-info=safepoints does to every sampler's answer (said by every report).
+inline constexpr const char* kDebugInfoAtSafepointsNote =
+    "Debug info only at polls and calls (--debug-info=safepoints): every sampler, the oracle too, "
+    "puts a pc elsewhere on its function's first line or loses its inlined frames; the oracle is "
+    "only as exact as the debug info.";
 
 inline constexpr const char* kSamplerHelp[kSamplerCount] = {
 #define SAMPLER(name, where, bias, help) help,

@@ -137,6 +137,11 @@ check("counted_loop_then_setter: the safepoint sampler's hottest line is in stor
 marked = [n for n, r in rows.items() if re.search(r"<== [\w, ]*safepoint", r[2])]
 check("counted_loop_then_setter: the safepoint sampler's disagreement is marked", marked, out)
 
+check("without --debug-info=safepoints no debug-info note", "--debug-info=safepoints" not in out, out)
+rc, out, err = run("compare", "--xcomp", "--debug-info=safepoints", "--interval=500us", prog)
+check("with --debug-info=safepoints the listing says the oracle is only as exact as the debug info",
+      rc == 0 and "the oracle is only as exact as the debug info" in out, out + err)
+
 with tempfile.TemporaryDirectory() as tmp:
     short = os.path.join(tmp, "short.mini")
     with open(short, "w") as f:
