@@ -104,8 +104,10 @@ TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stat
   // (A median by interpolation would give 550 ns for the cooperative suspension.)
   Profile p = two_samplers();
   std::string json = stats_json(p);
-  for (const auto& [name, st] : p.stats) {
-    // Each sampler's own timing is in the report of that sampler alone.
+  for (const auto& [sampler, st] : p.stats) {
+    // Each sampler's own timing is in the report of that sampler alone. (A copy: clang 14
+    // cannot capture a structured binding.)
+    SamplerId name = sampler;
     Profile alone = p;
     alone.samplers = {name};
     std::erase_if(alone.events, [&](const Event& e) { return e.sampler != name; });
