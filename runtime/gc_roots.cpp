@@ -1,6 +1,6 @@
 #include "runtime/gc_roots.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
@@ -168,26 +168,20 @@ class RootWalker {
 
 std::string describe(const RootSource& w) {
   std::string s;
-  auto add = [&s](const char* fmt, auto... args) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    s += buf;
-  };
   switch (w.kind) {
-    case RootKind::global: add("global %d", w.index); return s;
-    case RootKind::start_arg: add("argument %d of thread %d (not started)", w.index, w.thread); return s;
-    case RootKind::vm_result: add("vm_result of thread %d", w.thread); return s;
-    case RootKind::interp_local: add("local %d", w.index); break;
-    case RootKind::interp_expr: add("expression value %d", w.index); break;
-    case RootKind::compiled_slot: add("compiled slot [rbp%+d]", w.index); break;
-    case RootKind::compiled_register: add("compiled register %d (saved at a poll)", w.index); break;
-    case RootKind::conservative: add("a conservative scan"); break;
+    case RootKind::global: return fmt::format("global {}", w.index);
+    case RootKind::start_arg: return fmt::format("argument {} of thread {} (not started)", w.index, w.thread);
+    case RootKind::vm_result: return fmt::format("vm_result of thread {}", w.thread);
+    case RootKind::interp_local: s = fmt::format("local {}", w.index); break;
+    case RootKind::interp_expr: s = fmt::format("expression value {}", w.index); break;
+    case RootKind::compiled_slot: s = fmt::format("compiled slot [rbp{:+}]", w.index); break;
+    case RootKind::compiled_register: s = fmt::format("compiled register {} (saved at a poll)", w.index); break;
+    case RootKind::conservative: s = "a conservative scan"; break;
   }
-  if (w.method != nullptr)
-    add(" of %s at bci %d", w.method->function->name.c_str(), w.bci);
-  if (w.kind == RootKind::compiled_slot || w.kind == RootKind::compiled_register) add(" (pc +0x%x)", w.pc_offset);
-  add(" in thread %d", w.thread);
-  return s;
+  if (w.method != nullptr) s += fmt::format(" of {} at bci {}", w.method->function->name, w.bci);
+  if (w.kind == RootKind::compiled_slot || w.kind == RootKind::compiled_register)
+    s += fmt::format(" (pc +{:#x})", w.pc_offset);
+  return s + fmt::format(" in thread {}", w.thread);
 }
 
 void visit_roots(const RootVisitor& visit, RootStats& stats) {
