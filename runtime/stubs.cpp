@@ -153,6 +153,8 @@ int64_t call_mini(Thread* t, Method* m, const int64_t* args) {
 
 uintptr_t safepoint_blob_entry() { return g_safepoint_blob; }
 
+const CodeBlob& call_stub_blob() { return g_call_stub_blob; }
+
 uintptr_t poll_saved_register_address(uintptr_t anchor_sp, Reg r) {
   // The blob's own frame rows say where it pushed each register, relative to its CFA.
   const FrameRow* row = g_safepoint_blob_blob.frame_row_at(g_safepoint_blob + g_safepoint_blob_handler_return);

@@ -7,6 +7,8 @@
 
 namespace runtime {
 
+struct CodeBlob;
+
 class Thread;
 struct Method;
 
@@ -19,6 +21,8 @@ void generate_runtime_stubs();
 int64_t call_mini(Thread* t, Method* m, const int64_t* args);
 
 uintptr_t safepoint_blob_entry();
+// The call stub's code (a return address in it: the thread's first Mini frame's caller).
+const CodeBlob& call_stub_blob();
 
 // Where the safepoint blob saved register `r` of a thread stopped at a poll whose anchor
 // sp is `anchor_sp` (the polling frame's sp: the blob's CFA). The collector reads the

@@ -107,7 +107,15 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
     }
     case RequestKind::interpreted: {
       size_t i = find_by_fp(frames, r.fp);
-      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) return Reason::frame_not_found;
+      if (i == SIZE_MAX) return Reason::frame_not_found;
+      if (frames[i].kind != runtime::FrameKind::interp) {
+        // On-stack replacement after the back-edge's poll builds the compiled frame where
+        // the interpreted one was (same fp; interp/interp_masm.cpp, branch): the same
+        // activation if it is the same method (its root scope, under any inlined ones).
+        while (i + 1 < frames.size() && frames[i + 1].pos.fp == r.fp) i++;
+        if (frames[i].kind != runtime::FrameKind::jit || !frames[i].method->holds(r.bcp))
+          return Reason::frame_not_found;
+      }
       const runtime::Method* m = frames[i].method;
       if (!m->holds(r.bcp)) return Reason::bad_bcp;
       out.push_back(compact(m, int32_t(r.bcp - m->code), FrameKind::interp));
@@ -117,7 +125,10 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
     case RequestKind::compiled_over_caller:
     case RequestKind::interpreted_over_caller: {
       size_t i = find_by_fp(frames, r.caller_fp);
-      if (i == SIZE_MAX) return Reason::caller_not_found;
+      const runtime::CodeBlob* entered_from = r.caller_pc != 0 ? runtime::find_blob(r.caller_pc) : nullptr;
+      // The thread's first Mini frame, called by the call stub, has no Mini caller to find.
+      bool first_frame = entered_from != nullptr && entered_from->kind == runtime::BlobKind::call_stub;
+      if (i == SIZE_MAX && !first_frame) return Reason::caller_not_found;
       if (r.kind == RequestKind::compiled_over_caller) {
         append_scopes(out, static_cast<const runtime::CompiledCode*>(runtime::find_blob(r.pc))->scopes_at(r.pc));
       } else {
@@ -126,6 +137,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
         out.push_back(compact(m, bci, FrameKind::interp));
       }
+      if (first_frame) return std::nullopt;
       // The caller as it was at the interruption: at its call, even if by the poll it
       // has returned from it and moved on.
       const runtime::CodeBlob* caller = r.caller_pc != 0 ? runtime::find_blob(r.caller_pc) : nullptr;

@@ -5,6 +5,7 @@
 
 #include "jit/baseline_compiler.h"
 #include "runtime/compiled_code.h"
+#include "runtime/stubs.h"
 #include "sampler/reconstruct.h"
 #include "tests/unit/vm_fixture.h"
 
@@ -125,6 +126,33 @@ TEST_CASE("reconstruct: interpreted request matches the frame by fp and takes it
   CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::bad_bcp);
 }
 
+TEST_CASE("reconstruct: an interpreted frame moved into compiled code by OSR is the same activation") {
+  // The interpreter's back-edge polls, then may jump to compiled code by OSR, which
+  // builds its frame where the interpreted one was (same fp, interp/interp_masm.cpp): a
+  // request made between that poll and the jump is served in the compiled frame.
+  const runtime::CompiledCode* sum = jit::compile_method(fixture_vm().method(kSumTo), {});
+  std::vector<Frame> frames = {interp_frame(kFib, 0, 0x1000), jit_frame(kSumTo, sum, 0x2000),
+                               interp_frame(kBusy, 6, 0x3000)};
+  const runtime::Method* m = fixture_vm().method(kSumTo);
+  SampleRequest r;
+  r.kind = RequestKind::interpreted;
+  r.fp = 0x2000;
+  r.bcp = m->code + 18;
+  sampler::StackTrace out;
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].function == "sum_to");
+  CHECK(out[0].bci == 18);
+  CHECK(out[0].kind == sampler::FrameKind::interp);  // where it was when the signal came
+  CHECK(out[1].function == "busy");
+
+  // A compiled frame of another method at that fp is not the sampled activation.
+  const runtime::CompiledCode* fib = jit::compile_method(fixture_vm().method(kFib), {});
+  frames[1] = jit_frame(kFib, fib, 0x2000);
+  out.clear();
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_not_found);
+}
+
 TEST_CASE("reconstruct: a returning or entering method goes on top of its caller") {
   std::vector<Frame> frames = {interp_frame(kFib, 0, 0x1000), interp_frame(kBusy, 6, 0x3000)};
   SampleRequest r;
@@ -148,4 +176,12 @@ TEST_CASE("reconstruct: a returning or entering method goes on top of its caller
   r.caller_fp = 0x9999;
   out.clear();
   CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::caller_not_found);
+
+  // A thread's first Mini frame, entered from the call stub: no Mini caller to find, and
+  // none to report.
+  r.caller_pc = runtime::call_stub_blob().begin + 1;
+  out.clear();
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].function == "depth");
 }
