@@ -31,6 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import sample_cost  # noqa: E402
 import stability  # noqa: E402
 import svgplot  # noqa: E402
 
@@ -708,6 +709,8 @@ def targets(plan, m):
                 all(cls_fail[n] > 0 for n in pro) and all(v == 0 for v in coop_fail.values()),
                 "; ".join(f"{n}: classical {reasons(collections.Counter(acc[(n, False)]['classical']['failed']))}, "
                           f"cooperative {coop_fail[n]}" for n in pro)))
+    out.append((f"Cooperative CPU per sample flat with stack depth (deep_stable, within {sample_cost.TARGET_RATIO}x)",
+                *sample_cost.target(m.get("cost"))))
     return out
 
 
@@ -804,6 +807,7 @@ def write_report(plan, m):
     md += write_latency(out_dir, plan["latency_workloads"], m["lat"])
     md += write_perf(out_dir, m["perf"], m["perf_err"])
     md += stability.write_stability(out_dir, m["stab"])
+    md += sample_cost.write_sample_cost(out_dir, m.get("cost"))
     md += write_memory(out_dir, m["memory"])
     md += write_targets(out_dir, names, acc, targets(plan, m))
     md += ["## Reading\n", reading(plan, m) + "\n",
@@ -868,6 +872,7 @@ def main():
     m["lat"] = measure_latency(b, plan["latency_workloads"], log)
     m["perf"], m["perf_err"] = measure_perf(b, plan["perf_set"], log)
     m["stab"] = stability.measure_stability(b, plan["quick"], log)
+    m["cost"] = sample_cost.measure_sample_cost(b, plan["quick"], log)
     m["memory"] = measure_memory(b, plan["quick"], log)
     log(f"{b.runs} runs of minivm")
     m["seconds"], m["minivm_runs"] = time.time() - t0, b.runs

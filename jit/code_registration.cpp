@@ -85,6 +85,9 @@ void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter
       case runtime::BlobKind::stub:  // frameless, no metadata by default (DESIGN.md): perf names only
         if (perf) perf_record_code("minivm::stub::" + blob->name, blob->begin, size, "", {});
         break;
+      case runtime::BlobKind::return_barrier:  // no frame of its own (runtime/return_barrier.h)
+        if (perf) perf_record_code(name, blob->begin, size, "", {});
+        break;
       case runtime::BlobKind::compiled:
         break;
     }

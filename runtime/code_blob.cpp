@@ -11,6 +11,7 @@ const char* blob_kind_name(BlobKind k) {
     case BlobKind::safepoint_blob: return "safepoint_blob";
     case BlobKind::compiled: return "compiled";
     case BlobKind::stub: return "stub";
+    case BlobKind::return_barrier: return "return_barrier";
   }
   return "?";
 }

@@ -17,6 +17,7 @@ enum class BlobKind : uint8_t {
   safepoint_blob,  // where a trapped poll resumes
   compiled,        // a JIT-compiled method
   stub,            // a frameless intrinsic stub
+  return_barrier,  // where a frame under a stack watermark returns to (return_barrier.h)
 };
 const char* blob_kind_name(BlobKind k);
 

@@ -3,6 +3,7 @@
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
+#include "runtime/return_barrier.h"
 #include "runtime/thread.h"
 
 namespace runtime {
@@ -21,14 +22,22 @@ const char* frame_kind_name(FrameKind k) {
 StackWalker::StackWalker(Thread* t) : thread_(t) {
   pos_.sp = t->core.anchor.sp.load(std::memory_order_acquire);
   pos_.fp = t->core.anchor.fp;
-  pos_.pc = t->core.anchor.pc;
+  pos_.pc = real_return_pc(t->core, t->core.anchor.pc);
   if (pos_.sp == 0) {
     done_ = true;
     stop_ = WalkStop::no_anchor;
   }
 }
 
-StackWalker::StackWalker(Thread* t, FramePos start, bool exact_pc) : thread_(t), pos_(start), exact_pc_(exact_pc) {}
+StackWalker::StackWalker(Thread* t, FramePos start, bool exact_pc) : thread_(t), pos_(start), exact_pc_(exact_pc) {
+  pos_.pc = real_return_pc(t->core, pos_.pc);
+}
+
+uintptr_t StackWalker::sender_pc(uintptr_t* fp) {
+  uintptr_t* slot = &fp[kFrameReturnPcOffset / 8];
+  if (*slot == return_barrier_entry() && stop_at_barrier_) marked_slot_ = slot;
+  return real_return_pc(thread_->core, *slot);
+}
 
 bool StackWalker::next(Frame& f) {
   if (scope_next_ < scopes_.count) {
@@ -48,6 +57,11 @@ bool StackWalker::next(Frame& f) {
 
 bool StackWalker::next_physical(Frame& f) {
   if (done_) return false;
+  if (marked_slot_ != nullptr) {
+    done_ = true;
+    stop_ = WalkStop::return_barrier;
+    return false;
+  }
   const CodeBlob* blob = find_blob(pos_.pc);
   if (blob == nullptr || blob->kind == BlobKind::call_stub) {
     done_ = true;
@@ -72,7 +86,7 @@ bool StackWalker::next_physical(Frame& f) {
     scope_next_ = 0;
     exact_pc_ = false;
     code_pos_ = pos_;
-    pos_.pc = fp[kFrameReturnPcOffset / 8];
+    pos_.pc = sender_pc(fp);
     pos_.fp = fp[kFrameSavedFpOffset / 8];
     pos_.sp = code_pos_.fp + 16 + 8 * uintptr_t(code->method->param_count);
     return next(f);
@@ -88,7 +102,7 @@ bool StackWalker::next_physical(Frame& f) {
   if (f.bci < 0 || uint32_t(f.bci) >= method->code_size) f.bci = 0;
   f.line = method->function->line_at(uint32_t(f.bci));
   // The sender: return pc and saved rbp above us; its sp is where our arguments began.
-  pos_.pc = fp[kFrameReturnPcOffset / 8];
+  pos_.pc = sender_pc(fp);
   pos_.fp = fp[kFrameSavedFpOffset / 8];
   pos_.sp = locals + 8;
   return true;

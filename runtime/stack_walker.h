@@ -22,6 +22,7 @@ enum class WalkStop : uint8_t {
   unknown_pc,               // a pc in no code blob
   frame_kind_not_walkable,  // a pc in a stub or the safepoint blob (the samplers step out of those)
   bad_fp,                   // a frame pointer off the thread's stack or misaligned
+  return_barrier,           // (asked for) after the frame marked by the return barrier
 };
 
 struct FramePos {
@@ -47,6 +48,10 @@ class StackWalker {
   // Fills `f` with the next frame and returns true, or returns false at the end of the
   // Mini stack (the call stub that entered Mini code, or a position it cannot parse).
   bool next(Frame& f);
+  // Ends the walk after the frame the return barrier marks (return_barrier.h): what lies
+  // below it is cached. stop() is then return_barrier and marked_slot() that frame's slot.
+  void stop_at_return_barrier() { stop_at_barrier_ = true; }
+  uintptr_t* marked_slot() const { return marked_slot_; }
   // Why the walk ended (once next has returned false).
   WalkStop stop() const { return stop_; }
   // The pc the walk stopped at (for unknown_pc: the pc no blob holds).
@@ -54,6 +59,7 @@ class StackWalker {
 
  private:
   bool next_physical(Frame& f);
+  uintptr_t sender_pc(uintptr_t* fp);  // the frame at fp's return pc, its mark noted
 
   Thread* thread_;
   FramePos pos_;
@@ -64,6 +70,8 @@ class StackWalker {
   FramePos code_pos_;
   bool done_ = false;
   WalkStop stop_ = WalkStop::entry;
+  bool stop_at_barrier_ = false;
+  uintptr_t* marked_slot_ = nullptr;  // set when the frame just yielded is the marked one
 };
 
 // Every frame of t's stack from its anchor (which must be set), top first, inlined scopes

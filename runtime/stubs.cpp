@@ -7,9 +7,11 @@
 #include <mutex>
 
 #include "runtime/code_blob.h"
+#include "runtime/frame.h"
 #include "runtime/frame_recorder.h"
 #include "runtime/method.h"
 #include "runtime/poll.h"
+#include "runtime/return_barrier.h"
 #include "runtime/thread.h"
 
 namespace runtime {
@@ -24,9 +26,13 @@ CallStubFn g_call_stub = nullptr;
 uintptr_t g_safepoint_blob = 0;
 uint32_t g_safepoint_blob_handler_return = 0;  // offset of the return from minivm_handle_poll
 JitRuntime* g_jit = nullptr;
-CodeBlob g_call_stub_blob, g_safepoint_blob_blob;
+uintptr_t g_return_barrier = 0;
+uint32_t g_return_barrier_after_load = 0;  // offset of the instruction after the load of the target
+CodeBlob g_call_stub_blob, g_safepoint_blob_blob, g_return_barrier_blob;
 
-void* finish(CodeHolder& code, const FrameRecorder& frames, CodeBlob& blob, const char* name, BlobKind kind) {
+// Installs the code as `blob`, with the frames its generator described (none for a blob no
+// walker steps through).
+void* finish(CodeHolder& code, const FrameRecorder* frames, CodeBlob& blob, const char* name, BlobKind kind) {
   void* fn = nullptr;
   if (g_jit->add(&fn, &code) != kErrorOk) {
     std::fprintf(stderr, "minivm: internal error: cannot install %s\n", name);
@@ -36,7 +42,7 @@ void* finish(CodeHolder& code, const FrameRecorder& frames, CodeBlob& blob, cons
   blob.kind = kind;
   blob.begin = reinterpret_cast<uintptr_t>(fn);
   blob.end = blob.begin + code.codeSize();
-  frames.describe(blob, code);
+  if (frames != nullptr) frames->describe(blob, code);
   register_blob(&blob);
   return fn;
 }
@@ -118,6 +124,26 @@ void emit_safepoint_blob(Assembler& a, FrameRecorder& frames, Label handler_retu
   a.ret();  // to the instruction after the poll
 }
 
+// The return barrier (return_barrier.h, which shows it instruction by instruction). It has
+// no frame rows: no unwinder steps through it from a return slot, and a sampler that
+// interrupts it takes the thread to be at its real return pc (target_in_barrier).
+void emit_return_barrier(Assembler& a, Label entry, Label after_load) {
+  Label done = a.newLabel();
+  a.bind(entry);
+  a.mov(r10, qword_ptr(r15, kThreadBarrierTargetOffset));
+  a.bind(after_load);
+  a.mov(r11, qword_ptr(r15, kThreadBarrierDepthOffset));
+  a.sub(r11, 1);
+  a.mov(qword_ptr(r15, kThreadBarrierDepthOffset), r11);
+  a.jz(done);
+  a.mov(r11, qword_ptr(rbp, kFrameReturnPcOffset));
+  a.mov(qword_ptr(r15, kThreadBarrierTargetOffset), r11);
+  a.lea(r11, ptr(entry));
+  a.mov(qword_ptr(rbp, kFrameReturnPcOffset), r11);
+  a.bind(done);
+  a.jmp(r10);
+}
+
 }  // namespace
 
 void generate_runtime_stubs() {
@@ -131,7 +157,7 @@ void generate_runtime_stubs() {
       FrameRecorder frames(a);
       emit_call_stub(a, frames);
       g_call_stub =
-          reinterpret_cast<CallStubFn>(finish(code, frames, g_call_stub_blob, "call_stub", BlobKind::call_stub));
+          reinterpret_cast<CallStubFn>(finish(code, &frames, g_call_stub_blob, "call_stub", BlobKind::call_stub));
     }
     {
       CodeHolder code;
@@ -141,8 +167,19 @@ void generate_runtime_stubs() {
       Label handler_return = a.newLabel();
       emit_safepoint_blob(a, frames, handler_return);
       g_safepoint_blob = reinterpret_cast<uintptr_t>(
-          finish(code, frames, g_safepoint_blob_blob, "safepoint_blob", BlobKind::safepoint_blob));
+          finish(code, &frames, g_safepoint_blob_blob, "safepoint_blob", BlobKind::safepoint_blob));
       g_safepoint_blob_handler_return = uint32_t(code.labelOffsetFromBase(handler_return));
+    }
+    {
+      CodeHolder code;
+      code.init(g_jit->environment());
+      Assembler a(&code);
+      Label entry = a.newLabel(), after_load = a.newLabel();
+      emit_return_barrier(a, entry, after_load);
+      uintptr_t begin = reinterpret_cast<uintptr_t>(
+          finish(code, nullptr, g_return_barrier_blob, "return_barrier", BlobKind::return_barrier));
+      g_return_barrier_after_load = uint32_t(code.labelOffsetFromBase(after_load));
+      g_return_barrier = begin + code.labelOffsetFromBase(entry);
     }
   });
 }
@@ -152,6 +189,14 @@ int64_t call_mini(Thread* t, Method* m, const int64_t* args) {
 }
 
 uintptr_t safepoint_blob_entry() { return g_safepoint_blob; }
+
+uintptr_t return_barrier_entry() { return g_return_barrier; }
+
+uintptr_t target_in_barrier(const ThreadCore& t, uintptr_t pc, uintptr_t r10) {
+  // Until the target is loaded it is only in the thread; from then on r10 holds it (the
+  // thread's copy may already name the next marked frame's).
+  return pc < g_return_barrier_blob.begin + g_return_barrier_after_load ? t.barrier_target : r10;
+}
 
 const CodeBlob& call_stub_blob() { return g_call_stub_blob; }
 

@@ -35,6 +35,8 @@ Thread::Thread() {
   core.osr_buffer = nullptr;
   core.strip_countdown = int64_t(1) << 20;
   core.tlab_top = 0;
+  core.barrier_depth = 0;
+  core.barrier_target = 0;
   core.tlab_end = 0;
   core.state.store(ThreadState::new_thread, std::memory_order_relaxed);  // sized by VM::attach_current for the loaded module
 }

@@ -47,6 +47,10 @@ struct ThreadCore {
   int64_t strip_countdown;        // counted-loop iterations left before a strip-mined poll
   uintptr_t tlab_top;             // the thread's allocation buffer (runtime/heap.h): next free byte
   uintptr_t tlab_end;             // and its end; both 0 when it has none
+  // The stack watermark (return_barrier.h): how many frames below the marked one the
+  // sampler has cached (0: no frame is marked), and the marked frame's real return pc.
+  uint64_t barrier_depth;
+  uintptr_t barrier_target;
   // Here rather than in Thread so that generated code can store it: the safepoint blob
   // keeps the thread in_vm from the poll trap until its last restoring instruction.
   std::atomic<ThreadState> state;
@@ -66,6 +70,8 @@ inline constexpr int32_t kThreadStateOffset = offsetof(ThreadCore, state);
 inline constexpr int32_t kThreadStripCountdownOffset = offsetof(ThreadCore, strip_countdown);
 inline constexpr int32_t kThreadTlabTopOffset = offsetof(ThreadCore, tlab_top);
 inline constexpr int32_t kThreadTlabEndOffset = offsetof(ThreadCore, tlab_end);
+inline constexpr int32_t kThreadBarrierDepthOffset = offsetof(ThreadCore, barrier_depth);
+inline constexpr int32_t kThreadBarrierTargetOffset = offsetof(ThreadCore, barrier_target);
 static_assert(sizeof(std::atomic<ThreadState>) == 1);
 
 class Thread {

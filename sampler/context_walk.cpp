@@ -24,7 +24,8 @@ std::optional<Reason> stop_failure(runtime::WalkStop stop) {
     case runtime::WalkStop::unknown_pc: return Reason::bad_sender_pc;
     case runtime::WalkStop::bad_fp: return Reason::bad_sender_fp;
     case runtime::WalkStop::no_anchor:
-    case runtime::WalkStop::frame_kind_not_walkable: break;
+    case runtime::WalkStop::frame_kind_not_walkable:
+    case runtime::WalkStop::return_barrier: break;
   }
   return Reason::sender_not_walkable;
 }
@@ -73,7 +74,8 @@ WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink
   const runtime::PcRange* special = blob->special_at(regs.pc);
   switch (blob->kind) {
     case runtime::BlobKind::call_stub:
-    case runtime::BlobKind::safepoint_blob: return WalkResult{Reason::pc_in_runtime_stub};
+    case runtime::BlobKind::safepoint_blob:
+    case runtime::BlobKind::return_barrier: return WalkResult{Reason::pc_in_runtime_stub};  // (registers_of moved the pc out of it)
     case runtime::BlobKind::stub: return WalkResult{Reason::pc_in_stub};  // frameless: no metadata to guess from
     case runtime::BlobKind::compiled:
     case runtime::BlobKind::interpreter:
@@ -99,6 +101,7 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
   };
   switch (blob->kind) {
     case runtime::BlobKind::call_stub: return WalkResult{Reason::pc_in_call_stub};  // entering or leaving Mini code
+    case runtime::BlobKind::return_barrier: return WalkResult{Reason::pc_in_runtime_stub};  // (registers_of moved the pc out of it)
     case runtime::BlobKind::stub: {
       const runtime::StubFrame* sf = blob->stub_frame_at(regs.pc);
       if (sf == nullptr) return WalkResult{Reason::no_frame_description};
@@ -171,6 +174,7 @@ bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cf
     case runtime::FrameRow::Ra::in_rcx: ra = regs.rcx; break;
     case runtime::FrameRow::Ra::at_resume_pc: return false;
   }
+  ra = real_return_pc(regs, ra);
   caller_fp = row.rbp == runtime::FrameRow::Rbp::saved    ? stack_word(cfa + uintptr_t(int64_t(row.rbp_offset)))
               : row.rbp == runtime::FrameRow::Rbp::in_rdx ? regs.rdx
                                                           : regs.fp;

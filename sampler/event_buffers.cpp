@@ -10,20 +10,31 @@
 
 namespace sampler {
 
-size_t CompactTraceHash::operator()(const CompactTrace& t) const {
-  uint64_t h = 1469598103934665603ull ^ t.size();
-  for (const CompactFrame& f : t) {
-    uint64_t v = reinterpret_cast<uintptr_t>(f.method) ^ reinterpret_cast<uintptr_t>(f.stub) ^
-                 (uint64_t(uint32_t(f.bci)) << 40) ^ (uint64_t(f.kind) << 60);
-    h = (h ^ v) * 1099511628211ull;
-  }
-  return size_t(h);
+size_t TraceNodeHash::operator()(const TraceNode& n) const {
+  const CompactFrame& f = n.frame;
+  uint64_t v = reinterpret_cast<uintptr_t>(f.method) ^ reinterpret_cast<uintptr_t>(f.stub) ^
+               (uint64_t(uint32_t(f.bci)) << 40) ^ (uint64_t(f.kind) << 60);
+  uint64_t h = (v ^ (uint64_t(n.caller) * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  return size_t(h ^ (h >> 32));
 }
 
-uint32_t EventBuffer::intern(const CompactTrace& t) {
-  auto [it, fresh] = compact_ids.try_emplace(t, uint32_t(compact.size()));
-  if (fresh) compact.push_back(t);
+uint32_t TraceTree::push(uint32_t caller, const CompactFrame& frame) {
+  TraceNode n{caller, frame, nodes_[caller].depth + 1};
+  auto [it, fresh] = ids_.try_emplace(n, uint32_t(nodes_.size()));
+  if (fresh) nodes_.push_back(n);
   return it->second;
+}
+
+uint32_t TraceTree::intern(const CompactTrace& t, uint32_t below) {
+  uint32_t node = below;
+  for (size_t i = t.size(); i-- > 0;) node = push(node, t[i]);
+  return node;
+}
+
+CompactTrace TraceTree::trace(uint32_t node) const {
+  CompactTrace t;
+  for (; node != kEmpty; node = nodes_[node].caller) t.push_back(nodes_[node].frame);
+  return t;
 }
 
 void on_thread(runtime::Thread* t, bool starting) {
@@ -97,7 +108,7 @@ void EventBuffer::emit(const Event& e) {
   if (has_stack && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
   std::string* sj = has_stack ? &stack_json[e.stack] : nullptr;
   if (sj != nullptr && sj->empty())
-    append_stack_json(*sj, compact_stacks ? named(compact[e.stack]) : part.stacks.get(e.stack));
+    append_stack_json(*sj, compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack));
   append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(),
                     has_stack && !compact_stacks && part.stacks.truncated(e.stack));
   if (lines.size() >= (1 << 16)) flush_lines();

@@ -11,7 +11,9 @@
 
 #include "runtime/code_blob.h"
 #include "runtime/code_unloading.h"
+#include "runtime/frame.h"
 #include "runtime/poll.h"
+#include "runtime/return_barrier.h"
 #include "runtime/thread.h"
 #include "sampler/profiler_state.h"
 
@@ -19,11 +21,25 @@ namespace sampler {
 
 namespace {
 
-Registers registers_of(const ucontext_t* uc) {
+Registers registers_of(const ucontext_t* uc, const runtime::Thread* t) {
   const greg_t* g = uc->uc_mcontext.gregs;
-  return Registers{uintptr_t(g[REG_RIP]), uintptr_t(g[REG_RSP]), uintptr_t(g[REG_RBP]),
-                   uintptr_t(g[REG_RBX]), uintptr_t(g[REG_R13]), uintptr_t(g[REG_RAX]),
-                   uintptr_t(g[REG_RCX]), uintptr_t(g[REG_RDX]), uintptr_t(g[REG_R14])};
+  Registers regs{uintptr_t(g[REG_RIP]), uintptr_t(g[REG_RSP]), uintptr_t(g[REG_RBP]),
+                 uintptr_t(g[REG_RBX]), uintptr_t(g[REG_R13]), uintptr_t(g[REG_RAX]),
+                 uintptr_t(g[REG_RCX]), uintptr_t(g[REG_RDX]), uintptr_t(g[REG_R14]),
+                 uintptr_t(g[REG_R10]), t->core.barrier_target};
+  // Inside the return barrier the thread has returned and is on its way to its real
+  // return pc: it is sampled in the frame it returns to, at the call it returned from (pc
+  // - 1 lies in the call instruction; an interpreted caller's exact bcp is its frame's
+  // copy, stored at the call). Nothing else ever sees a pc in the barrier.
+  const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
+  if (blob != nullptr && blob->kind == runtime::BlobKind::return_barrier) {
+    uintptr_t target = runtime::target_in_barrier(t->core, regs.pc, regs.r10);
+    regs.pc = target - 1;
+    const runtime::CodeBlob* caller = runtime::find_blob(regs.pc);
+    if (caller != nullptr && caller->kind == runtime::BlobKind::interpreter)
+      regs.r13 = stack_word(regs.fp + runtime::kInterpFrameBcpOffset);
+  }
+  return regs;
 }
 
 // Frames of a walk into the thread's arena.
@@ -141,7 +157,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
-  Registers regs = registers_of(static_cast<ucontext_t*>(context));
+  Registers regs = registers_of(static_cast<ucontext_t*>(context), t);
   // The thread may have left Java between the sampler's look and the signal: nothing to
   // sample, but the interruption is reported (a FailedSample for every sampler).
   bool in_java = t->get_state() == runtime::ThreadState::in_java;

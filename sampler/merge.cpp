@@ -26,12 +26,16 @@ void merge_into(Profile& to, const EventBuffer& buf) {
   }
   to.sampler_cpu_ns.merge(from.sampler_cpu_ns);
   to.sampler_thread_cpu_ns += from.sampler_thread_cpu_ns;
+  to.poll_walks.polls += from.poll_walks.polls;
+  to.poll_walks.frames_walked += from.poll_walks.frames_walked;
+  to.poll_walks.frames_cached += from.poll_walks.frames_cached;
+  to.poll_walks.cpu_ns.merge(from.poll_walks.cpu_ns);
   std::vector<int64_t> named_id(buf.compact.size(), -1);  // each compact trace named once
   for (Event e : from.events) {
     if (!buf.compact_stacks) {
       e.stack = to.stacks.intern(from.stacks.get(e.stack), from.stacks.truncated(e.stack));
     } else {
-      if (named_id[e.stack] < 0) named_id[e.stack] = to.stacks.intern(named(buf.compact[e.stack]));
+      if (named_id[e.stack] < 0) named_id[e.stack] = to.stacks.intern(named(buf.compact.trace(e.stack)));
       e.stack = uint32_t(named_id[e.stack]);
     }
     to.add_sample(e);

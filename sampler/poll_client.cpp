@@ -6,8 +6,16 @@
 //   - safepoint: the poll-site stack, biased by construction (reason taken_at_poll);
 //   - for both, once, the safepoint latency (signal -> served at this poll).
 // A failed request (the thread was not in Java) is a FailedSample for both. Everything
-// goes to the thread's own event buffer, as compact (Method*, bci) traces.
+// goes to the thread's own event buffer, as nodes of its tree of compact (Method*, bci)
+// traces.
+//
+// The walk stops at the frame the stack watermark marked at the previous poll
+// (runtime/return_barrier.h): everything below it is unchanged since, and its stack is
+// already a node of the tree. So a sample costs what changed on the stack, not its depth.
+// After serving, the thread caches every frame below its top one and marks the top one.
 #include "runtime/code_unloading.h"
+#include "runtime/frame.h"
+#include "runtime/return_barrier.h"
 #include "runtime/stack_walker.h"
 #include "sampler/profiler_state.h"
 
@@ -15,46 +23,128 @@ namespace sampler {
 
 namespace {
 
+// The thread's stack at this poll: `frames` from the top down to the marked frame (or to
+// the bottom), over the cached stack `below`.
+struct PollStack {
+  std::vector<runtime::Frame> frames;
+  uint32_t below = TraceTree::kEmpty;
+  uintptr_t* marked_slot = nullptr;  // the marked frame's return slot, when the walk met it
+  bool complete = false;             // reached the bottom or the mark: a new mark can be set
+  std::vector<uint32_t> nodes;       // nodes[i]: the stack from frames[i] down; nodes[size] = below
+};
+
+void walk(runtime::Thread* t, bool to_mark, PollStack& s) {
+  s.frames.clear();
+  runtime::StackWalker w(t);
+  if (to_mark) w.stop_at_return_barrier();
+  runtime::Frame f;
+  while (w.next(f)) s.frames.push_back(f);
+  s.complete = w.stop() == runtime::WalkStop::entry || w.stop() == runtime::WalkStop::return_barrier;
+  if (w.stop() == runtime::WalkStop::return_barrier) s.marked_slot = w.marked_slot();
+}
+
+PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
+  PollStack s;
+  walk(t, true, s);
+  uint64_t depth = t->core.barrier_depth;
+  if (s.marked_slot != nullptr) {
+    // The marked frame's saved rbp (just under its return slot) is its caller's fp: the
+    // top cached frame's, unless something moved frames without returning through the
+    // barrier, which the VM never does; if it did, the cache is dropped, not trusted.
+    uintptr_t caller_fp = s.marked_slot[-1];
+    if (depth > 0 && depth <= st->watermark.size() && st->watermark[depth - 1].fp == caller_fp) {
+      st->watermark.resize(depth);
+      s.below = st->watermark.back().node;
+      return s;
+    }
+    runtime::unmark_return_slot(t, s.marked_slot);
+    s.marked_slot = nullptr;
+    walk(t, false, s);
+  } else if (depth > 0 && s.complete) {
+    t->core.barrier_depth = 0;  // (not reachable: the marked frame is always on the stack)
+  }
+  st->watermark.clear();
+  return s;
+}
+
+void intern_frames(TraceTree& tree, PollStack& s) {
+  s.nodes.resize(s.frames.size() + 1);
+  s.nodes[s.frames.size()] = s.below;
+  for (size_t i = s.frames.size(); i-- > 0;) s.nodes[i] = tree.push(s.nodes[i + 1], compact_frame(s.frames[i]));
+}
+
+// Caches every physical frame below the top one and marks the top one.
+void set_watermark(runtime::Thread* t, ThreadSampling* st, const PollStack& s) {
+  if (s.marked_slot != nullptr) runtime::unmark_return_slot(t, s.marked_slot);
+  if (!s.complete || s.frames.empty()) {
+    st->watermark.clear();
+    return;
+  }
+  size_t top_end = 1;  // the top physical frame's scopes share its fp
+  while (top_end < s.frames.size() && s.frames[top_end].pos.fp == s.frames[0].pos.fp) top_end++;
+  for (size_t i = s.frames.size(); i-- > top_end;)
+    if (i == top_end || s.frames[i - 1].pos.fp != s.frames[i].pos.fp)  // a physical frame's top scope
+      st->watermark.push_back(ThreadSampling::CachedFrame{s.frames[i].pos.fp, s.nodes[i]});
+  if (st->watermark.empty()) return;
+  runtime::mark_return_slot(t, reinterpret_cast<uintptr_t*>(s.frames[0].pos.fp + runtime::kFrameReturnPcOffset),
+                            st->watermark.size());
+}
+
 class CooperativeClient : public runtime::PollClient {
  public:
   void on_poll(runtime::Thread* t) override {
     ThreadSampling* st = sampling_of(t);
     if (st == nullptr) return;
     SampleRequest r;
-    bool walked = false;
-    std::vector<runtime::Frame> frames;
-    while (st->ring.pop(r)) {
-      if (!walked) {
-        frames = runtime::frames_from_anchor(t);
-        walked = true;
-      }
+    if (!st->ring.pop(r)) return;
+    uint64_t cpu_start = thread_cpu_ns();
+    PollStack s = stack_at_poll(t, st);
+    EventBuffer& b = st->events;
+    std::lock_guard<std::mutex> lock(b.mutex);  // its own: hardly ever contended
+    intern_frames(b.compact, s);
+    Profile::PollWalks& walks = b.part.poll_walks;
+    walks.polls++;
+    walks.frames_walked += s.frames.size();
+    walks.frames_cached += b.compact.depth(s.below);
+    PollStack whole;  // the whole stack, walked only if a request needs a frame below the mark
+    do {
       uint64_t served = now_ns();
-      EventBuffer& b = st->events;
       if (r.kind == RequestKind::failed) {
-        std::lock_guard<std::mutex> lock(b.mutex);
         record_request_failure(b, r.reason, r, st->thread_id);
         continue;
       }
       bool cooperative = g_state.wants(SamplerId::cooperative), safepoint = g_state.wants(SamplerId::safepoint);
-      // Compact traces (Method*, bci): hashed and interned without a string in sight.
-      CompactTrace trace;
-      std::optional<Reason> failure = cooperative ? reconstruct(r, frames, trace) : std::nullopt;
-      std::lock_guard<std::mutex> lock(b.mutex);  // its own: hardly ever contended
-      uint32_t poll_site = (safepoint || failure) ? b.intern(compact_trace(frames, 0)) : 0;
+      uint32_t poll_site = s.nodes[0];
       uint32_t used = poll_site;  // the stack the latency event names
       if (cooperative) {
+        // Compact traces (Method*, bci): interned without a string in sight.
+        CompactTrace top;
+        size_t from = 0;
+        std::optional<Reason> failure = reconstruct(r, s.frames, top, from);
+        if (failure && s.below != TraceTree::kEmpty) {
+          if (whole.frames.empty()) {
+            walk(t, false, whole);
+            intern_frames(b.compact, whole);
+          }
+          top.clear();
+          failure = reconstruct(r, whole.frames, top, from);
+          if (!failure) used = b.compact.intern(top, whole.nodes[from]);
+        } else if (!failure) {
+          used = b.compact.intern(top, s.nodes[from]);
+        }
         // The request's raw pcs checked against the code freed since the interruption.
         if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
             (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
           b.part.stats[SamplerId::cooperative].freed_code++;
-        if (!failure) used = b.intern(trace);
         record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
       }
       if (safepoint)
         record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site,
                       biased_by_construction(SamplerId::safepoint), false);
       record_latency(b, r, st->thread_id, used, served);
-    }
+    } while (st->ring.pop(r));
+    set_watermark(t, st, s);
+    walks.cpu_ns.push_back(thread_cpu_ns() - cpu_start);
   }
 };
 

@@ -127,6 +127,13 @@ struct Profile {
   Distribution sampler_cpu_ns;
   uint64_t sampler_thread_cpu_ns = 0;
   CodeUnloading unloading;
+  // The walks at the polls that served requests (cooperative, safepoint): the frames
+  // walked and those taken from the stack watermark's cache, and each poll's CPU time
+  // (the thread's own, from the trap's handler to the mark set again).
+  struct PollWalks {
+    uint64_t polls = 0, frames_walked = 0, frames_cached = 0;
+    Distribution cpu_ns;
+  } poll_walks;
 
   // Adds `e` (e.count samples) to `events`, to the entry with the same type, sampler,
   // thread, stack and outcome if there is one: memory grows with the distinct stacks,

@@ -34,6 +34,13 @@ inline uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
+// The calling thread's CPU time.
+inline uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 // How many samplers walk in the signal handler: the records one interruption can leave.
 constexpr size_t handler_walk_count() {
   size_t n = 0;
@@ -54,8 +61,36 @@ struct WalkRecord {
   bool freed_code = false;  // WalkResult::freed_code
 };
 
-struct CompactTraceHash {
-  size_t operator()(const CompactTrace& t) const;
+// A Mini thread's stacks as a tree: each node a frame over its caller's node (node 0 is the
+// empty stack), so a stack whose lower part is known (the frames a stack watermark kept,
+// return_barrier.h) is interned with one lookup per frame above it.
+struct TraceNode {
+  uint32_t caller;
+  CompactFrame frame;
+  uint32_t depth = 0;  // frames in the stack it ends (not part of its identity)
+};
+struct TraceNodeHash {
+  size_t operator()(const TraceNode& n) const;
+};
+struct TraceNodeEq {
+  bool operator()(const TraceNode& a, const TraceNode& b) const { return a.caller == b.caller && a.frame == b.frame; }
+};
+class TraceTree {
+ public:
+  static constexpr uint32_t kEmpty = 0;
+  TraceTree() : nodes_{TraceNode{kEmpty, CompactFrame{}}} {}
+  // The node of `frame` called from the stack `caller`.
+  uint32_t push(uint32_t caller, const CompactFrame& frame);
+  // A whole trace, top first.
+  uint32_t intern(const CompactTrace& t, uint32_t below = kEmpty);
+  // The trace of a node, top first.
+  CompactTrace trace(uint32_t node) const;
+  uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  std::vector<TraceNode> nodes_;
+  std::unordered_map<TraceNode, uint32_t, TraceNodeHash, TraceNodeEq> ids_;
 };
 
 // A recording thread's own events (JFR's thread-local buffers): its interned stacks, its
@@ -71,9 +106,7 @@ struct EventBuffer {
   // events' stack ids index `compact` (named once per distinct trace at the merge); the
   // sampler thread's buffer interns named traces in part.stacks.
   bool compact_stacks = false;
-  std::vector<CompactTrace> compact;
-  std::unordered_map<CompactTrace, uint32_t, CompactTraceHash> compact_ids;
-  uint32_t intern(const CompactTrace& t);
+  TraceTree compact;
   // .jsonl: lines not yet appended to the stream, and each stack's JSON, rendered once.
   std::string lines;
   std::vector<std::string> stack_json;
@@ -112,6 +145,15 @@ struct ThreadSampling {
   runtime::Thread* thread = nullptr;
   int thread_id = 0;
   EventBuffer events;  // what this thread records at its polls (compact stacks)
+  // The stack watermark (runtime/return_barrier.h): the frames below the marked one, bottom
+  // first, each with its fp and the node of the stack from its top scope down in
+  // events.compact; the first ThreadCore::barrier_depth of them are still valid. Only
+  // this thread touches it, at its polls.
+  struct CachedFrame {
+    uintptr_t fp;
+    uint32_t node;
+  };
+  std::vector<CachedFrame> watermark;
   ThreadSampling() { events.compact_stacks = true; }
 };
 

@@ -79,7 +79,14 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
 }
 
 std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out) {
-  out.reserve(frames.size() + 1);
+  size_t from = 0;
+  std::optional<Reason> failure = reconstruct(r, frames, out, from);
+  if (!failure) append_frames(out, frames, from);
+  return failure;
+}
+
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out,
+                                  size_t& from) {
   switch (r.kind) {
     case RequestKind::unparsable:
     case RequestKind::failed:  // never reconstructed: the poll records it as failed
@@ -100,7 +107,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
         // The bias correction: the sampled pc, not the poll's (a stub request's pc is the
         // stub's return address).
         append_scopes(out, r.kind == RequestKind::stub ? code->scopes_at_return(r.pc) : code->scopes_at(r.pc));
-        append_frames(out, frames, next);
+        from = next;
         return std::nullopt;
       }
       return Reason::frame_not_found;
@@ -119,7 +126,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
       const runtime::Method* m = frames[i].method;
       if (!m->holds(r.bcp)) return Reason::bad_bcp;
       out.push_back(compact(m, int32_t(r.bcp - m->code), FrameKind::interp));
-      append_frames(out, frames, i + 1);
+      from = i + 1;
       return std::nullopt;
     }
     case RequestKind::compiled_over_caller:
@@ -137,6 +144,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
         int32_t bci = r.bcp != nullptr ? int32_t(r.bcp - m->code) : 0;
         out.push_back(compact(m, bci, FrameKind::interp));
       }
+      from = frames.size();
       if (first_frame) return std::nullopt;
       // The caller as it was at the interruption: at its call, even if by the poll it
       // has returned from it and moved on.
@@ -150,7 +158,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
         out.push_back(compact(frames[i].method, int32_t(r.caller_bcp - frames[i].method->code), FrameKind::interp));
         i++;
       }
-      append_frames(out, frames, i);
+      from = i;
       return std::nullopt;
     }
   }

@@ -31,6 +31,11 @@ StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
 //   interpreted: the interpreter frame whose fp is request.fp, at request.bcp.
 //   *_over_caller: the sampled method on top of the frame whose fp is request.caller_fp.
 std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& out);
+// The same in two parts: the sampled stack is `top` (the frames rebuilt from the request,
+// top first) over frames[from, end), unchanged. `frames` may end early (at the frame the
+// stack watermark marks): a sampled frame is never below that frame.
+std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, CompactTrace& top,
+                                  size_t& from);
 // The same, with named frames.
 std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runtime::Frame>& frames, StackTrace& out);
 

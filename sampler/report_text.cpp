@@ -347,6 +347,14 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
                        format_duration(p.sampler_thread_cpu_ns), format_us(q.p50), format_us(q.p99),
                        format_us(q.max), q.n);
   }
+  if (p.poll_walks.polls > 0) {
+    const Profile::PollWalks& w = p.poll_walks;
+    Percentiles q = percentiles(w.cpu_ns);
+    out += fmt::format("  at the polls: {:.1f} frames walked and {:.1f} taken from the stack watermark per poll; "
+                       "CPU per poll p50 {}  p99 {}  (n={})\n",
+                       double(w.frames_walked) / double(w.polls), double(w.frames_cached) / double(w.polls),
+                       format_us(q.p50), format_us(q.p99), w.polls);
+  }
   if (samplers.empty()) {
     out += "\nNo samples: no sampler ran, so nothing was recorded.\n";
     os << out;

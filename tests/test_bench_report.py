@@ -59,6 +59,10 @@ measured = {
     "stab": None,
     "memory": ({"unprofiled": [None, 5000], "cooperative .jsonl": [None, None]}, [2, 6],
                {"unprofiled": True, "cooperative .jsonl": False}),
+    "cost": {"runs": 2, "depths": [10, 500], "cost": {("deep_stable", 10, "cooperative"): 30.0,
+                                                       ("deep_stable", 500, "cooperative"): None,
+                                                       ("deep_stable", 10, "async"): None,
+                                                       ("deep_stable", 500, "async"): 31.0}},
     "seconds": 1.0, "minivm_runs": 0,
 }
 
@@ -97,6 +101,9 @@ with tempfile.TemporaryDirectory() as out:
     check("targets.json: a target resting on a missing measurement is met: null, and says what is missing",
           acc_t.get("met", False) is None and "missing" in acc_t.get("measured", "")
           and slow_t.get("met", False) is None, targets)
+    cost_t = next((t for k, t in by_target.items() if k.startswith("Cooperative CPU per sample flat")), {})
+    check("CPU per sample: a missing depth reads missing in the table, and its target is met: null",
+          "| deep_stable | 500 | missing | 31.0 |" in report and cost_t.get("met", False) is None, (cost_t, report[-3000:]))
     check("report: such a target's 'met' column reads missing", "| missing | missing" in report
           or any(line.count("| missing |") for line in report.splitlines() if line.startswith("| Cooperative ≥ 99%")), report)
     for name in ("accuracy", "overhead", "held_vs_depth", "latency", "stability"):

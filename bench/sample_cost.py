@@ -1,0 +1,151 @@
+"""What one sample costs in CPU, all threads included (the sampler thread's, the signal
+deliveries, the walk at the poll), against stack depth.
+
+Per-sample CPU = (median process CPU of profiled runs - median of unprofiled runs) /
+samples, with profiled and unprofiled runs alternating (`--xcomp`, 5 kHz). Two workloads:
+  - `workloads/deep_stable.mini`: DEPTH frames that stay while the leaf spins for tens of
+    milliseconds. A sampler that walks only what changed since its last sample (the
+    cooperative sampler's stack watermark, runtime/return_barrier.h) costs the same at
+    every depth here; the target is per-sample CPU at depth 10, 100 and 500 within 1.5x.
+  - `workloads/deep_recursion.mini`: the same depths rebuilt every few tens of
+    microseconds, so each sample finds DEPTH new frames and must walk them: no watermark
+    can help, and the cost grows with depth for every sampler. Shown for honesty.
+`measure_sample_cost` runs minivm and returns plain data; `write_sample_cost` writes the
+report section, sample_cost.csv and the target. bench/run.py calls both; run alone
+(`python3 bench/sample_cost.py [--quick] [--out DIR]`) it writes only this section.
+"""
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+
+WORKLOADS = [("deep_stable", "bench/workloads/deep_stable.mini"), ("deep_recursion", "bench/workloads/deep_recursion.mini")]
+DEPTHS = [10, 100, 500]
+SAMPLERS = ["cooperative", "async"]
+INTERVAL = "200us"
+TARGET_RATIO = 1.5
+
+
+def cpu_run(b, spec, flags):
+    """One run: (process CPU seconds, profile statistics or None), or None if it failed."""
+    stats_path = os.path.join(b.tmp, "cost.json")
+    if os.path.exists(stats_path):
+        os.remove(stats_path)
+    profiled = "--profile" in flags
+    cmd = [b.minivm, "run", "--xcomp"] + flags + ([f"--profile-stats={stats_path}"] if profiled else []) + [b.program(spec)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    b.runs += 1
+    if p.returncode != 0:
+        return None
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    stats = None
+    if profiled and os.path.exists(stats_path):
+        with open(stats_path) as f:
+            stats = json.load(f)
+    return cpu, stats
+
+
+def samples_of(stats, sampler):
+    for s in (stats or {}).get("samplers", []):
+        if s["name"] == sampler:
+            return s.get("samples")
+    return None
+
+
+def measure_sample_cost(b, quick, log):
+    """{(workload, depth, sampler): per-sample CPU in µs or None}, and the runs behind it."""
+    runs = 2 if quick else 7
+    depths = [10, 500] if quick else DEPTHS
+    out = {"runs": runs, "depths": depths, "cost": {}}
+    for name, path in WORKLOADS[:1] if quick else WORKLOADS:
+        for d in depths:
+            spec = f"{path}@DEPTH={d}"
+            cpu = {s: [] for s in ["unprofiled"] + SAMPLERS}
+            samples = {s: [] for s in SAMPLERS}
+            for _ in range(runs):
+                for s in cpu:
+                    flags = [] if s == "unprofiled" else ["--profile", f"--sampler={s}", f"--interval={INTERVAL}"]
+                    r = cpu_run(b, spec, flags)
+                    if r is None:
+                        continue
+                    cpu[s].append(r[0])
+                    if s != "unprofiled" and samples_of(r[1], s):
+                        samples[s].append(samples_of(r[1], s))
+            base = statistics.median(cpu["unprofiled"]) if cpu["unprofiled"] else None
+            for s in SAMPLERS:
+                if base is None or not cpu[s] or not samples[s]:
+                    out["cost"][(name, d, s)] = None
+                    continue
+                out["cost"][(name, d, s)] = (statistics.median(cpu[s]) - base) / statistics.median(samples[s]) * 1e6
+            log(f"sample cost {name} depth {d}: " + ", ".join(
+                f"{s} {fmt(out['cost'][(name, d, s)])} µs" for s in SAMPLERS))
+    return out
+
+
+def fmt(v):
+    return "missing" if v is None else f"{v:.1f}"
+
+
+def target(cost):
+    """The per-sample CPU target on deep_stable: (met or None, measured text)."""
+    if not cost or not cost.get("cost"):
+        return None, "missing"
+    vals = [cost["cost"].get(("deep_stable", d, "cooperative")) for d in cost["depths"]]
+    text = ", ".join(f"depth {d}: {fmt(v)} µs" for d, v in zip(cost["depths"], vals))
+    if any(v is None for v in vals):
+        return None, text
+    lo, hi = min(vals), max(vals)
+    ratio = hi / lo if lo > 0 else float("inf")
+    return ratio <= TARGET_RATIO, f"{text} (max/min {ratio:.2f})"
+
+
+def write_sample_cost(out_dir, cost):
+    md = ["## CPU per sample against stack depth\n"]
+    if not cost or not cost.get("cost"):
+        md.append("Not measured: missing.\n")
+        return md
+    md.append(f"Per-sample CPU, all threads: (median process CPU of profiled runs - median of unprofiled runs) / "
+              f"samples, `--xcomp --interval={INTERVAL}`, {cost['runs']} alternating runs per configuration. "
+              "`deep_stable` keeps its DEPTH frames between samples; `deep_recursion` rebuilds them every few "
+              "tens of microseconds, so every sample must walk DEPTH new frames. A negative or tiny value is "
+              "within the noise of the CPU clock.\n")
+    header = ["workload", "depth"] + [f"{s} µs/sample" for s in SAMPLERS]
+    rows = [[name, d] + [fmt(cost["cost"].get((name, d, s))) for s in SAMPLERS]
+            for name, _ in WORKLOADS for d in cost["depths"] if (name, d, SAMPLERS[0]) in cost["cost"]]
+    md.append("| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n" +
+              "".join("| " + " | ".join(str(c) for c in r) + " |\n" for r in rows))
+    met, text = target(cost)
+    verdict = "missing" if met is None else "met" if met else "NOT met"
+    md.append(f"Target: cooperative per-sample CPU on `deep_stable` at every depth within {TARGET_RATIO}x: "
+              f"**{verdict}** ({text}).\n")
+    with open(os.path.join(out_dir, "sample_cost.csv"), "w") as f:
+        f.write(",".join(h.replace(" ", "_").replace("/", "_per_").replace("µs", "us") for h in header) + "\n")
+        for r in rows:
+            f.write(",".join("" if c == "missing" else str(c) for c in r) + "\n")
+    return md
+
+
+def main():
+    """Only this section: `python3 bench/sample_cost.py [--quick] [--out DIR] [--minivm PATH]`,
+    writing DIR/sample_cost.md and sample_cost.csv."""
+    import sys
+    import time
+    import run  # bench/run.py: its Bench and options
+    args, plan = run.make_plan(sys.argv[1:])
+    out_dir = args.out or os.path.join(run.HERE, "results", "sample_cost" + ("-quick" if plan["quick"] else ""))
+    os.makedirs(out_dir, exist_ok=True)
+    b = run.Bench(args)
+    t0 = time.time()
+    cost = measure_sample_cost(b, plan["quick"], lambda msg: print(f"[{time.time() - t0:6.1f}s] {msg}", flush=True))
+    with open(os.path.join(out_dir, "sample_cost.md"), "w") as f:
+        f.write("\n".join(write_sample_cost(out_dir, cost)))
+    shutil.rmtree(b.tmp, ignore_errors=True)
+    print(f"wrote {out_dir}/sample_cost.md")
+
+
+if __name__ == "__main__":
+    main()
