@@ -12,7 +12,8 @@ Each profiled run's numbers come from the statistics it writes (`--profile-stats
 where stacks matter, its events (`.jsonl`). The `measure_*` functions run minivm and
 return plain data; the `write_*` functions turn that data into the report, the CSV files
 and the plots; `main` runs the one, then the other. The stability section (code unloading
-under sampling) lives in bench/stability.py.
+under sampling) lives in bench/stability.py, the escaped-frames section (cooperative
+samples whose frame was not found at the poll) in bench/escapes.py.
 """
 import argparse
 import collections
@@ -31,6 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import escapes  # noqa: E402
 import stability  # noqa: E402
 import svgplot  # noqa: E402
 
@@ -708,6 +710,7 @@ def targets(plan, m):
                 all(cls_fail[n] > 0 for n in pro) and all(v == 0 for v in coop_fail.values()),
                 "; ".join(f"{n}: classical {reasons(collections.Counter(acc[(n, False)]['classical']['failed']))}, "
                           f"cooperative {coop_fail[n]}" for n in pro)))
+    out.append(escapes.target(m["esc"]))
     return out
 
 
@@ -804,6 +807,7 @@ def write_report(plan, m):
     md += write_latency(out_dir, plan["latency_workloads"], m["lat"])
     md += write_perf(out_dir, m["perf"], m["perf_err"])
     md += stability.write_stability(out_dir, m["stab"])
+    md += escapes.write_escapes(out_dir, m["esc"])
     md += write_memory(out_dir, m["memory"])
     md += write_targets(out_dir, names, acc, targets(plan, m))
     md += ["## Reading\n", reading(plan, m) + "\n",
@@ -868,6 +872,7 @@ def main():
     m["lat"] = measure_latency(b, plan["latency_workloads"], log)
     m["perf"], m["perf_err"] = measure_perf(b, plan["perf_set"], log)
     m["stab"] = stability.measure_stability(b, plan["quick"], log)
+    m["esc"] = escapes.measure_escapes(b, plan["quick"], log)
     m["memory"] = measure_memory(b, plan["quick"], log)
     log(f"{b.runs} runs of minivm")
     m["seconds"], m["minivm_runs"] = time.time() - t0, b.runs
