@@ -320,6 +320,12 @@ def write_escapes(out_dir, esc):
                      meanings.get(r, run.MISSING)])
     md.append(run.table(["reason", "samples", "of all samples", "where (most)", "meaning"], rows) if rows
               else "No biased samples.\n")
+    others = [r for r in by_reason if r not in NOT_FOUND]
+    if others:
+        md.append(f"{', '.join(f'`{r}`' for r in others)}: decided where the signal landed, before any frame could move "
+                  "(or a fault of another kind; `bench/README.md`, \"Escaped and not-found frames\")" +
+                  ("; the runs use no `--stub-metadata`, so a sample in an intrinsic stub has the stack of the "
+                   "next poll" if "pc_in_stub" in others else "") + ".\n")
 
     csv_rows = []
     for n in names:
