@@ -130,17 +130,23 @@ def not_found_in(coop):
 def reproduce(b, name, program, flags, seconds, keep):
     """The same run again with its events written, until one has an escaped or not-found
     sample: the kept .jsonl's path, or None."""
-    os.makedirs(keep, exist_ok=True)
+    events = os.path.join(b.tmp, "escapes.jsonl")
     for i in range(REPRODUCE_TRIES):
-        events = os.path.join(keep, f"{name}-again{i}.jsonl")
         stats, _, _, _ = one_run(b, program, flags, seconds, os.path.join(b.tmp, "escapes.json"),
                                  os.path.join(b.tmp, "escapes.err"), events)
         coop = cooperative(stats)
         if coop and not_found_in(coop):
-            return events
-        if os.path.exists(events):
-            os.remove(events)
+            os.makedirs(keep, exist_ok=True)
+            kept = os.path.join(keep, f"{name}-again{i}.jsonl")
+            shutil.move(events, kept)
+            return kept
     return None
+
+
+def shown(path):
+    """A path as the report gives it: relative to the current directory when inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def measure_config(b, name, program, flags, share, limits, keep):
@@ -179,8 +185,7 @@ def measure_config(b, name, program, flags, share, limits, keep):
             kept = (reproduce(b, f"{name}-run{t['runs']}", program, flags, slice_s, keep)
                     if len(t["escape_runs"]) < KEEP_PER_CONFIG else None)
             cmd = ([f"timeout -s INT {slice_s:.2f}"] if how == "stopped" else []) + [shlex.quote(c) for c in (
-                [os.path.relpath(b.minivm, os.getcwd()), "run"] + flags +
-                ["--profile-out=escaped.jsonl", os.path.relpath(program, os.getcwd())])]
+                [shown(b.minivm), "run"] + flags + ["--profile-out=escaped.jsonl", shown(program)])]
             t["escape_runs"].append({"reasons": found, "jsonl": kept, "seconds": round(wall, 2), "how": how,
                                      "command": " ".join(cmd)})
     if t["no_stats"] == t["runs"]:
