@@ -320,12 +320,12 @@ def write_escapes(out_dir, esc):
     for r, where in sorted(by_reason.items(), key=lambda kv: -sum(kv[1].values())):
         n = sum(where.values())
         rows.append([f"`{r}`" + (" (not found)" if r in NOT_FOUND else ""), f"{n:,}",
-                     f"{100 * n / total:.3f}%" if total else run.MISSING,
+                     f"{100 * n / total:.3g}%" if total else run.MISSING,
                      ", ".join(f"{' '.join(k)} {v}" for k, v in where.most_common(4)) + (", ..." if len(where) > 4 else ""),
                      meanings.get(r, run.MISSING)])
     md.append(run.table(["reason", "samples", "of all samples", "where (most)", "meaning"], rows) if rows
               else "No biased samples.\n")
-    others = [r for r in by_reason if r not in NOT_FOUND]
+    others = [r for r in sorted(by_reason, key=lambda r: -sum(by_reason[r].values())) if r not in NOT_FOUND]
     if others:
         md.append(f"{', '.join(f'`{r}`' for r in others)}: decided where the signal landed, before any frame could move "
                   "(or a fault of another kind; `bench/README.md`, \"Escaped and not-found frames\")" +
