@@ -12,7 +12,8 @@ Each profiled run's numbers come from the statistics it writes (`--profile-stats
 where stacks matter, its events (`.jsonl`). The `measure_*` functions run minivm and
 return plain data; the `write_*` functions turn that data into the report, the CSV files
 and the plots; `main` runs the one, then the other. The stability section (code unloading
-under sampling) lives in bench/stability.py.
+under sampling) lives in bench/stability.py, the escaped-frames section (cooperative
+samples whose frame was not found at the poll) in bench/escapes.py.
 """
 import argparse
 import collections
@@ -32,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import sample_cost  # noqa: E402
+import escapes  # noqa: E402
 import stability  # noqa: E402
 import svgplot  # noqa: E402
 
@@ -711,6 +713,7 @@ def targets(plan, m):
                           f"cooperative {coop_fail[n]}" for n in pro)))
     out.append((f"Cooperative CPU per sample flat with stack depth (deep_stable, within {sample_cost.TARGET_RATIO}x)",
                 *sample_cost.target(m.get("cost"))))
+    out.append(escapes.target(m["esc"]))
     return out
 
 
@@ -808,6 +811,7 @@ def write_report(plan, m):
     md += write_perf(out_dir, m["perf"], m["perf_err"])
     md += stability.write_stability(out_dir, m["stab"])
     md += sample_cost.write_sample_cost(out_dir, m.get("cost"))
+    md += escapes.write_escapes(out_dir, m["esc"])
     md += write_memory(out_dir, m["memory"])
     md += write_targets(out_dir, names, acc, targets(plan, m))
     md += ["## Reading\n", reading(plan, m) + "\n",
@@ -873,6 +877,7 @@ def main():
     m["perf"], m["perf_err"] = measure_perf(b, plan["perf_set"], log)
     m["stab"] = stability.measure_stability(b, plan["quick"], log)
     m["cost"] = sample_cost.measure_sample_cost(b, plan["quick"], log)
+    m["esc"] = escapes.measure_escapes(b, plan["quick"], log)
     m["memory"] = measure_memory(b, plan["quick"], log)
     log(f"{b.runs} runs of minivm")
     m["seconds"], m["minivm_runs"] = time.time() - t0, b.runs

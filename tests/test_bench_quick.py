@@ -28,10 +28,11 @@ with tempfile.TemporaryDirectory() as out:
     report = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
     for heading in ("## Physical limits", "## Accuracy against the oracle", "## Honesty", "## Cost to the program",
                     "## Cooperative: suspension and safepoint latency", "## The oracle checked against perf",
-                    "## Memory over a long run", "## Stability under code unloading", "## Targets", "## Reading"):
+                    "## Memory over a long run", "## Stability under code unloading",
+                    "## Cooperative samples whose frame escaped or was not found", "## Targets", "## Reading"):
         check(f"report has '{heading}'", heading in report)
     check("every run's accounting adds up", "adds up: yes, in every run" in report)
-    for name in ("accuracy", "honesty", "overhead", "held_vs_depth", "held_vs_threads", "latency", "stability"):
+    for name in ("accuracy", "honesty", "overhead", "held_vs_depth", "held_vs_threads", "latency", "stability", "escapes"):
         path = os.path.join(out, name + ".csv")
         rows = list(csv.reader(open(path))) if os.path.exists(path) else []
         check(f"{name}.csv has a header and data", len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), rows[:3])
@@ -51,6 +52,11 @@ with tempfile.TemporaryDirectory() as out:
           int(coop_stab.get("interruptions", 0)) > 0 and
           all(coop_stab.get(k) == "0" for k in ("crashes_caught", "disagreements", "freed_code_samples", "hangs", "died")),
           stab)
+    esc = list(csv.DictReader(open(os.path.join(out, "escapes.csv")))) \
+        if os.path.exists(os.path.join(out, "escapes.csv")) else []
+    check("escapes: every mode and --suspend mode of every quick workload sampled, none escaped or not found",
+          len(esc) >= 6 and all(r["samples"] and int(r["samples"]) > 0 and r["escaped_or_not_found"] == "0" for r in esc),
+          [r for r in esc if r["escaped_or_not_found"] != "0"] or esc[:6])
     for name in ("accuracy", "held_vs_depth", "overhead", "latency", "stability"):
         try:
             root = ET.parse(os.path.join(out, name + ".svg")).getroot()

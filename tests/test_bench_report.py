@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The bench's report writers on measurements that are missing (a run that wrote no
 statistics or events, a limits probe that recorded no timings under load, a perf that
-could not run): bench/run.py writes report.md, every CSV, targets.json and the plots,
-and says "missing" (report), leaves the cell empty (CSV) or writes null (JSON) instead of
-crashing. Also: the accuracy plot's first slanted label stays inside the picture.
+could not run, a configuration of the escapes section whose runs wrote no statistics):
+bench/run.py writes report.md, every CSV, targets.json and the plots, and says "missing"
+(report), leaves the cell empty (CSV) or writes null (JSON) instead of crashing. The
+escapes section names an escaped sample's configuration, reason and command. Also: the
+accuracy plot's first slanted label stays inside the picture.
 Usage: test_bench_report.py MINIVM (for the sampler names). Prints `N passed, N failed`."""
 import csv
 import json
@@ -17,6 +19,7 @@ from checks import check, finish
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import escapes  # noqa: E402
 import run  # noqa: E402
 
 run.SAMPLERS[:] = run.sampler_names(os.path.abspath(sys.argv[1]))
@@ -41,6 +44,25 @@ def accuracy_of_missing_run():
 
 
 names = ["counted_loop_then_setter", "many_short_methods"]
+
+
+def escapes_measured(configs):
+    """What measure_escapes returns, over `names` with these configurations."""
+    return {"target": 5000, "share": 10, "flags": escapes.FLAGS, "not_found": list(escapes.NOT_FOUND),
+            "meanings": {"pc_in_stub": "in a stub"}, "workloads": [(n, by_name[n][1]) for n in names],
+            "modes": [m for m, _ in escapes.MODES], "suspends": escapes.SUSPENDS, "configs": configs,
+            "errors": {("many_short_methods", "xint", "handshake"): ["exit status -11: minivm run ..."]}, "seconds": 1.0}
+
+
+def escapes_config(samples, biased, escape_runs=()):
+    return {"runs": 1, "samples": samples, "interruptions": samples, "seconds": 0.3, "biased": biased, "stopped": 1,
+            "no_stats": 0, "died": 0, "hung": 0, "unaccounted": 0, "escape_runs": list(escape_runs)}
+
+
+# Every configuration measured but one, whose runs wrote no statistics.
+escapes_configs = {(n, m, s): escapes_config(120, {"pc_in_stub": 3}) for n in names for m, _ in escapes.MODES
+                   for s in escapes.SUSPENDS}
+escapes_configs[("many_short_methods", "xint", "handshake")] = None
 no_timings = {"p50": None, "p99": None, "max": None, "n": 0}
 measured = {
     # minivm_limits under load: no signal timings at all, no untrapped-poll figure.
@@ -57,6 +79,7 @@ measured = {
     "lat": {("counted_loop_then_setter", v): (None, None, []) for v in ("signal", "handshake", "counted-loop-polls")},
     "perf": None, "perf_err": "perf is not installed",
     "stab": None,
+    "esc": escapes_measured(escapes_configs),
     "memory": ({"unprofiled": [None, 5000], "cooperative .jsonl": [None, None]}, [2, 6],
                {"unprofiled": True, "cooperative .jsonl": False}),
     "cost": {"runs": 2, "depths": [10, 500], "cost": {("deep_stable", 10, "cooperative"): 30.0,
@@ -77,7 +100,8 @@ with tempfile.TemporaryDirectory() as out:
     check("report.md is written with every section", all(h in report for h in (
         "## Physical limits", "## Accuracy against the oracle", "## Honesty", "## Cost to the program",
         "## Cooperative: suspension and safepoint latency", "## The oracle checked against perf",
-        "## Stability under code unloading", "## Memory over a long run", "## Targets", "## Reading")), report[:3000])
+        "## Stability under code unloading", "## Cooperative samples whose frame escaped or was not found",
+        "## Memory over a long run", "## Targets", "## Reading")), report[:3000])
     check("a floor with no timings is listed as missing, the one measured is shown",
           "| signal to another thread and back (tgkill → handler → seen) | missing | missing | missing |" in report
           and "| a poll that traps (SIGSEGV on the poll page, handler, resume) | 0.90 | 2.00 | 5.00 |" in report
@@ -104,6 +128,18 @@ with tempfile.TemporaryDirectory() as out:
     cost_t = next((t for k, t in by_target.items() if k.startswith("Cooperative CPU per sample flat")), {})
     check("CPU per sample: a missing depth reads missing in the table, and its target is met: null",
           "| deep_stable | 500 | missing | 31.0 |" in report and cost_t.get("met", False) is None, (cost_t, report[-3000:]))
+    esc_t = by_target.get(escapes.TARGET, {})
+    check("targets.json: the escapes target with a configuration missing is met: null and names it",
+          esc_t.get("met", False) is None and "missing: many_short_methods xint handshake" in esc_t.get("measured", ""),
+          esc_t)
+    check("escapes: the missing configuration's cell reads missing, the others samples / not found; how its run ended",
+          "| many_short_methods | 120 / 0 | missing | 120 / 0 |" in report
+          and "many_short_methods xint handshake: a run ended abnormally" in report, report)
+    rows = list(csv.DictReader(open(os.path.join(out, "escapes.csv")))) if os.path.exists(os.path.join(out, "escapes.csv")) else []
+    gone = [r for r in rows if (r["workload"], r["mode"], r["suspend"]) == ("many_short_methods", "xint", "handshake")]
+    check("escapes.csv: a row per configuration, the missing one's numbers empty",
+          len(rows) == len(escapes_configs) and len(gone) == 1 and gone[0]["samples"] == ""
+          and gone[0]["escaped_or_not_found"] == "", rows[:3])
     check("report: such a target's 'met' column reads missing", "| missing | missing" in report
           or any(line.count("| missing |") for line in report.splitlines() if line.startswith("| Cooperative ≥ 99%")), report)
     for name in ("accuracy", "overhead", "held_vs_depth", "latency", "stability"):
@@ -112,6 +148,31 @@ with tempfile.TemporaryDirectory() as out:
         except (ET.ParseError, OSError):
             ok = False
         check(f"{name}.svg is an SVG document", ok)
+
+# The escapes section not measured at all, and measured with an escaped sample.
+with tempfile.TemporaryDirectory() as out:
+    try:
+        md = "\n".join(escapes.write_escapes(out, None))
+        t = escapes.target(None)
+        error = None
+    except Exception as e:  # noqa: BLE001
+        md, t, error = "", (None, False, ""), f"{type(e).__name__}: {e}"
+    check("escapes not measured: the section says missing and the target is met: null",
+          error is None and "missing" in md and t[1] is None, (error, md, t))
+    configs = {(n, m, s): escapes_config(20_000, {}) for n in names for m, _ in escapes.MODES for s in escapes.SUSPENDS}
+    configs[("counted_loop_then_setter", "xcomp", "signal")] = escapes_config(
+        20_000, {"frame_escaped": 2, "pc_in_stub": 1},
+        [{"reasons": {"frame_escaped": 2}, "jsonl": "/tmp/x.jsonl", "seconds": 0.5, "how": "stopped",
+          "command": "minivm run --xcomp x.mini"}])
+    md = "\n".join(escapes.write_escapes(out, escapes_measured(configs)))
+    t = escapes.target(escapes_measured(configs))
+    check("an escaped sample: not met, named with its configuration, reason, events and command",
+          t[1] is False and "counted_loop_then_setter xcomp signal 2" in t[2]
+          and "| counted_loop_then_setter | 20,000 / 0 | 20,000 / 0 | 20,000 / 2 |" in md
+          and "frame_escaped 2" in md and "`/tmp/x.jsonl`" in md and "`minivm run --xcomp x.mini`" in md, (t, md))
+    configs[("counted_loop_then_setter", "xcomp", "signal")] = escapes_config(20_000, {"pc_in_stub": 1})
+    t = escapes.target(escapes_measured(configs))
+    check("no escaped sample over 240,000 samples: met", t[1] is True, t)
 
 # The accuracy plot's category labels slant down to the left from under their group:
 # the first (the longest workload name) must end inside the picture.
