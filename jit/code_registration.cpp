@@ -32,25 +32,39 @@ std::string source_file_name() {
   return resolved;
 }
 
+// The safepoint blob is entered from a signal handler: the frame above it resumes at an
+// exact pc, not after a call.
+bool is_signal_frame(const runtime::CodeBlob& blob) { return blob.kind == runtime::BlobKind::safepoint_blob; }
+
 void register_unwind(const std::string& name, const runtime::CodeBlob& blob) {
-  // The safepoint blob is entered from a signal handler: the frame above it resumes at
-  // an exact pc, not after a call.
-  register_with_libunwind(name.c_str(), blob.begin, blob.end, blob.frame_rows,
-                          /*signal_frame=*/blob.kind == runtime::BlobKind::safepoint_blob);
+  register_with_libunwind(name.c_str(), blob.begin, blob.end, blob.frame_rows, is_signal_frame(blob));
 }
 
-// The blob's CFI as gdb reads it, or nothing when the blob has no frame rows (intrinsic
-// stubs) or they cannot be encoded.
+// The frame rows of [offset, offset + size) of a blob, rebased to it (the row in force at
+// its start first): the interpreter's templates are described one by one to perf.
+std::vector<runtime::FrameRow> rows_of(const runtime::CodeBlob& blob, size_t offset, size_t size) {
+  std::vector<runtime::FrameRow> rows;
+  for (const runtime::FrameRow& row : blob.frame_rows) {
+    if (row.offset >= offset + size) break;
+    if (row.offset <= offset) rows.clear();
+    rows.push_back(row);
+    rows.back().offset = row.offset <= offset ? 0 : uint32_t(row.offset - offset);
+  }
+  return rows;
+}
+
+// The blob's CFI as gdb reads it: nothing when the blob has no frame rows (intrinsic stubs)
+// or they cannot be encoded.
 std::vector<uint8_t> eh_frame_of(const runtime::CodeBlob& blob) {
   if (!frame_rows_valid(blob.end - blob.begin, blob.frame_rows)) return {};
-  return encode_eh_frame(blob.begin, blob.end, blob.frame_rows,
-                         /*signal_frame=*/blob.kind == runtime::BlobKind::safepoint_blob);
+  return encode_eh_frame(blob.begin, blob.end, blob.frame_rows, is_signal_frame(blob));
 }
 
 void register_with_gdb(const runtime::CodeBlob& blob, std::vector<ElfFunction> functions, std::string source_file,
                        std::vector<std::pair<uint32_t, uint32_t>> lines) {
   if (!gdb_jit_enabled()) return;
-  ElfCodeObject object{blob.begin, blob.end, std::move(functions), eh_frame_of(blob), std::move(source_file),
+  ElfCodeObject object{blob.begin, blob.end, std::move(functions), eh_frame_of(blob),
+                       std::move(source_file),
                        std::move(lines)};
   gdb_jit_register(blob.begin, build_elf_object(object));
 }
@@ -90,7 +104,7 @@ void register_code_with_tools(const runtime::CompiledCode& code) {
   if (!perf && !gdb) return;
   std::vector<std::pair<uint32_t, uint32_t>> lines = line_table(code);
   const std::string source = source_file_name();
-  if (perf) perf_record_code(name, code.begin, code.end - code.begin, source, lines);
+  if (perf) perf_record_code(name, code.begin, code.end - code.begin, source, lines, code.frame_rows);
   if (gdb) register_with_gdb(code, {{name, 0, code.end - code.begin}}, source, std::move(lines));
 }
 
@@ -117,7 +131,9 @@ void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter
     // Intrinsic stubs are frameless with no metadata by default (DESIGN.md): no unwind info.
     if (blob->kind != runtime::BlobKind::stub) register_unwind(name, *blob);
     if (perf)
-      for (const ElfFunction& f : functions) perf_record_code(f.name, blob->begin + f.offset, f.size, "", {});
+      for (const ElfFunction& f : functions)
+        perf_record_code(f.name, blob->begin + f.offset, f.size, "", {}, rows_of(*blob, f.offset, f.size),
+                         is_signal_frame(*blob));
     register_with_gdb(*blob, std::move(functions), "", {});
   }
 }

@@ -12,6 +12,7 @@
 
 #include "jit/code_registration.h"
 #include "jit/listing.h"
+#include "jit/perf_map.h"
 #include "runtime/vm.h"
 
 namespace jit::baseline {
@@ -27,6 +28,22 @@ JitRuntime& code_memory() {
   }();
   static JitRuntime rt(&params);
   return rt;
+}
+
+// Copies the code into executable memory with `room` unused bytes after it (what perf needs
+// to see its unwinding info, jit/perf_map.h; none without --perf-map). JitRuntime::add, with
+// the room added: relocation may only shrink the code.
+void* install(CodeHolder& code, size_t room) {
+  size_t estimate = code.codeSize();
+  void* rx = nullptr;
+  void* rw = nullptr;
+  if (code_memory().allocator()->alloc(&rx, &rw, estimate + room) != kErrorOk) return nullptr;
+  if (code.relocateToBase(reinterpret_cast<uintptr_t>(rx)) != kErrorOk || code.codeSize() > estimate) {
+    code_memory().allocator()->release(rx);
+    return nullptr;
+  }
+  code.copyFlattenedData(rw, code.codeSize(), CopySectionFlags::kPadSectionBuffer);
+  return rx;  // x86 keeps instruction and data caches coherent: nothing to flush
 }
 
 std::mutex g_cache_mutex;
@@ -111,8 +128,9 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::vector<A
   Compiler c(m, options, a, code);
   c.compile();
 
-  void* base = nullptr;
-  if (code_memory().add(&base, &code) != kErrorOk) {
+  size_t room = perf_support_enabled() ? perf_room_after_code(code.codeSize(), c.frames.rows()) : 0;
+  void* base = install(code, room);
+  if (base == nullptr) {
     std::fprintf(stderr, "minivm: internal error: cannot install compiled code for %s\n", m->function->name.c_str());
     std::abort();
   }

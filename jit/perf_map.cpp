@@ -12,6 +12,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "jit/dwarf_cfi.h"
 #include "runtime/errors.h"
 
 namespace jit {
@@ -22,7 +23,7 @@ namespace {
 constexpr uint32_t kJitdumpMagic = 0x4A695444;  // "JiTD"
 constexpr uint32_t kJitdumpVersion = 1;
 constexpr uint32_t kElfMachX86_64 = 62;         // EM_X86_64
-enum : uint32_t { kJitCodeLoad = 0, kJitCodeMove = 1, kJitCodeDebugInfo = 2, kJitCodeClose = 3 };
+enum : uint32_t { kJitCodeLoad = 0, kJitCodeMove = 1, kJitCodeDebugInfo = 2, kJitCodeClose = 3, kJitCodeUnwindingInfo = 4 };
 
 struct State {
   std::mutex mutex;
@@ -118,6 +119,32 @@ std::string jitdump_directory(std::string& tried) {
   return name.data();
 }
 
+size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
+
+// What JIT_CODE_UNWINDING_INFO carries: the .eh_frame, then an .eh_frame_hdr indexing its
+// one FDE. `perf inject --jit` writes them into the range's ELF file as two sections right
+// after the code (at its end rounded up to 8, where perf then maps them), and perf's
+// unwinders read them there: libdw from the file, libunwind through the mapping. So every
+// pointer is relative (the FDE's pc to itself, the header's to the header), which holds in
+// both. Empty when the rows cannot be encoded.
+std::vector<uint8_t> unwinding_data(uintptr_t begin, size_t size, const std::vector<runtime::FrameRow>& rows,
+                                    bool signal_frame) {
+  if (!frame_rows_valid(size, rows)) return {};
+  constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;  // DW_EH_PE_*
+  std::vector<uint8_t> eh_frame = encode_eh_frame(begin, begin + size, rows, signal_frame, begin + align8(size));
+  Buf u;
+  u.put_bytes(eh_frame.data(), eh_frame.size());
+  int64_t header = int64_t(u.b.size());  // the header's offset from the .eh_frame
+  u.b.insert(u.b.end(), {1, kPcrelSdata4, kUdata4, kDatarelSdata4});  // version and encodings
+  u.put(int32_t(-(header + 4)));                                      // .eh_frame, from this field
+  u.put(uint32_t(1));                                                 // one FDE
+  u.put(int32_t(-(int64_t(align8(size)) + header)));                  // its first pc, from the header
+  uint32_t cie_length;
+  std::memcpy(&cie_length, eh_frame.data(), 4);
+  u.put(int32_t(int64_t(cie_length) + 4 - header));                   // the FDE, right after the CIE
+  return u.b;
+}
+
 }  // namespace
 
 void perf_support_enable() {
@@ -171,7 +198,8 @@ bool perf_support_enabled() {
 }
 
 void perf_record_code(const std::string& name, uintptr_t begin, size_t size, const std::string& source_file,
-                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line) {
+                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line,
+                      const std::vector<runtime::FrameRow>& frame_rows, bool signal_frame) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.enabled) return;
@@ -201,6 +229,18 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
     if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
     out.b.clear();
   }
+  if (std::vector<uint8_t> data = unwinding_data(begin, size, frame_rows, signal_frame); !data.empty()) {
+    // Also attached to the next JIT_CODE_LOAD.
+    out.header(kJitCodeUnwindingInfo);
+    out.put(uint64_t(data.size()));       // unwinding_size
+    out.put(uint64_t(20));                // eh_frame_hdr_size: unwinding_data's header
+    out.put(uint64_t(data.size()));       // mapped_size: what follows the code in perf's view
+    out.put_bytes(data.data(), data.size());
+    while (out.b.size() % 8 != 0) out.b.push_back(0);
+    out.finish();
+    if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
+    out.b.clear();
+  }
   out.header(kJitCodeLoad);
   out.put(uint32_t(getpid()));
   out.put(uint32_t(gettid()));
@@ -212,6 +252,11 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
   out.put_bytes(reinterpret_cast<const void*>(begin), size);
   out.finish();
   if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
+}
+
+size_t perf_room_after_code(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows) {
+  // The bytes' count does not depend on the addresses.
+  return align8(code_size) - code_size + unwinding_data(0, code_size, frame_rows, false).size();
 }
 
 void perf_support_close() {

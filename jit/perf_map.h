@@ -7,8 +7,9 @@
 //     own JIT agent puts its dumps: a new directory $JITDUMPDIR/.debug/jit/minivm-jit-
 //     YYYYMMDD.XXXXXXXX ($HOME when JITDUMPDIR is unset, /tmp without either), never the
 //     current directory. A binary file header, then per code range a JIT_CODE_DEBUG_INFO
-//     record (pc -> source line) followed by its JIT_CODE_LOAD record (with a copy of the
-//     code bytes), timestamps from CLOCK_MONOTONIC. The file is also mapped with PROT_EXEC
+//     record (pc -> source line) and a JIT_CODE_UNWINDING_INFO record (its CFI) followed
+//     by its JIT_CODE_LOAD record (with a copy of the code bytes), timestamps from
+//     CLOCK_MONOTONIC. The file is also mapped with PROT_EXEC
 //     once: that mmap is the marker `perf inject --jit` looks for in perf.data, and the
 //     monotonic timestamps are why `perf record` must run with `-k 1`.
 // Every write is under one mutex: the background compiler and the main thread may record
@@ -21,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/frame_row.h"
+
 namespace jit {
 
 // Opens both files (idempotent) and closes them at VM exit. A file that cannot be opened
@@ -29,9 +32,17 @@ void perf_support_enable();
 bool perf_support_enabled();
 // One code range: its name (mini::fib, minivm::interpreter::iadd, ...), address, size,
 // and for jitdump optional line info: (pc offset from `begin`, source line) pairs sorted
-// by offset, each holding until the next, all in `source_file`.
+// by offset, each holding until the next, all in `source_file`; and optional unwind info:
+// the range's frame rows (by offset from `begin`), written as .eh_frame and .eh_frame_hdr
+// in a JIT_CODE_UNWINDING_INFO record, so `perf --call-graph dwarf` walks through the
+// range when the code leaves perf_room_after_code free after it.
 void perf_record_code(const std::string& name, uintptr_t begin, size_t size, const std::string& source_file,
-                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line);
+                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line,
+                      const std::vector<runtime::FrameRow>& frame_rows = {}, bool signal_frame = false);
+// The bytes a code range of `code_size` described by `frame_rows` must leave unused after
+// it for perf to see its unwinding info: `perf inject --jit` maps that info right after the
+// code (at its end rounded up to 8), where another range would hide it.
+size_t perf_room_after_code(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows);
 // Writes JIT_CODE_CLOSE, unmaps the marker and closes both files; later records are dropped.
 void perf_support_close();
 
