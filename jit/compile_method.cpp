@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,11 +31,12 @@ JitRuntime& code_memory() {
   return rt;
 }
 
-// Copies the code into executable memory with `room` unused bytes after it (what perf needs
-// to see its unwinding info, jit/perf_map.h; none without --perf-map). JitRuntime::add, with
-// the room added: relocation may only shrink the code.
-void* install(CodeHolder& code, size_t room) {
+// Copies the code into executable memory: JitRuntime::add, but with perf's unwinding info
+// after the code when `perf_rows` is given (--perf-map; jit/perf_map.h says why it must be
+// there). Its size does not depend on the code's size, which relocation may only shrink.
+void* install(CodeHolder& code, const std::vector<runtime::FrameRow>* perf_rows) {
   size_t estimate = code.codeSize();
+  size_t room = perf_rows != nullptr ? 7 + perf_unwinding_info(estimate, *perf_rows).size() : 0;
   void* rx = nullptr;
   void* rw = nullptr;
   if (code_memory().allocator()->alloc(&rx, &rw, estimate + room) != kErrorOk) return nullptr;
@@ -42,7 +44,12 @@ void* install(CodeHolder& code, size_t room) {
     code_memory().allocator()->release(rx);
     return nullptr;
   }
-  code.copyFlattenedData(rw, code.codeSize(), CopySectionFlags::kPadSectionBuffer);
+  size_t size = code.codeSize();
+  code.copyFlattenedData(rw, size, CopySectionFlags::kPadSectionBuffer);
+  if (perf_rows != nullptr) {
+    std::vector<uint8_t> info = perf_unwinding_info(size, *perf_rows);
+    std::memcpy(static_cast<uint8_t*>(rw) + perf_unwinding_info_offset(size), info.data(), info.size());
+  }
   return rx;  // x86 keeps instruction and data caches coherent: nothing to flush
 }
 
@@ -128,8 +135,8 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::vector<A
   Compiler c(m, options, a, code);
   c.compile();
 
-  size_t room = perf_support_enabled() ? perf_room_after_code(code.codeSize(), c.frames.rows()) : 0;
-  void* base = install(code, room);
+  std::vector<runtime::FrameRow> rows = c.frames.rows();
+  void* base = install(code, perf_support_enabled() ? &rows : nullptr);
   if (base == nullptr) {
     std::fprintf(stderr, "minivm: internal error: cannot install compiled code for %s\n", m->function->name.c_str());
     std::abort();

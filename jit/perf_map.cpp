@@ -121,30 +121,6 @@ std::string jitdump_directory(std::string& tried) {
 
 size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
 
-// What JIT_CODE_UNWINDING_INFO carries: the .eh_frame, then an .eh_frame_hdr indexing its
-// one FDE. `perf inject --jit` writes them into the range's ELF file as two sections right
-// after the code (at its end rounded up to 8, where perf then maps them), and perf's
-// unwinders read them there: libdw from the file, libunwind through the mapping. So every
-// pointer is relative (the FDE's pc to itself, the header's to the header), which holds in
-// both. Empty when the rows cannot be encoded.
-std::vector<uint8_t> unwinding_data(uintptr_t begin, size_t size, const std::vector<runtime::FrameRow>& rows,
-                                    bool signal_frame) {
-  if (!frame_rows_valid(size, rows)) return {};
-  constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;  // DW_EH_PE_*
-  std::vector<uint8_t> eh_frame = encode_eh_frame(begin, begin + size, rows, signal_frame, begin + align8(size));
-  Buf u;
-  u.put_bytes(eh_frame.data(), eh_frame.size());
-  int64_t header = int64_t(u.b.size());  // the header's offset from the .eh_frame
-  u.b.insert(u.b.end(), {1, kPcrelSdata4, kUdata4, kDatarelSdata4});  // version and encodings
-  u.put(int32_t(-(header + 4)));                                      // .eh_frame, from this field
-  u.put(uint32_t(1));                                                 // one FDE
-  u.put(int32_t(-(int64_t(align8(size)) + header)));                  // its first pc, from the header
-  uint32_t cie_length;
-  std::memcpy(&cie_length, eh_frame.data(), 4);
-  u.put(int32_t(int64_t(cie_length) + 4 - header));                   // the FDE, right after the CIE
-  return u.b;
-}
-
 }  // namespace
 
 void perf_support_enable() {
@@ -229,11 +205,11 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
     if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
     out.b.clear();
   }
-  if (std::vector<uint8_t> data = unwinding_data(begin, size, frame_rows, signal_frame); !data.empty()) {
+  if (std::vector<uint8_t> data = perf_unwinding_info(size, frame_rows, signal_frame); !data.empty()) {
     // Also attached to the next JIT_CODE_LOAD.
     out.header(kJitCodeUnwindingInfo);
     out.put(uint64_t(data.size()));       // unwinding_size
-    out.put(uint64_t(20));                // eh_frame_hdr_size: unwinding_data's header
+    out.put(uint64_t(20));                // eh_frame_hdr_size: perf_unwinding_info's header
     out.put(uint64_t(data.size()));       // mapped_size: what follows the code in perf's view
     out.put_bytes(data.data(), data.size());
     while (out.b.size() % 8 != 0) out.b.push_back(0);
@@ -254,9 +230,31 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
   if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
 }
 
-size_t perf_room_after_code(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows) {
-  // The bytes' count does not depend on the addresses.
-  return align8(code_size) - code_size + unwinding_data(0, code_size, frame_rows, false).size();
+size_t perf_unwinding_info_offset(size_t code_size) { return align8(code_size); }
+
+// The .eh_frame (its FDE's pc relative to itself, as if at perf_unwinding_info_offset), then
+// the .eh_frame_hdr: its pointer to the .eh_frame relative to that field, its one table
+// entry (first pc, FDE) relative to the header itself.
+std::vector<uint8_t> perf_unwinding_info(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows,
+                                         bool signal_frame) {
+  if (!frame_rows_valid(code_size, frame_rows)) return {};
+  constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;  // DW_EH_PE_*
+  // Encoded for code at an arbitrary address: the relative pointers come out the same.
+  constexpr uintptr_t kAnywhere = uintptr_t(1) << 32;
+  size_t at = perf_unwinding_info_offset(code_size);
+  std::vector<uint8_t> eh_frame =
+      encode_eh_frame(kAnywhere, kAnywhere + code_size, frame_rows, signal_frame, kAnywhere + at);
+  Buf u;
+  u.put_bytes(eh_frame.data(), eh_frame.size());
+  int64_t header = int64_t(u.b.size());  // the header's offset from the .eh_frame
+  u.b.insert(u.b.end(), {1, kPcrelSdata4, kUdata4, kDatarelSdata4});  // version and encodings
+  u.put(int32_t(-(header + 4)));                                      // the .eh_frame
+  u.put(uint32_t(1));                                                 // one FDE
+  u.put(int32_t(-(int64_t(at) + header)));                            // its first pc
+  uint32_t cie_length;
+  std::memcpy(&cie_length, eh_frame.data(), 4);
+  u.put(int32_t(int64_t(cie_length) + 4 - header));                   // the FDE, after the CIE
+  return u.b;
 }
 
 void perf_support_close() {

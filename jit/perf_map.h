@@ -35,14 +35,21 @@ bool perf_support_enabled();
 // by offset, each holding until the next, all in `source_file`; and optional unwind info:
 // the range's frame rows (by offset from `begin`), written as .eh_frame and .eh_frame_hdr
 // in a JIT_CODE_UNWINDING_INFO record, so `perf --call-graph dwarf` walks through the
-// range when the code leaves perf_room_after_code free after it.
+// range (when the code has those bytes after it: perf_unwinding_info).
 void perf_record_code(const std::string& name, uintptr_t begin, size_t size, const std::string& source_file,
                       const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line,
                       const std::vector<runtime::FrameRow>& frame_rows = {}, bool signal_frame = false);
-// The bytes a code range of `code_size` described by `frame_rows` must leave unused after
-// it for perf to see its unwinding info: `perf inject --jit` maps that info right after the
-// code (at its end rounded up to 8), where another range would hide it.
-size_t perf_room_after_code(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows);
+// The unwinding info JIT_CODE_UNWINDING_INFO carries for a range of `code_size` bytes
+// described by `frame_rows`: its .eh_frame and the .eh_frame_hdr indexing it, every pointer
+// relative, so the bytes do not depend on the range's address (empty when the rows cannot
+// be encoded). `perf inject --jit` maps them right after the code, at
+// perf_unwinding_info_offset, and perf reads them from its file there, or from the
+// process's memory when that address lies in the copy of a sampled stack (a thread's stack
+// may end right below the code). So compiled code is installed with these bytes after it
+// (compile_method), where no other code may be placed.
+std::vector<uint8_t> perf_unwinding_info(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows,
+                                         bool signal_frame = false);
+size_t perf_unwinding_info_offset(size_t code_size);
 // Writes JIT_CODE_CLOSE, unmaps the marker and closes both files; later records are dropped.
 void perf_support_close();
 

@@ -4,7 +4,8 @@ runtime's blobs, and jit-PID.dump parses as a jitdump file (tools/perf/Documenta
 jitdump-specification.txt): header, records whose sizes add up to the file, one
 JIT_CODE_LOAD per compiled function with its JIT_CODE_DEBUG_INFO and JIT_CODE_UNWINDING_INFO
 (.eh_frame and the .eh_frame_hdr indexing it) right before it; the code leaves room after
-it for that unwinding info, where perf maps it. The
+it for that unwinding info, where perf maps it (tests/test_gdb.py checks that perf then
+walks through compiled frames). The
 dump goes to $MINIVM_JITDUMP_DIR, else to perf's JIT dump directory under $JITDUMPDIR
 or $HOME, never to the current directory.
 Prints `N passed, N failed`; exit status 1 on any failure."""

@@ -4,7 +4,9 @@ in runtime::native_spin_ns, called by three nested @noinline Mini functions unde
 `bt` names every Mini frame in order with its file:line (--xcomp), or the interpreter's
 templates (--xint), then the call stub and the C++ frames down to the thread's start.
 Also under --stress-unload, where compiled code is freed and its objects withdrawn while
-gdb watches.
+gdb watches. Where perf is installed and may record, `perf record --call-graph dwarf` with
+--perf-map walks from native_spin_ns through every Mini frame to the call stub too
+(skipped with a message otherwise).
 
 Usage: test_gdb.py MINIVM
 Exits 77 (skipped) where gdb is not installed.
@@ -137,6 +139,43 @@ def unloading(program):
     print(f"--stress-unload: {live} objects registered at the stop, {removed} withdrawn before it")
 
 
+def perf_dwarf(program, tmp):
+    """perf record --call-graph dwarf with --perf-map, then perf inject --jit: the samples in
+    native_spin_ns have every Mini frame below them, in order, then the call stub (perf
+    stops there: jit/README.md says why). Skipped, saying why, where perf is absent or
+    cannot record."""
+    if shutil.which("perf") is None:
+        print("perf is not installed: the perf check is skipped")
+        return
+    data, jit = os.path.join(tmp, "perf.data"), os.path.join(tmp, "perf.jit.data")
+    # The dump, the jitted-*.so files and perf's build-id cache all stay in tmp.
+    env = dict(os.environ, MINIVM_JITDUMP_DIR=tmp, PERF_BUILDID_DIR=os.path.join(tmp, "buildid"))
+    rec = subprocess.run(["perf", "record", "-q", "-k", "1", "-e", "cpu-clock", "--call-graph", "dwarf", "-o", data,
+                          MINIVM, "run", "--xcomp", "--perf-map", "-D", "ROUNDS=50000", program],
+                         capture_output=True, text=True, timeout=300, env=env)
+    if rec.returncode != 0 or not os.path.exists(data):
+        print(f"perf cannot record here ({rec.stderr.strip()[-300:]}): the perf check is skipped")
+        return
+    inj = subprocess.run(["perf", "inject", "--jit", "-i", data, "-o", jit], capture_output=True, text=True,
+                         timeout=300, env=env)
+    check("perf: inject --jit", inj.returncode == 0, inj.stderr)
+    script = subprocess.run(["perf", "script", "-i", jit, "-F", "ip,sym"], capture_output=True, text=True,
+                            timeout=300, env=env)
+    # One sample per blank-line-separated block, one frame per line: `ADDRESS SYMBOL`.
+    stacks = [[line.split()[1] for line in block.strip().splitlines() if len(line.split()) > 1]
+              for block in script.stdout.split("\n\n")]
+    spinning = [s for s in stacks if "runtime::native_spin_ns" in s]
+    wanted = ["runtime::native_spin_ns"] + [f"mini::{name}" for name, _ in MINI_FRAMES] + BOTTOM[:1]
+    whole = [s for s in spinning if in_order(s, wanted) is not None]
+    check("perf: samples in native_spin_ns", len(spinning) > 0, script.stdout[-2000:] + script.stderr)
+    check("perf: the samples in native_spin_ns walk through every Mini frame to the call stub",
+          len(spinning) > 0 and len(whole) >= 0.9 * len(spinning), "\n\n".join(" ".join(s) for s in spinning[:3]))
+    print(f"perf: {len(whole)} of {len(spinning)} samples in native_spin_ns have every Mini frame and the call stub "
+          "below them")
+    if whole:
+        print("perf: one of them, top first: " + " <- ".join(whole[0]))
+
+
 def main():
     if shutil.which("gdb") is None:
         print("gdb is not installed: test_gdb.py skipped (apt-get install gdb)")
@@ -148,6 +187,7 @@ def main():
         compiled(program)
         interpreted(program)
         unloading(program)
+        perf_dwarf(program, tmp)
     finish()
 
 
