@@ -18,7 +18,8 @@ namespace jit {
 
 namespace {
 
-// The module's source file, absolute when it exists (perf looks sources up by this name).
+// The module's source file, absolute when it exists (perf and gdb look sources up by this
+// name).
 std::string source_file_name() {
   static std::mutex mutex;
   static std::string given, resolved;
@@ -63,8 +64,7 @@ std::vector<uint8_t> eh_frame_of(const runtime::CodeBlob& blob) {
 void register_with_gdb(const runtime::CodeBlob& blob, std::vector<ElfFunction> functions, std::string source_file,
                        std::vector<std::pair<uint32_t, uint32_t>> lines) {
   if (!gdb_jit_enabled()) return;
-  ElfCodeObject object{blob.begin, blob.end, std::move(functions), eh_frame_of(blob),
-                       std::move(source_file),
+  ElfCodeObject object{blob.begin, blob.end, std::move(functions), eh_frame_of(blob), std::move(source_file),
                        std::move(lines)};
   gdb_jit_register(blob.begin, build_elf_object(object));
 }
