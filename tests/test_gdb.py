@@ -40,10 +40,19 @@ fn outer(n: int): int {
 }
 fn main() {
     var s = 0;
-    for i in 0..ROUNDS { s += outer(i); }
+    for i in 0..ROUNDS { s += outer(i) + busy(i); }
     print(s);
 }
 var ROUNDS: int = 1;
+// Mini code between the natives, where a safepoint finds no frame of outer, middle or
+// inner on the stack, so their replaced code can be freed (-D BUSY=N under --stress-unload).
+@noinline
+fn busy(n: int): int {
+    var t = 0;
+    for j in 0..BUSY { t += j ^ n; }
+    return t;
+}
+var BUSY: int = 0;
 """
 # Innermost first: each Mini function and the line of its call.
 MINI_FRAMES = [("inner", 3), ("middle", 8), ("outer", 13), ("main", 18)]
@@ -126,7 +135,7 @@ def unloading(program):
     # object and of every one withdrawn (breakpoint 2 counts the notifications), and the
     # backtrace after many rounds is still exact.
     count_notifications = ["break __jit_debug_register_code", "commands 2", "silent", "continue", "end"]
-    frames, out = gdb_bt(program, "--xcomp", "--stress-unload=1ms", "-D", "ROUNDS=400",
+    frames, out = gdb_bt(program, "--xcomp", "--stress-unload=1ms", "-D", "ROUNDS=400", "-D", "BUSY=20000",
                          before_run=["ignore 1 300", *count_notifications],
                          after_bt=["info breakpoints", "maint info jit"])
     functions = check_common("--stress-unload", frames, out)
