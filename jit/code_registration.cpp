@@ -7,6 +7,9 @@
 #include <mutex>
 #include <set>
 
+#include "jit/dwarf_cfi.h"
+#include "jit/gdb_jit.h"
+#include "jit/gdb_jit_elf.h"
 #include "jit/llvm_unwind.h"
 #include "jit/perf_map.h"
 #include "runtime/vm.h"
@@ -15,7 +18,8 @@ namespace jit {
 
 namespace {
 
-// The module's source file, absolute when it exists (perf looks sources up by this name).
+// The module's source file, absolute when it exists (perf and gdb look sources up by this
+// name).
 std::string source_file_name() {
   static std::mutex mutex;
   static std::string given, resolved;
@@ -29,22 +33,57 @@ std::string source_file_name() {
   return resolved;
 }
 
+// The safepoint blob is entered from a signal handler: the frame above it resumes at an
+// exact pc, not after a call.
+bool is_signal_frame(const runtime::CodeBlob& blob) { return blob.kind == runtime::BlobKind::safepoint_blob; }
+
 void register_unwind(const std::string& name, const runtime::CodeBlob& blob) {
-  // The safepoint blob is entered from a signal handler: the frame above it resumes at
-  // an exact pc, not after a call.
-  register_with_libunwind(name.c_str(), blob.begin, blob.end, blob.frame_rows,
-                          /*signal_frame=*/blob.kind == runtime::BlobKind::safepoint_blob);
+  register_with_libunwind(name.c_str(), blob.begin, blob.end, blob.frame_rows, is_signal_frame(blob));
+}
+
+// The frame rows of [offset, offset + size) of a blob, rebased to it (the row in force at
+// its start first): the interpreter's templates are described one by one to perf.
+std::vector<runtime::FrameRow> rows_of(const runtime::CodeBlob& blob, size_t offset, size_t size) {
+  std::vector<runtime::FrameRow> rows;
+  for (const runtime::FrameRow& row : blob.frame_rows) {
+    if (row.offset >= offset + size) break;
+    if (row.offset <= offset) rows.clear();
+    rows.push_back(row);
+    rows.back().offset = row.offset <= offset ? 0 : uint32_t(row.offset - offset);
+  }
+  return rows;
+}
+
+// The blob's CFI as gdb reads it: nothing when the blob has no frame rows (intrinsic stubs)
+// or they cannot be encoded.
+std::vector<uint8_t> eh_frame_of(const runtime::CodeBlob& blob) {
+  if (!frame_rows_valid(blob.end - blob.begin, blob.frame_rows)) return {};
+  return encode_eh_frame(blob.begin, blob.end, blob.frame_rows, is_signal_frame(blob));
+}
+
+void register_with_gdb(const runtime::CodeBlob& blob, std::vector<ElfFunction> functions, std::string source_file,
+                       std::vector<std::pair<uint32_t, uint32_t>> lines) {
+  if (!gdb_jit_enabled()) return;
+  ElfCodeObject object{blob.begin, blob.end, std::move(functions), eh_frame_of(blob), std::move(source_file),
+                       std::move(lines)};
+  gdb_jit_register(blob.begin, build_elf_object(object));
 }
 
 }  // namespace
 
-bool unwind_support_available() { return llvm_unwind() != nullptr; }
+std::string symbol_name(const runtime::CodeBlob& blob) {
+  switch (blob.kind) {
+    case runtime::BlobKind::compiled: return "mini::" + blob.name;
+    case runtime::BlobKind::stub: return "minivm::stub::" + blob.name;
+    case runtime::BlobKind::interpreter:
+    case runtime::BlobKind::call_stub:
+    case runtime::BlobKind::safepoint_blob:
+    case runtime::BlobKind::return_barrier: break;
+  }
+  return "minivm::" + blob.name;
+}
 
-void register_code_with_tools(const runtime::CompiledCode& code) {
-  const std::string name = "mini::" + code.name;
-  register_unwind(name, code);
-  if (!perf_support_enabled()) return;
-  // pc -> line of the innermost scope (an inlined callee's own line), merged when equal.
+std::vector<std::pair<uint32_t, uint32_t>> line_table(const runtime::CompiledCode& code) {
   std::vector<std::pair<uint32_t, uint32_t>> lines;
   for (const runtime::PcDesc& d : code.pc_descs) {
     if (d.scope_count == 0) continue;
@@ -54,10 +93,26 @@ void register_code_with_tools(const runtime::CompiledCode& code) {
     if (!lines.empty() && lines.back().second == line) continue;
     lines.push_back({d.pc_offset, line});
   }
-  perf_record_code(name, code.begin, code.end - code.begin, source_file_name(), lines);
+  return lines;
 }
 
-void unregister_code_from_tools(const runtime::CompiledCode& code) { unregister_from_libunwind(code.begin); }
+bool unwind_support_available() { return llvm_unwind() != nullptr; }
+
+void register_code_with_tools(const runtime::CompiledCode& code) {
+  const std::string name = symbol_name(code);
+  register_unwind(name, code);
+  bool perf = perf_support_enabled(), gdb = gdb_jit_enabled();
+  if (!perf && !gdb) return;
+  std::vector<std::pair<uint32_t, uint32_t>> lines = line_table(code);
+  const std::string source = source_file_name();
+  if (perf) perf_record_code(name, code.begin, code.end - code.begin, source, lines, code.frame_rows);
+  if (gdb) register_with_gdb(code, {{name, 0, code.end - code.begin}}, source, std::move(lines));
+}
+
+void unregister_code_from_tools(const runtime::CompiledCode& code) {
+  unregister_from_libunwind(code.begin);
+  gdb_jit_unregister(code.begin);
+}
 
 void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter_templates) {
   static std::mutex mutex;
@@ -66,31 +121,23 @@ void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter
   bool perf = perf_support_enabled();
   for (const runtime::CodeBlob* blob : runtime::all_blobs()) {
     if (blob->kind == runtime::BlobKind::compiled || !done->insert(blob->begin).second) continue;
-    const std::string name = "minivm::" + blob->name;
-    size_t size = blob->end - blob->begin;
-    switch (blob->kind) {
-      case runtime::BlobKind::interpreter:
-        register_unwind(name, *blob);
-        if (perf && !interpreter_templates.empty()) {
-          for (auto& t : interpreter_templates) perf_record_code(name + "::" + t.name, blob->begin + t.offset, t.size, "", {});
-        } else if (perf) {
-          perf_record_code(name, blob->begin, size, "", {});
-        }
-        break;
-      case runtime::BlobKind::call_stub:
-      case runtime::BlobKind::safepoint_blob:
-        register_unwind(name, *blob);
-        if (perf) perf_record_code(name, blob->begin, size, "", {});
-        break;
-      case runtime::BlobKind::stub:  // frameless, no metadata by default (DESIGN.md): perf names only
-        if (perf) perf_record_code("minivm::stub::" + blob->name, blob->begin, size, "", {});
-        break;
-      case runtime::BlobKind::return_barrier:  // no frame of its own (runtime/return_barrier.h)
-        if (perf) perf_record_code(name, blob->begin, size, "", {});
-        break;
-      case runtime::BlobKind::compiled:
-        break;
+    const std::string name = symbol_name(*blob);
+    // One symbol for the blob, or for the interpreter one per template.
+    std::vector<ElfFunction> functions{{name, 0, blob->end - blob->begin}};
+    if (blob->kind == runtime::BlobKind::interpreter && !interpreter_templates.empty()) {
+      functions.clear();
+      for (auto& t : interpreter_templates) functions.push_back({name + "::" + t.name, t.offset, t.size});
+      std::sort(functions.begin(), functions.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
     }
+    // Intrinsic stubs are frameless with no metadata by default (DESIGN.md), and the
+    // return barrier has no frame of its own (runtime/return_barrier.h): no unwind info.
+    if (blob->kind != runtime::BlobKind::stub && blob->kind != runtime::BlobKind::return_barrier)
+      register_unwind(name, *blob);
+    if (perf)
+      for (const ElfFunction& f : functions)
+        perf_record_code(f.name, blob->begin + f.offset, f.size, "", {}, rows_of(*blob, f.offset, f.size),
+                         is_signal_frame(*blob));
+    register_with_gdb(*blob, std::move(functions), "", {});
   }
 }
 

@@ -1,10 +1,12 @@
 // Makes generated code known to the tools outside the VM: its CFI to LLVM libunwind
-// always (so native walks, and debuggers through it, pass through Mini frames), and
-// symbols with source lines to perf with --perf-map (jit/perf_map.h). The descriptions
-// are the frame rows each generator recorded on its blob; nothing here reads machine code.
+// always (so native walks pass through Mini frames), an in-memory object with symbols,
+// CFI and source lines to debuggers always (jit/gdb_jit.h), and symbols with source lines
+// to perf with --perf-map (jit/perf_map.h). The descriptions are the frame rows each
+// generator recorded on its blob; nothing here reads machine code.
 #pragma once
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/compiled_code.h"
@@ -17,18 +19,29 @@ struct CodeRange {
   size_t offset = 0, size = 0;
 };
 
+// The name every tool sees for a blob: `mini::fib` for compiled code, `minivm::stub::<name>`
+// for an intrinsic stub, `minivm::<name>` for the interpreter, the call stub and the
+// safepoint blob (the interpreter's templates: `minivm::interpreter::<template>`).
+std::string symbol_name(const runtime::CodeBlob& blob);
+// pc offset -> source line of compiled code, from its pc descs: the innermost scope's line
+// (an inlined callee's own line), merged when equal, sorted by offset.
+std::vector<std::pair<uint32_t, uint32_t>> line_table(const runtime::CompiledCode& code);
+
 // Whether LLVM libunwind could be loaded (without it only perf is fed).
 bool unwind_support_available();
 
-// A new compiled method: unwind info always; a perf map line and jitdump records (with
-// pc -> line info) when perf support is enabled. Called by compile_method.
+// A new compiled method: unwind info and the debugger's object always; a perf map line
+// and jitdump records (with pc -> line info) when perf support is enabled. Called by
+// compile_method.
 void register_code_with_tools(const runtime::CompiledCode& code);
-// Compiled code about to be freed: its unwind info is withdrawn (perf keeps its records;
+// Compiled code about to be freed: its unwind info and debugger object are withdrawn
+// (perf keeps its records;
 // jit/perf_map.h says why that is harmless).
 void unregister_code_from_tools(const runtime::CompiledCode& code);
-// The runtime's generated blobs present now (interpreter, call stub, safepoint blob;
-// intrinsic stubs only for perf): unwind info always, perf records when enabled. The
-// interpreter's templates name its perf symbols (minivm::interpreter::iadd, ...).
+// The runtime's generated blobs present now (interpreter, call stub, safepoint blob,
+// intrinsic stubs): unwind info (not for the frameless stubs) and the debugger's object
+// always, perf records when enabled. The interpreter's templates name its symbols
+// (minivm::interpreter::iadd, ...).
 // Idempotent per blob. Called by the CLI after the interpreter is generated (and by tests).
 void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter_templates);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "jit/code_registration.h"
 #include "jit/listing.h"
+#include "jit/perf_map.h"
 #include "runtime/vm.h"
 
 namespace jit::baseline {
@@ -27,6 +29,28 @@ JitRuntime& code_memory() {
   }();
   static JitRuntime rt(&params);
   return rt;
+}
+
+// Copies the code into executable memory: JitRuntime::add, but with perf's unwinding info
+// after the code when `perf_rows` is given (--perf-map; jit/perf_map.h says why it must be
+// there). Its size does not depend on the code's size, which relocation may only shrink.
+void* install(CodeHolder& code, const std::vector<runtime::FrameRow>* perf_rows) {
+  size_t estimate = code.codeSize();
+  size_t room = perf_rows != nullptr ? 7 + perf_unwinding_info(estimate, *perf_rows).size() : 0;
+  void* rx = nullptr;
+  void* rw = nullptr;
+  if (code_memory().allocator()->alloc(&rx, &rw, estimate + room) != kErrorOk) return nullptr;
+  if (code.relocateToBase(reinterpret_cast<uintptr_t>(rx)) != kErrorOk || code.codeSize() > estimate) {
+    code_memory().allocator()->release(rx);
+    return nullptr;
+  }
+  size_t size = code.codeSize();
+  code.copyFlattenedData(rw, size, CopySectionFlags::kPadSectionBuffer);
+  if (perf_rows != nullptr) {
+    std::vector<uint8_t> info = perf_unwinding_info(size, *perf_rows);
+    std::memcpy(static_cast<uint8_t*>(rw) + perf_unwinding_info_offset(size), info.data(), info.size());
+  }
+  return rx;  // x86 keeps instruction and data caches coherent: nothing to flush
 }
 
 std::mutex g_cache_mutex;
@@ -111,8 +135,9 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::vector<A
   Compiler c(m, options, a, code);
   c.compile();
 
-  void* base = nullptr;
-  if (code_memory().add(&base, &code) != kErrorOk) {
+  std::vector<runtime::FrameRow> rows = c.frames.rows();
+  void* base = install(code, perf_support_enabled() ? &rows : nullptr);
+  if (base == nullptr) {
     std::fprintf(stderr, "minivm: internal error: cannot install compiled code for %s\n", m->function->name.c_str());
     std::abort();
   }

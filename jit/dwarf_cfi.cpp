@@ -285,7 +285,8 @@ UnwindRow unwind_row(const runtime::FrameRow& f) {
 }  // namespace
 
 std::vector<uint8_t> encode_eh_frame(uintptr_t begin, uintptr_t end, const std::vector<runtime::FrameRow>& frame_rows,
-                                     bool signal_frame) {
+                                     bool signal_frame, uintptr_t located_at) {
+  constexpr uint8_t kAbsptr = 0x00, kPcrelSdata4 = 0x1b;  // DW_EH_PE_*
   std::vector<UnwindRow> rows;
   for (const runtime::FrameRow& f : frame_rows) rows.push_back(unwind_row(f));
   std::vector<uint8_t> out;
@@ -299,7 +300,7 @@ std::vector<uint8_t> encode_eh_frame(uintptr_t begin, uintptr_t end, const std::
   sleb(out, kDataAlign);   // data alignment factor
   out.push_back(kDwRa);    // return address column
   uleb(out, 1);            // augmentation data length
-  out.push_back(0x00);     // 'R': FDE addresses are absolute 8-byte pointers (DW_EH_PE_absptr)
+  out.push_back(located_at == 0 ? kAbsptr : kPcrelSdata4);  // 'R': how the FDE's addresses are written
   out.push_back(DW_CFA_def_cfa);  // initial state: CFA = rsp+8, return address at CFA-8
   uleb(out, kDwRsp);
   uleb(out, 8);
@@ -311,8 +312,13 @@ std::vector<uint8_t> encode_eh_frame(uintptr_t begin, uintptr_t end, const std::
   size_t fde = out.size();
   put(out, uint32_t(0));                  // length, patched
   put(out, uint32_t(out.size() - 0));     // CIE pointer: distance back to the CIE (at 0)
-  put(out, uint64_t(begin));              // pc begin
-  put(out, uint64_t(end - begin));        // pc range
+  if (located_at == 0) {
+    put(out, uint64_t(begin));              // pc begin
+    put(out, uint64_t(end - begin));        // pc range
+  } else {
+    put(out, int32_t(int64_t(begin) - int64_t(located_at + out.size())));
+    put(out, int32_t(end - begin));
+  }
   uleb(out, 0);                           // augmentation data length
   std::vector<uint8_t> program = cfa_program(rows);
   out.insert(out.end(), program.begin(), program.end());

@@ -16,9 +16,12 @@ namespace jit {
 
 // The CFI for [begin, end) described by `rows` (sorted by offset, the first at 0), as
 // .eh_frame bytes: CIE, FDE, zero terminator. `signal_frame` marks the CIE with 'S': the
-// frame above resumes at an exact pc, not after a call (the safepoint blob).
+// frame above resumes at an exact pc, not after a call (the safepoint blob). The FDE's pc
+// is absolute when `located_at` is 0 (what libunwind and gdb are handed), else relative to
+// where its field will be when the bytes sit at `located_at` (DW_EH_PE_pcrel: perf's
+// files place them after the code, at another address than the process's).
 std::vector<uint8_t> encode_eh_frame(uintptr_t begin, uintptr_t end, const std::vector<runtime::FrameRow>& rows,
-                                     bool signal_frame = false);
+                                     bool signal_frame = false, uintptr_t located_at = 0);
 
 // Whether rows can be encoded for a range of `size` bytes: sorted, the first at 0, all
 // inside, and no rule DWARF cannot express.

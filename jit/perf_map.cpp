@@ -12,6 +12,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "jit/dwarf_cfi.h"
 #include "runtime/errors.h"
 
 namespace jit {
@@ -22,7 +23,7 @@ namespace {
 constexpr uint32_t kJitdumpMagic = 0x4A695444;  // "JiTD"
 constexpr uint32_t kJitdumpVersion = 1;
 constexpr uint32_t kElfMachX86_64 = 62;         // EM_X86_64
-enum : uint32_t { kJitCodeLoad = 0, kJitCodeMove = 1, kJitCodeDebugInfo = 2, kJitCodeClose = 3 };
+enum : uint32_t { kJitCodeLoad = 0, kJitCodeMove = 1, kJitCodeDebugInfo = 2, kJitCodeClose = 3, kJitCodeUnwindingInfo = 4 };
 
 struct State {
   std::mutex mutex;
@@ -118,6 +119,8 @@ std::string jitdump_directory(std::string& tried) {
   return name.data();
 }
 
+size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
+
 }  // namespace
 
 void perf_support_enable() {
@@ -171,7 +174,8 @@ bool perf_support_enabled() {
 }
 
 void perf_record_code(const std::string& name, uintptr_t begin, size_t size, const std::string& source_file,
-                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line) {
+                      const std::vector<std::pair<uint32_t, uint32_t>>& pc_offset_to_line,
+                      const std::vector<runtime::FrameRow>& frame_rows, bool signal_frame) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.enabled) return;
@@ -201,6 +205,18 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
     if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
     out.b.clear();
   }
+  if (std::vector<uint8_t> data = perf_unwinding_info(size, frame_rows, signal_frame); !data.empty()) {
+    // Also attached to the next JIT_CODE_LOAD.
+    out.header(kJitCodeUnwindingInfo);
+    out.put(uint64_t(data.size()));       // unwinding_size
+    out.put(uint64_t(20));                // eh_frame_hdr_size: perf_unwinding_info's header
+    out.put(uint64_t(data.size()));       // mapped_size: what follows the code in perf's view
+    out.put_bytes(data.data(), data.size());
+    while (out.b.size() % 8 != 0) out.b.push_back(0);
+    out.finish();
+    if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
+    out.b.clear();
+  }
   out.header(kJitCodeLoad);
   out.put(uint32_t(getpid()));
   out.put(uint32_t(gettid()));
@@ -212,6 +228,33 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
   out.put_bytes(reinterpret_cast<const void*>(begin), size);
   out.finish();
   if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
+}
+
+size_t perf_unwinding_info_offset(size_t code_size) { return align8(code_size); }
+
+// The .eh_frame (its FDE's pc relative to itself, as if at perf_unwinding_info_offset), then
+// the .eh_frame_hdr: its pointer to the .eh_frame relative to that field, its one table
+// entry (first pc, FDE) relative to the header itself.
+std::vector<uint8_t> perf_unwinding_info(size_t code_size, const std::vector<runtime::FrameRow>& frame_rows,
+                                         bool signal_frame) {
+  if (!frame_rows_valid(code_size, frame_rows)) return {};
+  constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;  // DW_EH_PE_*
+  // Encoded for code at an arbitrary address: the relative pointers come out the same.
+  constexpr uintptr_t kAnywhere = uintptr_t(1) << 32;
+  size_t at = perf_unwinding_info_offset(code_size);
+  std::vector<uint8_t> eh_frame =
+      encode_eh_frame(kAnywhere, kAnywhere + code_size, frame_rows, signal_frame, kAnywhere + at);
+  Buf u;
+  u.put_bytes(eh_frame.data(), eh_frame.size());
+  int64_t header = int64_t(u.b.size());  // the header's offset from the .eh_frame
+  u.b.insert(u.b.end(), {1, kPcrelSdata4, kUdata4, kDatarelSdata4});  // version and encodings
+  u.put(int32_t(-(header + 4)));                                      // the .eh_frame
+  u.put(uint32_t(1));                                                 // one FDE
+  u.put(int32_t(-(int64_t(at) + header)));                            // its first pc
+  uint32_t cie_length;
+  std::memcpy(&cie_length, eh_frame.data(), 4);
+  u.put(int32_t(int64_t(cie_length) + 4 - header));                   // the FDE, after the CIE
+  return u.b;
 }
 
 void perf_support_close() {

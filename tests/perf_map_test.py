@@ -2,7 +2,10 @@
 """`minivm run --perf-map`: /tmp/perf-PID.map names every compiled function and the
 runtime's blobs, and jit-PID.dump parses as a jitdump file (tools/perf/Documentation/
 jitdump-specification.txt): header, records whose sizes add up to the file, one
-JIT_CODE_LOAD per compiled function with its JIT_CODE_DEBUG_INFO right before it. The
+JIT_CODE_LOAD per compiled function with its JIT_CODE_DEBUG_INFO and JIT_CODE_UNWINDING_INFO
+(.eh_frame and the .eh_frame_hdr indexing it) right before it; the code leaves room after
+it for that unwinding info, where perf maps it (tests/test_gdb.py checks that perf then
+walks through compiled frames). The
 dump goes to $MINIVM_JITDUMP_DIR, else to perf's JIT dump directory under $JITDUMPDIR
 or $HOME, never to the current directory.
 Prints `N passed, N failed`; exit status 1 on any failure."""
@@ -17,7 +20,7 @@ from checks import check, finish
 
 MINIVM = os.path.abspath(sys.argv[1])
 
-JIT_CODE_LOAD, JIT_CODE_MOVE, JIT_CODE_DEBUG_INFO, JIT_CODE_CLOSE = 0, 1, 2, 3
+JIT_CODE_LOAD, JIT_CODE_MOVE, JIT_CODE_DEBUG_INFO, JIT_CODE_CLOSE, JIT_CODE_UNWINDING_INFO = 0, 1, 2, 3, 4
 JITDUMP_MAGIC = 0x4A695444  # "JiTD"
 
 PROGRAM = """\
@@ -74,6 +77,10 @@ def parse_jitdump(data):
                 fname, at = cstr(body, at + 16)
                 entries.append((eaddr, line, discrim, fname))
             rec.update(code_addr=addr, entries=entries, used=at)
+        elif rid == JIT_CODE_UNWINDING_INFO:
+            usize, hdr_size, mapped = struct.unpack_from("<QQQ", body, 0)
+            rec.update(unwinding_size=usize, eh_frame_hdr_size=hdr_size, mapped_size=mapped,
+                       unwinding=body[24:24 + usize], payload=len(body) - 24)
         records.append(rec)
         off += size
     if off != len(data):
@@ -143,6 +150,13 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"{r['name']}: pid", r["pid"] == pid)
                 check(f"{r['name']}: vma == code_addr", r["vma"] == r["code_addr"])
                 check(f"{r['name']}: same range as the map", (r["code_addr"], r["code_size"]) in entries.get(r["name"], []))
+            # perf maps each range's unwinding info right after its code: no compiled range
+            # may start there, or it would hide that info.
+            spans = sorted((r["code_addr"], ((r["code_size"] + 7) & ~7) + records[j - 1]["mapped_size"])
+                           for j, r in enumerate(records) if r["id"] == JIT_CODE_LOAD and r["name"].startswith("mini::")
+                           and records[j - 1]["id"] == JIT_CODE_UNWINDING_INFO)
+            check("compiled code leaves room for its unwinding info", len(spans) == len(FUNCTIONS) and
+                  all(a + n <= b for (a, n), (b, _) in zip(spans, spans[1:])), str(spans))
             for fn in FUNCTIONS:
                 mine = [i for i, r in enumerate(records) if r["id"] == JIT_CODE_LOAD and r["name"] == f"mini::{fn}"]
                 check(f"one code load for mini::{fn}", len(mine) == 1, str(mine))
@@ -150,6 +164,21 @@ with tempfile.TemporaryDirectory() as tmp:
                     continue
                 i = mine[0]
                 load = records[i]
+                unw = records[i - 1] if i > 0 else None
+                ok = unw is not None and unw["id"] == JIT_CODE_UNWINDING_INFO
+                check(f"mini::{fn}: unwinding info right before its code load", ok)
+                if ok:
+                    data, hdr = unw["unwinding"], unw["eh_frame_hdr_size"]
+                    check(f"mini::{fn}: unwinding info sizes", unw["unwinding_size"] <= unw["payload"] and hdr == 20
+                          and unw["mapped_size"] == unw["unwinding_size"], str(unw))
+                    eh_frame = data[:len(data) - hdr]
+                    version, ptr_enc, count_enc, table_enc, eh_ptr, count, pc, fde = struct.unpack_from(
+                        "<BBBBiIii", data, len(eh_frame))
+                    check(f"mini::{fn}: .eh_frame_hdr points at the .eh_frame, the code and the FDE",
+                          (version, count, eh_ptr) == (1, 1, -(len(eh_frame) + 4))
+                          and pc == -(((load["code_size"] + 7) & ~7) + len(eh_frame))
+                          and fde == struct.unpack_from("<I", eh_frame, 0)[0] + 4 - len(eh_frame), str(unw))
+                    i -= 1
                 dbg = records[i - 1] if i > 0 else None
                 ok = dbg is not None and dbg["id"] == JIT_CODE_DEBUG_INFO and dbg["code_addr"] == load["code_addr"]
                 check(f"mini::{fn}: debug info right before its code load", ok)

@@ -10,6 +10,7 @@
 #include "interp/template_interpreter.h"
 #include "jit/code_registration.h"
 #include "jit/intrinsic_stubs.h"
+#include "jit/gdb_jit.h"
 #include "jit/perf_map.h"
 #include "jit/stress_unload.h"
 #include "runtime/errors.h"
@@ -68,11 +69,12 @@ void run_command(RunOptions o, const AfterProfile& after) {
     jit::enable_tiering(o.tiered);  // before the interpreter is generated: it bakes in the thresholds
   }
   if (o.perf_map) jit::perf_support_enable();
+  if (o.gdb_jit) jit::gdb_jit_enable();
   vm.set_engine(interp::TemplateInterpreter::get().engine());
   // The intrinsic stubs exist before anything is registered with the tools, so that a
   // perf map names them too (they are otherwise generated at the first compilation).
   if (o.mode != Mode::xint) jit::intrinsic_stubs();
-  {  // unwind info for the interpreter and stubs (perf records too with --perf-map)
+  {  // unwind info for the interpreter and stubs (perf records with --perf-map, gdb's objects with --gdb-jit)
     std::vector<jit::CodeRange> templates;
     for (auto& t : interp::TemplateInterpreter::get().templates()) templates.push_back({t.name, t.offset, t.size});
     jit::register_runtime_blobs_with_tools(templates);

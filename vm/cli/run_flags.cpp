@@ -228,6 +228,10 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
        "perf's JIT agent does) naming the interpreter, stubs and compiled code for `perf` (jit/README.md, "
        "\"Profiling JIT code with perf\")",
        [&] { o.perf_map = true; });
+  flag(run, "--gdb-jit", kCompiled,
+       "describe the interpreter, stubs and compiled code to gdb through its JIT interface (symbols, source lines "
+       "and unwind info, so `bt` walks through Mini frames; README.md, \"Debugging compiled code with gdb\")",
+       [&] { o.gdb_jit = true; });
 
   option(run, "--heap", kMemory,
          "largest live heap, e.g. 64m, 4g; the collector keeps memory near twice the live arrays, at least 8m",

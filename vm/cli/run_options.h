@@ -27,6 +27,7 @@ struct RunOptions {
   jit::JitOptions jit;
   jit::TieredOptions tiered;  // its `jit` is filled from `jit` when the run starts
   bool perf_map = false;
+  bool gdb_jit = false;
   std::optional<uint64_t> stress_unload_ns;  // --stress-unload's period
   bool profile = false;  // --profile, or any option of the profiling group
   sampler::ProfilerOptions profiler;
