@@ -60,12 +60,22 @@ void account_unserved(Profile& profile, bool final) {
       add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? st->ring_full.load()
                                                                             : st->walks_full[i].load());
     if (!final) continue;
-    for (uint64_t left = st->ring.size(); left > 0; left--) count_request_failure(profile, Reason::program_ended_before_poll);
     for (uint64_t n = st->signals_sent.load() - st->signals_handled.load(); n > 0; n--)
       count_failure_all(profile, Reason::signal_not_delivered);
   }
   if (!final)
     for (auto& [sampler, st] : profile.stats) st.in_flight = st.interruptions > ended(st) ? st.interruptions - ended(st) : 0;
+}
+
+// A live thread's buffer, and at exit the requests still in its ring (failures), under the
+// buffer's lock: the thread's poll pops and records under it, so each request is counted
+// once, in the ring or as recorded.
+void merge_thread(Profile& profile, ThreadSampling* st, bool final) {
+  std::lock_guard<std::mutex> lock(st->events.mutex);
+  merge_into(profile, st->events);
+  if (final)
+    for (uint64_t left = st->ring.size(); left > 0; left--)
+      count_request_failure(profile, Reason::program_ended_before_poll);
 }
 
 std::vector<EventBuffer*> all_buffers() {
@@ -84,10 +94,11 @@ Profile snapshot_profile(bool final) {
   profile.interval_ns = g_state.profile.interval_ns;
   profile.debug_info_at_safepoints = g_state.profile.debug_info_at_safepoints;
   for (SamplerId s : profile.samplers) profile.stats[s];
-  for (EventBuffer* buf : all_buffers()) {
+  for (EventBuffer* buf : {&g_state.sampler_events, &g_state.ended_events}) {
     std::lock_guard<std::mutex> lock(buf->mutex);
     merge_into(profile, *buf);
   }
+  for (ThreadSampling* st : g_state.threads) merge_thread(profile, st, final);
   profile.sort_by_time();
   profile.duration_ns = now_ns() - g_state.start_ns;
   account_unserved(profile, final);

@@ -95,12 +95,14 @@ class CooperativeClient : public runtime::PollClient {
   void on_poll(runtime::Thread* t) override {
     ThreadSampling* st = sampling_of(t);
     if (st == nullptr) return;
+    // Its own lock, hardly ever contended, held from the first pop to the last record: a
+    // profile taken meanwhile (merge.cpp) finds each request in the ring or recorded.
+    EventBuffer& b = st->events;
+    std::lock_guard<std::mutex> lock(b.mutex);
     SampleRequest r;
     if (!st->ring.pop(r)) return;
     uint64_t cpu_start = thread_cpu_ns();
     PollStack s = stack_at_poll(t, st);
-    EventBuffer& b = st->events;
-    std::lock_guard<std::mutex> lock(b.mutex);  // its own: hardly ever contended
     intern_frames(b.compact, s);
     Profile::PollWalks& walks = b.part.poll_walks;
     walks.polls++;
