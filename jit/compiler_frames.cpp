@@ -54,7 +54,7 @@ void Compiler::osr_entry(uint32_t header_bci) {
     a.mov(rax, qword_ptr(rcx, 8 * i));
     a.mov(home_local(i), rax);
   }
-  reset_strips_for_osr();
+  reset_strips(scopes_.front());  // the first latch starts a strip from the variable OSR brought
   reload_locals(true);
   a.jmp(scopes_.front().labels[header_bci]);
 }
