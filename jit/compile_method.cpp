@@ -102,7 +102,8 @@ void Compiler::compile() {
   prologue();
   emit_body(root);
   sc_ = &root;
-  a.ud2();  // the verifier admits no fall-through off the end
+  stack_overflow_path();  // the verifier admits no fall-through off the body's end
+  a.ud2();  // the overflow path's last shape row needs an instruction to describe
   for (auto& l : fn_.loops)
     if (root.info.depth_at[l.header_bci] == 0) osr_entry(l.header_bci);
   emit_float_constants();

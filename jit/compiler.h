@@ -208,6 +208,7 @@ class Compiler {
   // label bound and pc desc marked here, and emit_body told to skip it; else null.
   const Label* fused_branch(const Insn& i, bool& when);
   Mem float_constant(uint64_t bits);  // RIP-relative, emitted after the code
+  bool is_two(const Operand& o) const;  // the constant 2.0 of the pool
   Label sign_mask();                   // 16 bytes: the sign bit of a double, for xorpd
   void emit_float_constants();
 
@@ -216,6 +217,7 @@ class Compiler {
 
   // --- compiler_frames.cpp: building and tearing down the frame ---
   void prologue();
+  void stack_overflow_path();  // the prologue's, emitted after the body
   void osr_entry(uint32_t header_bci);
   void emit_return(int d, bool value, vm::Type type);
 
@@ -269,6 +271,7 @@ class Compiler {
   bool skip_next_ = false;          // a fused branch was emitted with its comparison
   std::vector<std::pair<uint64_t, Label>> float_constants_;
   Label sign_mask_;
+  Label stack_overflow_;  // the prologue's out-of-line path
   std::vector<bool> written_;  // root locals some bytecode stores to (register_locals.cpp)
   int reg_local_[kLocalRegCount] = {-1, -1, -1};
   int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1, -1, -1, -1, -1};

@@ -125,7 +125,13 @@ EMIT(znot) { a.emit(Inst::kIdXor, expr(i.d - 1), imm(1)); }
 // --- floats ---
 EMIT(fadd) { float_op(Inst::kIdAddsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
 EMIT(fsub) { float_op(Inst::kIdSubsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
-EMIT(fmul) { float_op(Inst::kIdMulsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
+EMIT(fmul) {
+  Operand x = fexpr(i.d - 2), y = right_operand(i, vm::Type::Float);
+  if (is_two(y))
+    float_op(Inst::kIdAddsd, x, x);  // x * 2.0 = x + x (operand_fusion.cpp)
+  else
+    float_op(Inst::kIdMulsd, x, y);
+}
 EMIT(fdiv) { float_op(Inst::kIdDivsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
 EMIT(fneg) {
   Operand x = fexpr(i.d - 1);
@@ -468,7 +474,15 @@ EMIT(isubl) { int_op(Inst::kIdSub, expr(i.d - 1), local(i.a())); }
 EMIT(imull) { int_op(Inst::kIdImul, expr(i.d - 1), local(i.a())); }
 EMIT(faddl) { float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a())); }
 EMIT(fsubl) { float_op(Inst::kIdSubsd, fexpr(i.d - 1), local(i.a())); }
-EMIT(fmull) { float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fmull) {
+  if (!deferred_.empty()) {  // `ldc 2.0; fmull x`, deferred: 2.0 * x = x + x
+    deferred_.pop_back();
+    move(fexpr(i.d - 1), local(i.a()));
+    float_op(Inst::kIdAddsd, fexpr(i.d - 1), fexpr(i.d - 1));
+    return;
+  }
+  float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
+}
 EMIT(fdivl) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
 
 #undef EMIT
