@@ -85,15 +85,28 @@ void Compiler::emit_body(InlineScope& s) {
   s.labels.resize(f.code.size() + 1);
   for (auto& l : s.labels) l = a.newLabel();
   s.poll_header.assign(f.code.size(), false);
-  for (auto& l : f.loops)
+  std::vector<bool> header(f.code.size(), false);
+  for (auto& l : f.loops) {
     if (!l.counted || options_.counted_loop_polls) s.poll_header[l.header_bci] = true;
+    header[l.header_bci] = true;
+  }
+  find_branch_targets(s);
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
+    // A loop's first instruction on a 16-byte boundary, as compilers place them: the
+    // front end fetches the loop in as few blocks as its size allows, and a program's
+    // speed does not depend on where unrelated code before the loop happened to end.
+    if (header[bci]) a.align(AlignMode::kCode, 16);
     a.bind(s.labels[bci]);
     int d = s.info.depth_at[bci];
     if (d < 0) continue;  // unreachable: never emitted by the front end
     mark(int32_t(bci), false);
     if (s.poll_header[bci]) poll(int32_t(bci));
+    if (defer_operand(bci)) continue;
     emit(bci, s.depth_base + d);
+    if (skip_next_) {  // a branch emitted with the comparison before it
+      skip_next_ = false;
+      bci += vm::op_info(Op(f.code[bci])).length;
+    }
   }
   sc_ = saved;
 }
@@ -113,9 +126,11 @@ void Compiler::compile() {
   prologue();
   emit_body(root);
   sc_ = &root;
-  a.ud2();  // the verifier admits no fall-through off the end
+  stack_overflow_path();  // the verifier admits no fall-through off the body's end
+  a.ud2();  // the overflow path's last shape row needs an instruction to describe
   for (auto& l : fn_.loops)
     if (root.info.depth_at[l.header_bci] == 0) osr_entry(l.header_bci);
+  emit_float_constants();
 }
 
 }  // namespace jit::baseline

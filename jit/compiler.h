@@ -30,11 +30,11 @@ inline const Gp kExprRegs[] = {rsi, rdi, r8, r9, r11};
 constexpr int kExprRegCount = 5;
 inline const Gp kLocalRegs[] = {rbx, r13, r14};
 constexpr int kLocalRegCount = 3;
-// Floats: expression depths 0..5 in xmm2..xmm7, up to four float locals in xmm8..xmm11.
+// Floats: expression depths 0..5 in xmm2..xmm7, up to eight float locals in xmm8..xmm15.
 inline const Xmm kXmmExpr[] = {xmm2, xmm3, xmm4, xmm5, xmm6, xmm7};
 constexpr int kXmmExprCount = 6;
-inline const Xmm kXmmLocals[] = {xmm8, xmm9, xmm10, xmm11};
-constexpr int kXmmLocalCount = 4;
+inline const Xmm kXmmLocals[] = {xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15};
+constexpr int kXmmLocalCount = 8;
 
 // One method body being emitted: the compiled method itself (the root) or a callee
 // inlined into it at `call_bci` of `caller`.
@@ -48,12 +48,13 @@ struct InlineScope {
   int depth_base = 0;   // absolute expression depth of this body's depth 0
   std::vector<Label> labels;
   std::vector<bool> poll_header;
+  std::vector<bool> branch_target;  // bcis a branch or loop jumps to (operand_fusion.cpp)
   Label exit;           // where an inlined body's returns go
-  // Its strip-mined counted loops (jit/strip_mining.cpp), each with two frame slots.
+  // Its strip-mined counted loops (jit/strip_mining.cpp), each with a frame slot.
   struct StripLoop {
     uint32_t header, latch;  // LoopEntry's
     int var, limit;          // the loop variable and the hidden limit local
-    int slot;                // inline-area slot of the strip's end; slot + 1: its start
+    int slot;                // inline-area slot of the strip's end
   };
   std::vector<StripLoop> strip_loops;
 };
@@ -89,6 +90,16 @@ class Compiler {
  private:
   using Types = std::vector<vm::Type>;
   static bool is_float(vm::Type t) { return t == vm::Type::Float; }
+
+  // The instruction being emitted: at `bci` of the current body, expression depth `d`
+  // (absolute) before it, `p` at its opcode byte.
+  struct Insn {
+    size_t bci;
+    int d;
+    const uint8_t* p;
+    Op op() const { return Op(*p); }
+    uint16_t a() const { return vm::read_u16(p, vm::kOperandA); }  // operand A (U16)
+  };
 
   // --- where values live ---
   int extra() const { return m_->extra_locals; }
@@ -130,8 +141,9 @@ class Compiler {
   void int_op(Inst::Id id, const Operand& x, const Operand& y);
   // x = x OP y for a scalar double instruction (addsd, ...), x an xmm register or memory.
   void float_op(Inst::Id id, const Operand& x, const Operand& y);
-  // Two-operand integer instruction on depths d-2 (destination) and d-1.
-  void binop(Inst::Id id, int d) { int_op(id, expr(d - 2), expr(d - 1)); }
+  // Two-operand integer instruction on depths d-2 (destination) and d-1 (or where it
+  // was deferred to).
+  void binop(Inst::Id id, const Insn& i) { int_op(id, expr(i.d - 2), right_operand(i, vm::Type::Int)); }
   void cmp(const Operand& x, const Operand& y);
   // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
   Xmm in_xmm(const Operand& o, const Xmm& scratch);
@@ -177,24 +189,39 @@ class Compiler {
   void plan(InlineScope& s);
   void inline_call(size_t bci, int d, Method* callee);
 
+  // --- operand_fusion.cpp: constants and locals used where they are ---
+  void find_branch_targets(InlineScope& s);
+  // The operand a `load` or `ldc` at `bci` of the current body pushes, used in place:
+  // a local's register or home, an int constant as an immediate (if it fits 32 bits), a
+  // float constant in the code's constant pool. False for anything else.
+  bool operand_of(size_t bci, Operand& o, vm::Type& t);
+  bool fusible(size_t bci) const;  // in this body, reachable, and no branch lands on it
+  // If the instruction after the `load`/`ldc` at `bci` consumes its value (or, for a
+  // comparison, its value and the next one's), defers it instead of emitting it: the
+  // consumer takes it with right_operand/left_operand.
+  bool defer_operand(size_t bci);
+  // The top (right) and second (left) operand of `i`: deferred, or at depth d-1 / d-2.
+  // Take the right one first.
+  Operand right_operand(const Insn& i, vm::Type t);
+  Operand left_operand(const Insn& i, vm::Type t);
+  // A comparison followed by iftrue/iffalse: the branch's target and sense (`when`), its
+  // label bound and pc desc marked here, and emit_body told to skip it; else null.
+  const Label* fused_branch(const Insn& i, bool& when);
+  Mem float_constant(uint64_t bits);  // RIP-relative, emitted after the code
+  bool is_two(const Operand& o) const;  // the constant 2.0 of the pool
+  Label sign_mask();                   // 16 bytes: the sign bit of a double, for xorpd
+  void emit_float_constants();
+
   // --- compile_method.cpp: one body, bytecode by bytecode ---
   void emit_body(InlineScope& s);
 
   // --- compiler_frames.cpp: building and tearing down the frame ---
   void prologue();
+  void stack_overflow_path();  // the prologue's, emitted after the body
   void osr_entry(uint32_t header_bci);
   void emit_return(int d, bool value, vm::Type type);
 
-  // --- emit_ops.cpp: one emitter per opcode of vm/opcodes.def ---
-  // The instruction being emitted: at `bci` of the current body, expression depth `d`
-  // (absolute) before it, `p` at its opcode byte.
-  struct Insn {
-    size_t bci;
-    int d;
-    const uint8_t* p;
-    Op op() const { return Op(*p); }
-    uint16_t a() const { return vm::read_u16(p, vm::kOperandA); }  // operand A (U16)
-  };
+  // --- emit_ops.cpp: one emitter per opcode of vm/opcodes.def (Insn: above) ---
   const Label& target(const Insn& i) const { return sc_->labels[size_t(int64_t(i.bci) + vm::branch_offset(i.p))]; }
   vm::Type top_type(const Insn& i, int k) const { return stack_types(i.bci)[size_t(i.d - k)]; }  // at depth d-k
   void emit(size_t bci, int d);  // dispatches to emit_op<op>
@@ -206,6 +233,7 @@ class Compiler {
   void shift(const Insn& i, Inst::Id id);
   void int_compare(const Insn& i, CondCode cc);
   void float_compare(const Insn& i);
+  void float_branch(Op op, bool when, const Label& to);
   void if_bool(const Insn& i, bool when);
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
@@ -215,18 +243,17 @@ class Compiler {
 
   // --- strip_mining.cpp: counted loops that poll every strip of iterations ---
   void plan_strip_loops(InlineScope& s);
+  Mem strip_countdown() const;  // the thread's countdown, shared by every strip-mined loop
   const InlineScope::StripLoop* strip_loop_at_latch(size_t bci) const;
   void strip_latch(const Insn& i, const InlineScope::StripLoop& loop);
   // After a write to local `i` of the current body: a strip-mined loop whose limit it is
-  // starts a new strip at its next latch.
+  // is being entered, and starts its first strip (or ends it, for its next latch to start).
   void after_local_write(int i);
   // A stub call's elements were charged to the countdown: the enclosing strip-mined
   // loops (of every scope up the inline chain) end their strips at their next latch.
   void end_enclosing_strips(size_t bci);
-  // Every strip of scope `s` ends at its next latch (at frame and inline entry).
+  // Every strip of scope `s` ends at its next latch (at frame, inline and OSR entry).
   void reset_strips(const InlineScope& s);
-  // The OSR entry: the root's strips restart from the loop variables' current values.
-  void reset_strips_for_osr();
 
   Method* m_;                  // the root method
   const vm::Function& fn_;     // its function
@@ -240,8 +267,14 @@ class Compiler {
   const JitOptions& options_;
   Assembler& a;
   CodeHolder& code_;
+  std::vector<Operand> deferred_;  // operands not yet in their expression registers
+  bool skip_next_ = false;          // a fused branch was emitted with its comparison
+  std::vector<std::pair<uint64_t, Label>> float_constants_;
+  Label sign_mask_;
+  Label stack_overflow_;  // the prologue's out-of-line path
+  std::vector<bool> written_;  // root locals some bytecode stores to (register_locals.cpp)
   int reg_local_[kLocalRegCount] = {-1, -1, -1};
-  int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1};
+  int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1, -1, -1, -1, -1};
   uint32_t frame_bytes_ = 0;
 };
 

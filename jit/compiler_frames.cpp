@@ -10,14 +10,15 @@ namespace jit::baseline {
 
 void Compiler::prologue() {
   using runtime::FrameRow;
-  Label overflow = a.newLabel(), body = a.newLabel(), begin = a.newLabel();
+  Label begin = a.newLabel();
+  stack_overflow_ = a.newLabel();
   a.bind(begin);
   frames.range(begin, frame_complete, runtime::PcRangeKind::prologue);
   frames.shape(FrameRow::entry());
   mark(0, false);
   a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
   a.cmp(rax, qword_ptr(r15, runtime::kThreadStackLimitOffset));
-  a.jb(overflow);
+  a.jb(stack_overflow_);
   frames.push_rbp_frame();
   a.sub(rsp, frame_bytes_);
   a.bind(frame_complete);
@@ -27,11 +28,14 @@ void Compiler::prologue() {
   }
   reset_strips(scopes_.front());
   reload_locals(true);
-  a.jmp(body);
-  // Not enough stack: report from the caller's frame (anchor = caller), like the
-  // interpreter's method entry.
-  runtime::emit_stack_overflow_path(a, frames, overflow, FrameRow::rbp_frame());
-  a.bind(body);
+}
+
+// Not enough stack: report from the caller's frame (anchor = caller), like the
+// interpreter's method entry. Out of line, after the body, so that a call falls through
+// from its prologue into the body.
+void Compiler::stack_overflow_path() {
+  mark(0, false);  // the method's entry, as at the prologue
+  runtime::emit_stack_overflow_path(a, frames, stack_overflow_, runtime::FrameRow::rbp_frame());
 }
 
 // OSR entry for a loop header: entered by a jump from an interpreter frame that has been
@@ -54,7 +58,7 @@ void Compiler::osr_entry(uint32_t header_bci) {
     a.mov(rax, qword_ptr(rcx, 8 * i));
     a.mov(home_local(i), rax);
   }
-  reset_strips_for_osr();
+  reset_strips(scopes_.front());  // the first latch starts a strip from the variable OSR brought
   reload_locals(true);
   a.jmp(scopes_.front().labels[header_bci]);
 }

@@ -31,12 +31,10 @@ EMIT(ldc) {
   const vm::Constant& c = sc_->fn->constants[i.a()];
   Operand dst = expr(i.d, c.type);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {
-    if (c.bits == 0) {
+    if (c.bits == 0)
       a.xorps(dst.as<Xmm>(), dst.as<Xmm>());
-    } else {
-      a.mov(rax, imm(c.bits));
-      a.movq(dst.as<Xmm>(), rax);
-    }
+    else
+      a.movsd(dst.as<Xmm>(), float_constant(uint64_t(c.bits)));
   } else if (dst.isReg()) {
     a.mov(dst.as<Gp>(), imm(c.bits));
   } else if (c.bits == int64_t(int32_t(c.bits))) {
@@ -48,7 +46,7 @@ EMIT(ldc) {
 }
 EMIT(load) { move(expr(i.d, sc_->fn->local_types[i.a()]), local(i.a())); }
 EMIT(store) {
-  move(local(i.a()), expr(i.d - 1, sc_->fn->local_types[i.a()]));
+  move(local(i.a()), right_operand(i, sc_->fn->local_types[i.a()]));
   after_local_write(i.a());
 }
 void Compiler::global_access(const Insn& i, bool store) {
@@ -73,9 +71,9 @@ EMIT(dup2) {
 }
 
 // --- integer and bool arithmetic ---
-EMIT(iadd) { binop(Inst::kIdAdd, i.d); }
-EMIT(isub) { binop(Inst::kIdSub, i.d); }
-EMIT(imul) { binop(Inst::kIdImul, i.d); }
+EMIT(iadd) { binop(Inst::kIdAdd, i); }
+EMIT(isub) { binop(Inst::kIdSub, i); }
+EMIT(imul) { binop(Inst::kIdImul, i); }
 void Compiler::divide(const Insn& i, bool remainder) {
   int d = i.d;
   Label minus_one = a.newLabel(), done = a.newLabel(), nonzero = a.newLabel();
@@ -104,35 +102,43 @@ EMIT(idiv) { divide(i, false); }
 EMIT(irem) { divide(i, true); }
 EMIT(ineg) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
 EMIT(inot) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
-EMIT(iand) { binop(Inst::kIdAnd, i.d); }
-EMIT(ior) { binop(Inst::kIdOr, i.d); }
-EMIT(ixor) { binop(Inst::kIdXor, i.d); }
+EMIT(iand) { binop(Inst::kIdAnd, i); }
+EMIT(ior) { binop(Inst::kIdOr, i); }
+EMIT(ixor) { binop(Inst::kIdXor, i); }
 void Compiler::shift(const Insn& i, Inst::Id id) {
-  load(rcx, expr(i.d - 1));
+  Operand n = right_operand(i, vm::Type::Int);
+  if (n.isImm()) {
+    a.emit(id, expr(i.d - 2), imm(n.as<Imm>().value() & 63));  // Mini's count is mod 64
+    return;
+  }
+  load(rcx, n);
   a.emit(id, expr(i.d - 2), cl);  // x86 masks the count to 6 bits, as Mini does
 }
 EMIT(ishl) { shift(i, Inst::kIdShl); }
 EMIT(ishr) { shift(i, Inst::kIdSar); }
 EMIT(iushr) { shift(i, Inst::kIdShr); }
-EMIT(zand) { binop(Inst::kIdAnd, i.d); }
-EMIT(zor) { binop(Inst::kIdOr, i.d); }
-EMIT(zxor) { binop(Inst::kIdXor, i.d); }
+EMIT(zand) { binop(Inst::kIdAnd, i); }
+EMIT(zor) { binop(Inst::kIdOr, i); }
+EMIT(zxor) { binop(Inst::kIdXor, i); }
 EMIT(znot) { a.emit(Inst::kIdXor, expr(i.d - 1), imm(1)); }
 
 // --- floats ---
-EMIT(fadd) { float_op(Inst::kIdAddsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
-EMIT(fsub) { float_op(Inst::kIdSubsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
-EMIT(fmul) { float_op(Inst::kIdMulsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
-EMIT(fdiv) { float_op(Inst::kIdDivsd, fexpr(i.d - 2), fexpr(i.d - 1)); }
+EMIT(fadd) { float_op(Inst::kIdAddsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
+EMIT(fsub) { float_op(Inst::kIdSubsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
+EMIT(fmul) {
+  Operand x = fexpr(i.d - 2), y = right_operand(i, vm::Type::Float);
+  if (is_two(y))
+    float_op(Inst::kIdAddsd, x, x);  // x * 2.0 = x + x (operand_fusion.cpp)
+  else
+    float_op(Inst::kIdMulsd, x, y);
+}
+EMIT(fdiv) { float_op(Inst::kIdDivsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
 EMIT(fneg) {
   Operand x = fexpr(i.d - 1);
-  if (x.isMem()) {
+  if (x.isMem())
     a.btc(x.as<Mem>(), 63);
-  } else {
-    a.mov(rax, imm(INT64_MIN));
-    a.movq(xmm0, rax);
-    a.xorpd(x.as<Xmm>(), xmm0);
-  }
+  else
+    a.xorpd(x.as<Xmm>(), xmmword_ptr(sign_mask()));
 }
 EMIT(i2f) {
   Operand src = expr(i.d - 1), dst = fexpr(i.d - 1);
@@ -148,8 +154,15 @@ EMIT(f2i) {
 
 // --- comparisons ---
 void Compiler::int_compare(const Insn& i, CondCode cc) {
+  Operand y = right_operand(i, vm::Type::Int), x = left_operand(i, vm::Type::Int);
+  bool when = true;
+  if (const Label* to = fused_branch(i, when)) {
+    cmp(x, y);
+    a.j(when ? cc : x86::negateCond(cc), *to);
+    return;
+  }
   a.xor_(edx, edx);
-  cmp(expr(i.d - 2), expr(i.d - 1));
+  cmp(x, y);
   a.set(cc, dl);
   a.emit(Inst::kIdMov, expr(i.d - 2), rdx);
 }
@@ -164,8 +177,15 @@ void Compiler::float_compare(const Insn& i) {
   Op op = i.op();
   int d = i.d;
   bool swap = op == Op::fcmplt || op == Op::fcmple;
-  Xmm x = in_xmm(fexpr(swap ? d - 1 : d - 2), xmm0);
-  Operand y = fexpr(swap ? d - 2 : d - 1);
+  Operand right = right_operand(i, vm::Type::Float), left = fexpr(d - 2);
+  Xmm x = in_xmm(swap ? right : left, xmm0);
+  Operand y = swap ? left : right;
+  bool when = true;
+  if (const Label* to = fused_branch(i, when)) {
+    a.emit(Inst::kIdUcomisd, x, y);
+    float_branch(op, when, *to);
+    return;
+  }
   a.xor_(edx, edx);
   a.emit(Inst::kIdUcomisd, x, y);
   if (op == Op::fcmpeq) {
@@ -180,6 +200,28 @@ void Compiler::float_compare(const Insn& i) {
     a.set(op == Op::fcmplt || op == Op::fcmpgt ? CondCode::kA : CondCode::kAE, dl);
   }
   a.emit(Inst::kIdMov, expr(d - 2), rdx);
+}
+// Jumps to `to` if the comparison `op` whose ucomisd was just emitted is `when`.
+// Unordered (NaN) sets ZF, PF and CF: false for every compare but !=.
+void Compiler::float_branch(Op op, bool when, const Label& to) {
+  bool eq = op == Op::fcmpeq, ne = op == Op::fcmpne;
+  if (eq || ne) {
+    if (eq == when) {  // jump if equal and ordered
+      Label skip = a.newLabel();
+      a.jp(skip);
+      a.je(to);
+      a.bind(skip);
+    } else {  // jump if not equal or unordered
+      a.jne(to);
+      a.jp(to);
+    }
+    return;
+  }
+  bool strict = op == Op::fcmplt || op == Op::fcmpgt;
+  if (when)
+    a.j(strict ? CondCode::kA : CondCode::kAE, to);
+  else
+    a.j(strict ? CondCode::kBE : CondCode::kB, to);
 }
 EMIT(fcmpeq) { float_compare(i); }
 EMIT(fcmpne) { float_compare(i); }
@@ -203,7 +245,8 @@ void Compiler::if_bool(const Insn& i, bool when) {
 EMIT(iffalse) { if_bool(i, false); }
 EMIT(iftrue) { if_bool(i, true); }
 void Compiler::if_compare(const Insn& i, CondCode cc) {
-  cmp(expr(i.d - 2), expr(i.d - 1));
+  Operand y = right_operand(i, vm::Type::Int), x = left_operand(i, vm::Type::Int);
+  cmp(x, y);
   a.j(cc, target(i));
 }
 EMIT(if_icmpeq) { if_compare(i, CondCode::kE); }
@@ -242,8 +285,9 @@ EMIT(newarray) {
   a.bind(done);
 }
 void Compiler::array_load(const Insn& i, vm::Type elem) {
+  Operand index = right_operand(i, vm::Type::Int);
   load(rax, expr(i.d - 2));
-  load(rcx, expr(i.d - 1));
+  load(rcx, index);
   bounds_check(rax, rcx);
   a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
   move(expr(i.d - 2, elem), rax);
@@ -251,11 +295,17 @@ void Compiler::array_load(const Insn& i, vm::Type elem) {
 EMIT(iaload) { array_load(i, vm::Type::Int); }
 EMIT(faload) { array_load(i, vm::Type::Float); }
 void Compiler::array_store(const Insn& i, vm::Type elem) {
+  Operand value = right_operand(i, elem);
   load(rax, expr(i.d - 3));
   load(rcx, expr(i.d - 2));
   bounds_check(rax, rcx);
-  load(rdx, expr(i.d - 1, elem));
-  a.mov(qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset), rdx);
+  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
+  if (value.isImm()) {
+    a.mov(slot, value.as<Imm>());
+    return;
+  }
+  load(rdx, value);
+  a.mov(slot, rdx);
 }
 EMIT(iastore) { array_store(i, vm::Type::Int); }
 EMIT(fastore) { array_store(i, vm::Type::Float); }
@@ -315,10 +365,16 @@ EMIT(call) {
   a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
   a.bind(returned);
   record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
-  if (result != vm::Type::Void) a.pop(rax);
+  // The result straight into its register when it has one (the reloads below use none).
+  Operand to = result == vm::Type::Void ? Operand() : expr(d - n, result);
+  bool direct = to.isReg() && to.as<Reg>().isGp();
+  if (direct)
+    a.pop(to.as<Gp>());
+  else if (result != vm::Type::Void)
+    a.pop(rax);
   reload_locals(true);
   reload_exprs(t, d - n);
-  if (result != vm::Type::Void) move(expr(d - n, result), rax);
+  if (result != vm::Type::Void && !direct) move(to, rax);
 }
 EMIT(spawn) {
   int n = runtime::VM::get().method(i.a())->param_count;
@@ -418,7 +474,15 @@ EMIT(isubl) { int_op(Inst::kIdSub, expr(i.d - 1), local(i.a())); }
 EMIT(imull) { int_op(Inst::kIdImul, expr(i.d - 1), local(i.a())); }
 EMIT(faddl) { float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a())); }
 EMIT(fsubl) { float_op(Inst::kIdSubsd, fexpr(i.d - 1), local(i.a())); }
-EMIT(fmull) { float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fmull) {
+  if (!deferred_.empty()) {  // `ldc 2.0; fmull x`, deferred: 2.0 * x = x + x
+    deferred_.pop_back();
+    move(fexpr(i.d - 1), local(i.a()));
+    float_op(Inst::kIdAddsd, fexpr(i.d - 1), fexpr(i.d - 1));
+    return;
+  }
+  float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
+}
 EMIT(fdivl) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
 
 #undef EMIT

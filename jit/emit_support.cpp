@@ -74,7 +74,11 @@ Xmm Compiler::in_xmm(const Operand& o, const Xmm& scratch) {
 // counted loop around stub calls still polls within the bound. Clobbers rax.
 void Compiler::charge_strip_countdown(const Gp& n, size_t bci) {
   if (options_.strip_mining_iters == 0 || !options_.emit_polls) return;
-  a.sub(qword_ptr(r15, runtime::kThreadStripCountdownOffset), n);
+  Label charged = a.newLabel();
+  a.sub(strip_countdown(), n);
+  a.jge(charged);
+  a.mov(strip_countdown(), 0);  // never negative: a strip's entry compares it unsigned
+  a.bind(charged);
   end_enclosing_strips(bci);
 }
 
@@ -120,7 +124,7 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
 
 void Compiler::spill_array_locals() {
   for (int k = 0; k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0 && vm::is_array(fn_.local_types[size_t(reg_local_[k])]))
+    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])] && vm::is_array(fn_.local_types[size_t(reg_local_[k])]))
       a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
 }
 
@@ -155,12 +159,13 @@ void Compiler::reload_exprs(const Types& t, int below) {
 
 // Register locals to their homes and back: all of them around Mini calls (the callee
 // may be interpreted and use every register); only the xmm ones around C calls (the
-// others are callee-saved in C).
+// others are callee-saved in C). A local the method never writes is never stored: its
+// home (an argument, or a zeroed extra local) holds its value all along.
 void Compiler::spill_locals(bool gp) {
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])]) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (xmm_local_[k] >= 0) a.movsd(home_local(xmm_local_[k]), kXmmLocals[k]);
+    if (xmm_local_[k] >= 0 && written_[size_t(xmm_local_[k])]) a.movsd(home_local(xmm_local_[k]), kXmmLocals[k]);
 }
 
 void Compiler::reload_locals(bool gp) {

@@ -1,4 +1,5 @@
-// Which locals live in registers: the most used (loop-weighted) ones.
+// Which locals live in registers: the most used (loop-weighted) ones; and which locals
+// the method never writes (their homes always hold their values).
 #include "jit/compiler.h"
 
 #include <algorithm>
@@ -9,8 +10,11 @@ void Compiler::choose_register_locals() {
   // Weight each local's uses by 8 per enclosing loop; the heaviest floats go to xmm
   // registers, the heaviest others to general registers.
   std::vector<uint64_t> weight(fn_.local_count(), 0);
+  written_.assign(fn_.local_count(), false);
   for (size_t bci = 0; bci < fn_.code.size(); bci += vm::op_info(Op(fn_.code[bci])).length) {
     Op op = Op(fn_.code[bci]);
+    if (op == Op::store || op == Op::iinc || op == Op::forloop)
+      written_[vm::read_u16(fn_.code.data() + bci, vm::kOperandA)] = true;
     uint64_t w = 1;
     for (auto& l : fn_.loops)
       if (bci >= l.header_bci && bci <= l.latch_bci) w *= 8;

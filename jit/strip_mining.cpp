@@ -2,24 +2,31 @@
 // a counted loop has no poll at its header, so that its iterations cost what they would
 // without polls, yet a long one must still reach a poll within a bound.
 //
-// Each strip-mined loop has two frame slots: the end of its current strip and the loop
-// variable's value where the strip began. The latch compares the incremented variable
-// with the strip's end instead of the loop's limit (the end is never beyond the limit),
-// so an iteration costs exactly what it costs with no polls at all. When a strip ends,
-// the latch's slow path charges the strip's iterations to the thread's countdown (shared
-// by all counted loops, so a nest of short loops counts too), then leaves the loop at its
-// limit (without a poll: an exhausted countdown carries over to the next latch, and a
-// short inner loop's next run takes the slow path at its first latch), or polls if the
-// countdown ran out and starts the next strip:
-//     end = i + min(limit - i, countdown).
+// Each strip-mined loop has one frame slot: the end of its current strip. The latch
+// compares the incremented variable with the strip's end instead of the loop's limit
+// (the end is never beyond the limit), so an iteration costs exactly what it costs with
+// no polls at all. A strip's iterations are charged to the thread's countdown (shared by
+// all counted loops, so a nest of short loops counts too) when the strip starts, not
+// when it ends: a loop entered with fewer iterations to go than the countdown allows
+// (nearly every short loop) charges them all at its entry and runs as one strip, whose
+// end is the limit, and leaves at its last latch with one compare against the limit and
+// no other work. A loop left early (break, return) has been charged for iterations it
+// did not run: the next poll only comes sooner. When a strip ends before the limit, the
+// countdown is exhausted (or the strip was ended early, below): the latch's slow path
+// polls if it is, and starts the next strip:
+//     len = min(limit - i, countdown); countdown -= len; end = i + len.
+// A loop entered with more iterations than the countdown allows, or with none, starts
+// with its strip ended, and its first latch starts the first strip.
 // A strip is ended early (its end set to INT64_MIN, so the next latch takes the slow
-// path) when the loop's limit local is written (each entry into the loop stores it), at
-// frame, inline and OSR entry, and after a stub call charged its elements to the
-// countdown, so a counted loop around a long arraycopy still polls within the bound.
+// path) when the loop's limit local is written (each entry into the loop stores it, and
+// that store is where the entry's charge is made), at frame, inline and OSR entry, and
+// after a stub call charged its elements to the countdown, so a counted loop around a
+// long arraycopy still polls within the bound. The countdown stays between 0 and the
+// strip length: a strip takes at most what is left, and a stub's charge stops at 0.
 //
 // Correctness does not depend on the strip state being up to date: the end is only ever
-// INT64_MIN or min(limit, ...), and a write to the limit resets it, so the latch never
-// lets the variable pass the limit.
+// INT64_MIN or i + min(limit - i, ...), and a write to the limit recomputes it, so the
+// latch never lets the variable pass the limit.
 #include <cstdint>
 #include <limits>
 
@@ -41,7 +48,7 @@ void Compiler::plan_strip_loops(InlineScope& s) {
     const uint8_t* p = f.code.data() + l.latch_bci;
     s.strip_loops.push_back({l.header_bci, l.latch_bci, vm::read_u16(p, vm::kOperandA),
                              vm::read_u16(p, vm::kOperandB), inline_slots_});
-    inline_slots_ += 2;
+    inline_slots_ += 1;
   }
 }
 
@@ -51,32 +58,23 @@ const InlineScope::StripLoop* Compiler::strip_loop_at_latch(size_t bci) const {
   return nullptr;
 }
 
+Mem Compiler::strip_countdown() const { return qword_ptr(r15, runtime::kThreadStripCountdownOffset); }
+
 // The variable was incremented; `i < end` has just failed.
 void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
   Operand var = local(loop.var), limit = local(loop.limit);
-  Mem end = inline_slot(loop.slot), start = inline_slot(loop.slot + 1);
-  Mem countdown = qword_ptr(r15, runtime::kThreadStripCountdownOffset);
-  // Charge the strip's iterations (at least one: a loop variable written in the body
-  // by hand-made bytecode must not credit the countdown).
-  Label counted = a.newLabel(), no_poll = a.newLabel(), next = a.newLabel(), leave = a.newLabel();
-  load(rax, var);
-  a.sub(rax, start);
-  a.cmp(rax, 1);
-  a.jge(counted);
-  a.mov(eax, 1);
-  a.bind(counted);
-  a.sub(countdown, rax);
-  // Leaving the loop: no poll here, an exhausted countdown carries over to the next
-  // latch (or the return poll comes first), as a loop's last iteration never polled.
+  Mem end = inline_slot(loop.slot), countdown = strip_countdown();
+  Label no_poll = a.newLabel(), next = a.newLabel(), leave = a.newLabel();
+  // At the limit: the strip's iterations were charged when it started.
   cmp(var, limit);
   a.jge(leave);
   a.cmp(countdown, 0);
-  a.jg(no_poll);
+  a.jg(no_poll);  // the strip was ended early, with iterations left to charge
   a.mov(countdown, imm(int32_t(options_.strip_mining_iters)));
   poll(int32_t(i.bci));
   a.bind(no_poll);
-  // The next strip: end = i + min(limit - i, countdown). limit - i is exact as an
-  // unsigned number (i < limit), and the countdown is positive here.
+  // The next strip: len = min(limit - i, countdown), charged now. limit - i is exact as
+  // an unsigned number (i < limit), and the countdown is positive here.
   load(rax, limit);
   load(rcx, var);
   a.sub(rax, rcx);
@@ -84,19 +82,36 @@ void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
   a.jbe(next);
   a.mov(rax, countdown);
   a.bind(next);
+  a.sub(countdown, rax);
   a.add(rax, rcx);
   a.mov(end, rax);
-  a.mov(start, rcx);
   a.jmp(target(i));
   a.bind(leave);
 }
 
+// The loop's entry (its limit was just stored): if the countdown covers every iteration
+// to go, charge them and make the limit the strip's end; else end the strip, and the
+// first latch starts one.
 void Compiler::after_local_write(int i) {
   for (const auto& l : sc_->strip_loops) {
     if (l.limit != i) continue;
-    move(inline_slot(l.slot + 1), local(l.var));
+    Operand var = local(l.var), limit = local(l.limit);
+    Mem end = inline_slot(l.slot), countdown = strip_countdown();
+    Label ended = a.newLabel(), done = a.newLabel();
+    load(rax, limit);
+    cmp(var, rax);
+    a.jge(ended);  // no iteration
+    a.emit(Inst::kIdSub, rax, var);  // limit - i, exact as an unsigned number
+    a.cmp(rax, countdown);
+    a.ja(ended);  // more than the countdown allows (the countdown is never negative)
+    a.sub(countdown, rax);
+    load(rax, limit);
+    a.mov(end, rax);
+    a.jmp(done);
+    a.bind(ended);
     a.mov(rax, imm(kStripEnded));
-    a.mov(inline_slot(l.slot), rax);
+    a.mov(end, rax);
+    a.bind(done);
   }
 }
 
@@ -116,21 +131,7 @@ void Compiler::end_enclosing_strips(size_t bci) {
 void Compiler::reset_strips(const InlineScope& s) {
   if (s.strip_loops.empty()) return;
   a.mov(rax, imm(kStripEnded));
-  for (const auto& l : s.strip_loops) {
-    a.mov(inline_slot(l.slot), rax);
-    a.mov(inline_slot(l.slot + 1), 0);
-  }
-}
-
-void Compiler::reset_strips_for_osr() {
-  const InlineScope& root = scopes_.front();
-  for (const auto& l : root.strip_loops) {
-    a.mov(rax, home_local(l.var));
-    a.mov(inline_slot(l.slot + 1), rax);
-  }
-  if (root.strip_loops.empty()) return;
-  a.mov(rax, imm(kStripEnded));
-  for (const auto& l : root.strip_loops) a.mov(inline_slot(l.slot), rax);
+  for (const auto& l : s.strip_loops) a.mov(inline_slot(l.slot), rax);
 }
 
 }  // namespace jit::baseline

@@ -54,13 +54,13 @@ TEST_CASE("reconstruct: compiled request skips callee frames and corrects the pc
                                interp_frame(kBusy, 6, 0x3000)};
   SampleRequest r;
   r.kind = RequestKind::compiled;
-  r.pc = pc_at_bci(sum, 20);  // inside sum_to's loop body
+  r.pc = pc_at_bci(sum, 23);  // inside sum_to's loop body: the iadd (its load of i has no code of its own)
   r.sp = 0x1fc0;              // below sum_to's fp, above fib's real fp (0x1010)
   sampler::StackTrace out;
   REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
   REQUIRE(out.size() == 2);
   CHECK(out[0].function == "sum_to");
-  CHECK(out[0].bci == 20);  // the sampled pc's bci, not where the frame was at the poll
+  CHECK(out[0].bci == 23);  // the sampled pc's bci, not where the frame was at the poll
   CHECK(out[0].kind == sampler::FrameKind::jit);
   CHECK(out[1].function == "busy");
   CHECK(out[1].bci == 6);
@@ -72,7 +72,7 @@ TEST_CASE("reconstruct: a compiled frame that escaped is reported, not guessed")
   std::vector<Frame> frames = {jit_frame(kFib, fib, 0x2000), interp_frame(kBusy, 6, 0x3000)};
   SampleRequest r;
   r.kind = RequestKind::compiled;
-  r.pc = pc_at_bci(sum, 20);
+  r.pc = pc_at_bci(sum, 23);
   r.sp = 0x1fc0;  // the first frame above is fib's, not sum_to's
   sampler::StackTrace out;
   CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_escaped);
