@@ -347,21 +347,7 @@ def write_escapes(out_dir, esc):
 def main():
     """Only this section: `python3 bench/escapes.py [--quick] [--out DIR] [--minivm PATH]`,
     writing DIR/escapes.md, escapes.csv and targets.json."""
-    import sys
-    args, plan = run.make_plan(sys.argv[1:])
-    out_dir = args.out or os.path.join(run.HERE, "results", "escapes" + ("-quick" if plan["quick"] else ""))
-    os.makedirs(out_dir, exist_ok=True)
-    b = run.Bench(args)
-    t0 = time.time()
-    esc = measure_escapes(b, plan["quick"], lambda msg: print(f"[{time.time() - t0:6.1f}s] {msg}", flush=True))
-    with open(os.path.join(out_dir, "escapes.md"), "w") as f:
-        f.write("\n".join(write_escapes(out_dir, esc)))
-    t, met, measured = target(esc)
-    with open(os.path.join(out_dir, "targets.json"), "w") as f:
-        json.dump([{"target": t, "met": met, "measured": measured}], f, indent=1)
-    shutil.rmtree(b.tmp, ignore_errors=True)
-    print(f"{run.MISSING if met is None else 'met' if met else 'NOT MET'}: {measured}")
-    print(f"wrote {out_dir}/escapes.md")
+    run.run_section("escapes", measure_escapes, write_escapes, target)
 
 
 if __name__ == "__main__":

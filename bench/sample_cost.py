@@ -90,17 +90,20 @@ def fmt(v):
     return "missing" if v is None else f"{v:.1f}"
 
 
+TARGET = f"Cooperative CPU per sample flat with stack depth (deep_stable, within {TARGET_RATIO}x)"
+
+
 def target(cost):
-    """The per-sample CPU target on deep_stable: (met or None, measured text)."""
+    """The per-sample CPU target on deep_stable: (target, met or None, measured text)."""
     if not cost or not cost.get("cost"):
-        return None, "missing"
+        return TARGET, None, "missing"
     vals = [cost["cost"].get(("deep_stable", d, "cooperative")) for d in cost["depths"]]
     text = ", ".join(f"depth {d}: {fmt(v)} µs" for d, v in zip(cost["depths"], vals))
     if any(v is None for v in vals):
-        return None, text
+        return TARGET, None, text
     lo, hi = min(vals), max(vals)
     ratio = hi / lo if lo > 0 else float("inf")
-    return ratio <= TARGET_RATIO, f"{text} (max/min {ratio:.2f})"
+    return TARGET, ratio <= TARGET_RATIO, f"{text} (max/min {ratio:.2f})"
 
 
 def write_sample_cost(out_dir, cost):
@@ -118,7 +121,7 @@ def write_sample_cost(out_dir, cost):
             for name, _ in WORKLOADS for d in cost["depths"] if (name, d, SAMPLERS[0]) in cost["cost"]]
     md.append("| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n" +
               "".join("| " + " | ".join(str(c) for c in r) + " |\n" for r in rows))
-    met, text = target(cost)
+    _, met, text = target(cost)
     verdict = "missing" if met is None else "met" if met else "NOT met"
     md.append(f"Target: cooperative per-sample CPU on `deep_stable` at every depth within {TARGET_RATIO}x: "
               f"**{verdict}** ({text}).\n")
@@ -131,20 +134,9 @@ def write_sample_cost(out_dir, cost):
 
 def main():
     """Only this section: `python3 bench/sample_cost.py [--quick] [--out DIR] [--minivm PATH]`,
-    writing DIR/sample_cost.md and sample_cost.csv."""
-    import sys
-    import time
-    import run  # bench/run.py: its Bench and options
-    args, plan = run.make_plan(sys.argv[1:])
-    out_dir = args.out or os.path.join(run.HERE, "results", "sample_cost" + ("-quick" if plan["quick"] else ""))
-    os.makedirs(out_dir, exist_ok=True)
-    b = run.Bench(args)
-    t0 = time.time()
-    cost = measure_sample_cost(b, plan["quick"], lambda msg: print(f"[{time.time() - t0:6.1f}s] {msg}", flush=True))
-    with open(os.path.join(out_dir, "sample_cost.md"), "w") as f:
-        f.write("\n".join(write_sample_cost(out_dir, cost)))
-    shutil.rmtree(b.tmp, ignore_errors=True)
-    print(f"wrote {out_dir}/sample_cost.md")
+    writing DIR/sample_cost.md, sample_cost.csv and targets.json."""
+    import run  # bench/run.py, which imports this module
+    run.run_section("sample_cost", measure_sample_cost, write_sample_cost, target)
 
 
 if __name__ == "__main__":

@@ -145,19 +145,8 @@ def write_stability(out_dir, stab):
 def main():
     """Only this section: `python3 bench/stability.py [--quick] [--out DIR] [--minivm PATH]`,
     writing DIR/stability.md, stability.csv and stability.svg."""
-    import sys
-    import time
-    import run  # bench/run.py: its Bench and options
-    args, plan = run.make_plan(sys.argv[1:])
-    out_dir = args.out or os.path.join(run.HERE, "results", "stability" + ("-quick" if plan["quick"] else ""))
-    os.makedirs(out_dir, exist_ok=True)
-    b = run.Bench(args)
-    t0 = time.time()
-    stab = measure_stability(b, plan["quick"], lambda msg: print(f"[{time.time() - t0:6.1f}s] {msg}", flush=True))
-    with open(os.path.join(out_dir, "stability.md"), "w") as f:
-        f.write("\n".join(write_stability(out_dir, stab)))
-    shutil.rmtree(b.tmp, ignore_errors=True)
-    print(f"wrote {out_dir}/stability.md")
+    import run  # bench/run.py, which imports this module
+    run.run_section("stability", measure_stability, write_stability)
 
 
 if __name__ == "__main__":

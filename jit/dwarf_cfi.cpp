@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "jit/byte_writer.h"
 #include "runtime/method.h"
 #include "runtime/thread.h"
 
@@ -82,26 +83,6 @@ enum : uint8_t {
 
 constexpr int kDataAlign = -8;
 
-void uleb(std::vector<uint8_t>& out, uint64_t v) {
-  do {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    if (v != 0) b |= 0x80;
-    out.push_back(b);
-  } while (v != 0);
-}
-
-void sleb(std::vector<uint8_t>& out, int64_t v) {
-  bool more = true;
-  while (more) {
-    uint8_t b = v & 0x7f;
-    v >>= 7;  // arithmetic
-    if ((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40))) more = false;
-    else b |= 0x80;
-    out.push_back(b);
-  }
-}
-
 template <typename T>
 void put(std::vector<uint8_t>& out, T v) {
   uint8_t raw[sizeof(T)];
@@ -117,7 +98,7 @@ void patch(std::vector<uint8_t>& out, size_t at, T v) {
 // DWARF expressions used by the descriptions.
 std::vector<uint8_t> op_breg(uint8_t reg, int64_t offset) {
   std::vector<uint8_t> e{uint8_t(DW_OP_breg0 + reg)};
-  sleb(e, offset);
+  put_sleb(e, offset);
   return e;
 }
 std::vector<uint8_t> operator+(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
@@ -140,29 +121,29 @@ void emit_rule(std::vector<uint8_t>& out, uint8_t reg, const RegRule& r) {
   switch (r.kind) {
     case RegRule::same:
       out.push_back(DW_CFA_same_value);
-      uleb(out, reg);
+      put_uleb(out, reg);
       break;
     case RegRule::at_cfa: {
       int64_t factored = r.offset / kDataAlign;
       if (reg < 64 && factored >= 0 && r.offset % kDataAlign == 0) {
         out.push_back(uint8_t(DW_CFA_offset | reg));
-        uleb(out, uint64_t(factored));
+        put_uleb(out, uint64_t(factored));
       } else {
         out.push_back(DW_CFA_offset_extended_sf);
-        uleb(out, reg);
-        sleb(out, factored);
+        put_uleb(out, reg);
+        put_sleb(out, factored);
       }
       break;
     }
     case RegRule::in_reg:
       out.push_back(DW_CFA_register);
-      uleb(out, reg);
-      uleb(out, r.other);
+      put_uleb(out, reg);
+      put_uleb(out, r.other);
       break;
     case RegRule::at_expr:
       out.push_back(DW_CFA_expression);
-      uleb(out, reg);
-      uleb(out, r.expr.size());
+      put_uleb(out, reg);
+      put_uleb(out, r.expr.size());
       out.insert(out.end(), r.expr.begin(), r.expr.end());
       break;
   }
@@ -195,19 +176,19 @@ std::vector<uint8_t> cfa_program(const std::vector<UnwindRow>& rows) {
     if (!row.cfa_expr.empty()) {
       if (row.cfa_expr != prev.cfa_expr) {
         out.push_back(DW_CFA_def_cfa_expression);
-        uleb(out, row.cfa_expr.size());
+        put_uleb(out, row.cfa_expr.size());
         out.insert(out.end(), row.cfa_expr.begin(), row.cfa_expr.end());
       }
     } else if (!prev.cfa_expr.empty() || (row.cfa_reg != prev.cfa_reg && row.cfa_offset != prev.cfa_offset)) {
       out.push_back(DW_CFA_def_cfa);
-      uleb(out, row.cfa_reg);
-      uleb(out, uint64_t(row.cfa_offset));
+      put_uleb(out, row.cfa_reg);
+      put_uleb(out, uint64_t(row.cfa_offset));
     } else if (row.cfa_reg != prev.cfa_reg) {
       out.push_back(DW_CFA_def_cfa_register);
-      uleb(out, row.cfa_reg);
+      put_uleb(out, row.cfa_reg);
     } else if (row.cfa_offset != prev.cfa_offset) {
       out.push_back(DW_CFA_def_cfa_offset);
-      uleb(out, uint64_t(row.cfa_offset));
+      put_uleb(out, uint64_t(row.cfa_offset));
     }
     // Registers whose rule changed.
     std::map<uint8_t, RegRule> rules = rules_of(row);
@@ -257,7 +238,7 @@ UnwindRow unwind_row(const runtime::FrameRow& f) {
       u.cfa_expr = op_breg(kDwR15, runtime::kThreadAnchorSpOffset) + std::vector<uint8_t>{DW_OP_deref};
       if (f.cfa_offset != 0) {
         u.cfa_expr.push_back(kDwOpPlusUconst);
-        uleb(u.cfa_expr, uint64_t(f.cfa_offset));
+        put_uleb(u.cfa_expr, uint64_t(f.cfa_offset));
       }
       break;
   }
@@ -296,16 +277,16 @@ std::vector<uint8_t> encode_eh_frame(uintptr_t begin, uintptr_t end, const std::
   out.push_back(1);       // version
   const char* aug = signal_frame ? "zRS" : "zR";
   out.insert(out.end(), aug, aug + std::strlen(aug) + 1);
-  uleb(out, 1);            // code alignment factor
-  sleb(out, kDataAlign);   // data alignment factor
+  put_uleb(out, 1);            // code alignment factor
+  put_sleb(out, kDataAlign);   // data alignment factor
   out.push_back(kDwRa);    // return address column
-  uleb(out, 1);            // augmentation data length
+  put_uleb(out, 1);            // augmentation data length
   out.push_back(located_at == 0 ? kAbsptr : kPcrelSdata4);  // 'R': how the FDE's addresses are written
   out.push_back(DW_CFA_def_cfa);  // initial state: CFA = rsp+8, return address at CFA-8
-  uleb(out, kDwRsp);
-  uleb(out, 8);
+  put_uleb(out, kDwRsp);
+  put_uleb(out, 8);
   out.push_back(uint8_t(DW_CFA_offset | uint8_t(kDwRa)));
-  uleb(out, 1);
+  put_uleb(out, 1);
   pad_to_8(out, 0);
   patch(out, 0, uint32_t(out.size() - 4));
   // FDE
@@ -319,7 +300,7 @@ std::vector<uint8_t> encode_eh_frame(uintptr_t begin, uintptr_t end, const std::
     put(out, int32_t(int64_t(begin) - int64_t(located_at + out.size())));
     put(out, int32_t(end - begin));
   }
-  uleb(out, 0);                           // augmentation data length
+  put_uleb(out, 0);                           // augmentation data length
   std::vector<uint8_t> program = cfa_program(rows);
   out.insert(out.end(), program.begin(), program.end());
   pad_to_8(out, fde);

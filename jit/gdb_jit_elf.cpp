@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "jit/byte_writer.h"
+
 namespace jit {
 
 namespace {
@@ -25,41 +27,7 @@ enum : uint8_t {
 constexpr uint16_t kDwLangC99 = 0x000c;  // gdb needs some language; the names are printed as they are
 constexpr uint16_t kDwarfVersion = 2;
 
-struct Bytes {
-  std::vector<uint8_t> b;
-  template <typename T>
-  void put(T v) {
-    uint8_t raw[sizeof(T)];
-    std::memcpy(raw, &v, sizeof(T));
-    b.insert(b.end(), raw, raw + sizeof(T));
-  }
-  void str(const std::string& s) {
-    b.insert(b.end(), s.begin(), s.end());
-    b.push_back(0);
-  }
-  void uleb(uint64_t v) {
-    do {
-      uint8_t byte = v & 0x7f;
-      v >>= 7;
-      b.push_back(v != 0 ? byte | 0x80 : byte);
-    } while (v != 0);
-  }
-  void sleb(int64_t v) {
-    for (;;) {
-      uint8_t byte = v & 0x7f;
-      v >>= 7;  // arithmetic
-      if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40))) {
-        b.push_back(byte);
-        return;
-      }
-      b.push_back(byte | 0x80);
-    }
-  }
-  template <typename T>
-  void patch(size_t at, T v) {
-    std::memcpy(b.data() + at, &v, sizeof(T));
-  }
-};
+using Bytes = ByteWriter;
 
 // A string table: offset 0 is the empty string.
 struct StringTable {

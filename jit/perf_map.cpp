@@ -12,6 +12,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "jit/byte_writer.h"
 #include "jit/dwarf_cfi.h"
 #include "runtime/errors.h"
 
@@ -47,22 +48,7 @@ uint64_t monotonic_ns() {
 }
 
 // A record under construction: little-endian fields appended in order.
-struct Buf {
-  std::vector<uint8_t> b;
-  template <typename T>
-  void put(T v) {
-    uint8_t raw[sizeof(T)];
-    std::memcpy(raw, &v, sizeof(T));
-    b.insert(b.end(), raw, raw + sizeof(T));
-  }
-  void put_str(const std::string& s) {
-    b.insert(b.end(), s.begin(), s.end());
-    b.push_back(0);
-  }
-  void put_bytes(const void* p, size_t n) {
-    auto* c = static_cast<const uint8_t*>(p);
-    b.insert(b.end(), c, c + n);
-  }
+struct Buf : ByteWriter {
   // Record header: id, total size (patched by finish), timestamp.
   void header(uint32_t id) {
     put(id);
@@ -198,7 +184,7 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
       out.put(uint64_t(begin + off));  // absolute address
       out.put(uint32_t(line));
       out.put(uint32_t(0));            // discriminator
-      out.put_str(source_file);
+      out.str(source_file);
     }
     while (out.b.size() % 8 != 0) out.b.push_back(0);  // padding, counted in total_size
     out.finish();
@@ -211,7 +197,7 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
     out.put(uint64_t(data.size()));       // unwinding_size
     out.put(uint64_t(20));                // eh_frame_hdr_size: perf_unwinding_info's header
     out.put(uint64_t(data.size()));       // mapped_size: what follows the code in perf's view
-    out.put_bytes(data.data(), data.size());
+    out.bytes(data.data(), data.size());
     while (out.b.size() % 8 != 0) out.b.push_back(0);
     out.finish();
     if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
@@ -224,8 +210,8 @@ void perf_record_code(const std::string& name, uintptr_t begin, size_t size, con
   out.put(uint64_t(begin));  // code_addr
   out.put(uint64_t(size));
   out.put(uint64_t(s.code_index++));
-  out.put_str(name);
-  out.put_bytes(reinterpret_cast<const void*>(begin), size);
+  out.str(name);
+  out.bytes(reinterpret_cast<const void*>(begin), size);
   out.finish();
   if (!write_all(s.dump_fd, out.b)) warn("write", s.dump_path);
 }
@@ -245,7 +231,7 @@ std::vector<uint8_t> perf_unwinding_info(size_t code_size, const std::vector<run
   std::vector<uint8_t> eh_frame =
       encode_eh_frame(kAnywhere, kAnywhere + code_size, frame_rows, signal_frame, kAnywhere + at);
   Buf u;
-  u.put_bytes(eh_frame.data(), eh_frame.size());
+  u.bytes(eh_frame.data(), eh_frame.size());
   int64_t header = int64_t(u.b.size());  // the header's offset from the .eh_frame
   u.b.insert(u.b.end(), {1, kPcrelSdata4, kUdata4, kDatarelSdata4});  // version and encodings
   u.put(int32_t(-(header + 4)));                                      // the .eh_frame
