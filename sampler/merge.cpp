@@ -29,7 +29,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
   to.poll_walks.polls += from.poll_walks.polls;
   to.poll_walks.frames_walked += from.poll_walks.frames_walked;
   to.poll_walks.frames_cached += from.poll_walks.frames_cached;
-  to.poll_walks.cpu_ns.merge(from.poll_walks.cpu_ns);
+  to.poll_walks.time_ns.merge(from.poll_walks.time_ns);
   std::vector<int64_t> named_id(buf.compact.size(), -1);  // each compact trace named once
   for (Event e : from.events) {
     if (!buf.compact_stacks) {

@@ -101,7 +101,7 @@ class CooperativeClient : public runtime::PollClient {
     std::lock_guard<std::mutex> lock(b.mutex);
     SampleRequest r;
     if (!st->ring.pop(r)) return;
-    uint64_t cpu_start = thread_cpu_ns();
+    uint64_t start = now_ns();
     PollStack s = stack_at_poll(t, st);
     intern_frames(b.compact, s);
     Profile::PollWalks& walks = b.part.poll_walks;
@@ -146,7 +146,7 @@ class CooperativeClient : public runtime::PollClient {
       record_latency(b, r, st->thread_id, used, served);
     } while (st->ring.pop(r));
     set_watermark(t, st, s);
-    walks.cpu_ns.push_back(thread_cpu_ns() - cpu_start);
+    walks.time_ns.push_back(now_ns() - start);
   }
 };
 

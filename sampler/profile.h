@@ -128,11 +128,12 @@ struct Profile {
   uint64_t sampler_thread_cpu_ns = 0;
   CodeUnloading unloading;
   // The walks at the polls that served requests (cooperative, safepoint): the frames
-  // walked and those taken from the stack watermark's cache, and each poll's CPU time
-  // (the thread's own, from the trap's handler to the mark set again).
+  // walked and those taken from the stack watermark's cache, and the time each poll's
+  // serving took (from the first request to the mark set again; the monotonic clock, read
+  // in tens of nanoseconds, where a thread CPU clock costs a system call).
   struct PollWalks {
     uint64_t polls = 0, frames_walked = 0, frames_cached = 0;
-    Distribution cpu_ns;
+    Distribution time_ns;
   } poll_walks;
 
   // Adds `e` (e.count samples) to `events`, to the entry with the same type, sampler,

@@ -68,9 +68,9 @@ void write_stats_json(const Profile& p, std::ostream& os) {
                      p.sampler_thread_cpu_ns);
   append_percentiles(out, p.sampler_cpu_ns);
   out += fmt::format("}},\n \"poll_walks\": {{\"polls\": {}, \"frames_walked\": {}, \"frames_cached\": {}, "
-                     "\"cpu_ns\": ",
+                     "\"time_ns\": ",
                      p.poll_walks.polls, p.poll_walks.frames_walked, p.poll_walks.frames_cached);
-  append_percentiles(out, p.poll_walks.cpu_ns);
+  append_percentiles(out, p.poll_walks.time_ns);
   const CodeUnloading& u = p.unloading;
   out += fmt::format("}},\n \"code_unloading\": {{\"retired\": {}, \"freed\": {}, \"rounds\": {}, "
                      "\"kept_in_use\": {}, \"unwalkable_rounds\": {}}},",

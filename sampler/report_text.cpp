@@ -349,9 +349,9 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   }
   if (p.poll_walks.polls > 0) {
     const Profile::PollWalks& w = p.poll_walks;
-    Percentiles q = percentiles(w.cpu_ns);
+    Percentiles q = percentiles(w.time_ns);
     out += fmt::format("  at the polls: {:.1f} frames walked and {:.1f} taken from the stack watermark per poll; "
-                       "CPU per poll p50 {}  p99 {}  (n={})\n",
+                       "time per poll p50 {}  p99 {}  (n={})\n",
                        double(w.frames_walked) / double(w.polls), double(w.frames_cached) / double(w.polls),
                        format_us(q.p50), format_us(q.p99), w.polls);
   }

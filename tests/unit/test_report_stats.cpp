@@ -57,7 +57,7 @@ Profile two_samplers() {
   p.poll_walks.polls = 3;
   p.poll_walks.frames_walked = 7;
   p.poll_walks.frames_cached = 900;
-  p.poll_walks.cpu_ns = {3000, 1000, 2000};
+  p.poll_walks.time_ns = {3000, 1000, 2000};
   return p;
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       " \"duration_ns\": 12345678,\n"
       " \"sampler_thread\": {\"cpu_ns\": 98765, \"cpu_per_visit_ns\": "
       "{\"n\": 4, \"p50\": 2000, \"p99\": 4000, \"max\": 4000}},\n"
-      " \"poll_walks\": {\"polls\": 3, \"frames_walked\": 7, \"frames_cached\": 900, \"cpu_ns\": "
+      " \"poll_walks\": {\"polls\": 3, \"frames_walked\": 7, \"frames_cached\": 900, \"time_ns\": "
       "{\"n\": 3, \"p50\": 2000, \"p99\": 3000, \"max\": 3000}},\n"
       " \"code_unloading\": {\"retired\": 5, \"freed\": 4, \"rounds\": 3, \"kept_in_use\": 2, \"unwalkable_rounds\": 1},\n"
       " \"samplers\": [\n"
@@ -140,7 +140,7 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         " \"duration_ns\": 0,\n"
         " \"sampler_thread\": {\"cpu_ns\": 0, \"cpu_per_visit_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
-        " \"poll_walks\": {\"polls\": 0, \"frames_walked\": 0, \"frames_cached\": 0, \"cpu_ns\": "
+        " \"poll_walks\": {\"polls\": 0, \"frames_walked\": 0, \"frames_cached\": 0, \"time_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
         " \"code_unloading\": {\"retired\": 0, \"freed\": 0, \"rounds\": 0, \"kept_in_use\": 0, \"unwalkable_rounds\": 0},\n"
         " \"samplers\": []}\n");
