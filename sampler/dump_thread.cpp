@@ -27,7 +27,6 @@ namespace sampler {
 
 namespace {
 
-constexpr int kCaught[] = {SIGINT, SIGTERM, SIGPIPE, SIGUSR2};
 constexpr unsigned char kStop = 0;  // not a signal: stop_dump_thread
 
 int g_pipe[2] = {-1, -1};
@@ -88,7 +87,7 @@ void start_dump_thread() {
   sa.sa_handler = on_signal;
   sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  for (int sig : kCaught) {
+  for (int sig : kProfileSignals) {
     // One that the parent ignores stays ignored (a shell's background job ignores
     // SIGINT; `nohup`-style launchers): catching it would end the run where it would not.
     struct sigaction old = {};

@@ -1,6 +1,8 @@
 // The profiler's entry points for the command line: start sampling, and finish it with
 // the reports. How a sample passes through the files behind them: sampler/README.md.
 #pragma once
+#include <signal.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +28,11 @@ struct ProfilerOptions {
   uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
   bool debug_info_at_safepoints = false;  // --debug-info=safepoints with compiled code (the report says so)
 };
+
+// The signals whose handlers write the profile (dump_thread.cpp): SIGINT, SIGTERM and
+// SIGPIPE end the run, SIGUSR2 writes it and goes on. Their default actions would end
+// the run with nothing written, so a caller blocks them until start_profiler.
+inline constexpr int kProfileSignals[] = {SIGINT, SIGTERM, SIGPIPE, SIGUSR2};
 
 // Installs the handler, the poll client and the thread hook, and starts the sampler
 // thread and the dump thread (dump_thread.cpp: the profile is written when SIGINT,

@@ -9,12 +9,13 @@
 
 #include "interp/template_interpreter.h"
 #include "jit/code_registration.h"
-#include "jit/intrinsic_stubs.h"
 #include "jit/gdb_jit.h"
+#include "jit/intrinsic_stubs.h"
 #include "jit/perf_map.h"
 #include "jit/stress_unload.h"
 #include "runtime/errors.h"
 #include "runtime/gc.h"
+#include "sampler/profiler.h"
 #include "vm/cli/outputs.h"
 #include "vm/cli/source_file.h"
 
@@ -22,17 +23,17 @@ namespace cli {
 
 namespace {
 
-// With --profile, a SIGINT, SIGTERM or SIGUSR2 that came before the profiler installed its
-// handlers would end the run by the default action, with no profile written (a loaded
-// machine can stretch start-up to a second). They are blocked from the start and
-// delivered once the handlers are in. Threads started meanwhile (the compiler, the
+// With --profile, a signal that writes the profile (sampler::kProfileSignals) that came
+// before the profiler installed its handlers would end the run by the default action,
+// with no profile written (a loaded machine can stretch start-up to a second). They are
+// blocked from the start and delivered once the handlers are in. Threads started meanwhile (the compiler, the
 // sampler) keep them blocked, so the Mini threads take them.
 class ProfileSignalsHeld {
  public:
   explicit ProfileSignalsHeld(bool hold) : held_(hold) {
     if (!held_) return;
     sigemptyset(&set_);
-    for (int sig : {SIGINT, SIGTERM, SIGUSR2}) sigaddset(&set_, sig);
+    for (int sig : sampler::kProfileSignals) sigaddset(&set_, sig);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   }
   void release() {
