@@ -62,7 +62,7 @@ SAMPLERS = sampler_names(MINIVM)  # in report order, from the binary's own table
 
 
 def same_interruptions(ev, stderr):
-    """Whether every method of a --sampler=all run reported on the same interruptions, and
+    """Whether every method of a several-sampler run reported on the same interruptions, and
     the evidence. "The same interruptions" is what the text report counts per method; the
     .jsonl only names those that ended in an event. A request dropped because its thread's
     ring was full (ring_full) or still waiting when the program ended
@@ -72,18 +72,19 @@ def same_interruptions(ev, stderr):
     the counts must be equal, each method's ids plus what it counted without an id must
     make its count, and the ids it lacks of those any method reported must be among the
     ones it counted without an id."""
-    ids = {s: set() for s in SAMPLERS}
+    counts = counts_by_sampler(stderr)
+    ran = [s for s in SAMPLERS if s in counts]  # the methods of the run
+    ids = {s: set() for s in ran}
     for e in ev:
         if e["event"] in ("ExecutionSample", "NativeMethodSample", "FailedSample"):
             ids[e["sampler"]].add(e["sample"])
-    counts = counts_by_sampler(stderr)
     every_id = set().union(*ids.values())
     total = lambda s: counts.get(s, (None, 0))[0]
     without_id = lambda s: counts.get(s, (0, 0))[1]
-    ok = (len(every_id) > 5 and len({total(s) for s in SAMPLERS}) == 1
-          and all(len(ids[s]) + without_id(s) == total(s) and len(every_id - ids[s]) <= without_id(s) for s in SAMPLERS))
+    ok = (len(ran) > 1 and len(every_id) > 5 and len({total(s) for s in ran}) == 1
+          and all(len(ids[s]) + without_id(s) == total(s) and len(every_id - ids[s]) <= without_id(s) for s in ran))
     return ok, {s: f"{total(s)} counted, {len(ids[s])} ids, {without_id(s)} without one, "
-                   f"{len(every_id - ids[s])} ids of others missing" for s in SAMPLERS}
+                   f"{len(every_id - ids[s])} ids of others missing" for s in ran}
 
 
 def accounted(stderr):
@@ -304,8 +305,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a counted loop around stub calls is served too (copied elements end the strip): no drops",
           rc == 0 and drops and drops.group(1) == "0" and accounted(se) and len(lat) > 50
           and lat[len(lat) // 2] < 100e6, f"{len(lat)} latencies; {se[-1500:]}")
-    rc, so, se = run("--xcomp", "--strip-mining=0", "--profile", "--sampler=all", "--interval=500us",
-                     f"--profile-out={out}", long_loop)
+    # Every method but classical: classical holds the thread for each interruption, and on
+    # a loaded machine a hold can wait a whole time slice (4 ms), too few interruptions in
+    # the loop to fill the ring (256).
+    rc, so, se = run("--xcomp", "--strip-mining=0", "--profile", "--sampler=cooperative,async,safepoint,oracle",
+                     "--interval=500us", f"--profile-out={out}", long_loop)
     drops = re.search(r"ring_full\s+(\d+)", se)
     check("without strip mining the loop never polls: its requests overflow the ring (counted)",
           rc == 0 and drops and int(drops.group(1)) > 0 and accounted(se), se[-1500:])
