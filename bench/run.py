@@ -21,6 +21,7 @@ import datetime
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -94,7 +95,8 @@ class Bench:
 
     def run(self, spec, flags, jsonl=False):
         """Runs minivm; returns (wall seconds, statistics or None, events or None): a
-        profiled run's `--profile-stats` document, and its `.jsonl` events with `jsonl`."""
+        profiled run's `--profile-stats` document, and its `.jsonl` events with `jsonl`.
+        The run's process CPU seconds (every thread) are left in `self.last_cpu`."""
         out, stats_out = os.path.join(self.tmp, "p.jsonl"), os.path.join(self.tmp, "stats.json")
         for path in (out, stats_out):
             if os.path.exists(path):
@@ -102,9 +104,12 @@ class Bench:
         profiled = "--profile" in flags
         cmd = ([self.minivm, "run"] + flags + ([f"--profile-stats={stats_out}"] if profiled else [])
                + ([f"--profile-out={out}"] if jsonl else []) + [self.program(spec)])
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.last_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         self.runs += 1
         if p.returncode != 0:
             sys.exit(f"bench: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-2000:]}")

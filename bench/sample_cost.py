@@ -14,39 +14,14 @@ samples, with profiled and unprofiled runs alternating (`--xcomp`, 5 kHz). Two w
 report section, sample_cost.csv and the target. bench/run.py calls both; run alone
 (`python3 bench/sample_cost.py [--quick] [--out DIR]`) it writes only this section.
 """
-import json
 import os
-import resource
-import shutil
 import statistics
-import subprocess
 
 WORKLOADS = [("deep_stable", "bench/workloads/deep_stable.mini"), ("deep_recursion", "bench/workloads/deep_recursion.mini")]
 DEPTHS = [10, 100, 500]
 SAMPLERS = ["cooperative", "async"]
 INTERVAL = "200us"
 TARGET_RATIO = 1.5
-
-
-def cpu_run(b, spec, flags):
-    """One run: (process CPU seconds, profile statistics or None), or None if it failed."""
-    stats_path = os.path.join(b.tmp, "cost.json")
-    if os.path.exists(stats_path):
-        os.remove(stats_path)
-    profiled = "--profile" in flags
-    cmd = [b.minivm, "run", "--xcomp"] + flags + ([f"--profile-stats={stats_path}"] if profiled else []) + [b.program(spec)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    b.runs += 1
-    if p.returncode != 0:
-        return None
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    stats = None
-    if profiled and os.path.exists(stats_path):
-        with open(stats_path) as f:
-            stats = json.load(f)
-    return cpu, stats
 
 
 def samples_of(stats, sampler):
@@ -69,12 +44,10 @@ def measure_sample_cost(b, quick, log):
             for _ in range(runs):
                 for s in cpu:
                     flags = [] if s == "unprofiled" else ["--profile", f"--sampler={s}", f"--interval={INTERVAL}"]
-                    r = cpu_run(b, spec, flags)
-                    if r is None:
-                        continue
-                    cpu[s].append(r[0])
-                    if s != "unprofiled" and samples_of(r[1], s):
-                        samples[s].append(samples_of(r[1], s))
+                    _, stats, _ = b.run(spec, ["--xcomp"] + flags)
+                    cpu[s].append(b.last_cpu)
+                    if s != "unprofiled" and samples_of(stats, s):
+                        samples[s].append(samples_of(stats, s))
             base = statistics.median(cpu["unprofiled"]) if cpu["unprofiled"] else None
             for s in SAMPLERS:
                 if base is None or not cpu[s] or not samples[s]:

@@ -40,10 +40,12 @@ namespace runtime {
 uintptr_t return_barrier_entry();
 
 // A return pc read from a Mini frame's return slot (or from a register a return sequence
-// loaded it into), as the call that pushed it wrote it.
-inline uintptr_t real_return_pc(const ThreadCore& t, uintptr_t ra) {
-  return ra == return_barrier_entry() && ra != 0 ? t.barrier_target : ra;
+// loaded it into), as the call that pushed it wrote it; `barrier_target` is the thread's
+// ThreadCore::barrier_target (or a copy taken when it was interrupted).
+inline uintptr_t real_return_pc(uintptr_t barrier_target, uintptr_t ra) {
+  return ra == return_barrier_entry() && ra != 0 ? barrier_target : ra;
 }
+inline uintptr_t real_return_pc(const ThreadCore& t, uintptr_t ra) { return real_return_pc(t.barrier_target, ra); }
 
 // For a thread interrupted at `pc` inside the barrier (with `r10` its r10): the real
 // return pc it is on its way to.

@@ -8,6 +8,7 @@
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
 #include "runtime/method.h"
+#include "runtime/return_barrier.h"
 #include "runtime/signals.h"
 #include "runtime/stack_walker.h"
 #include "runtime/thread.h"
@@ -174,7 +175,7 @@ bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cf
     case runtime::FrameRow::Ra::in_rcx: ra = regs.rcx; break;
     case runtime::FrameRow::Ra::at_resume_pc: return false;
   }
-  ra = real_return_pc(regs, ra);
+  ra = runtime::real_return_pc(regs.barrier_target, ra);
   caller_fp = row.rbp == runtime::FrameRow::Rbp::saved    ? stack_word(cfa + uintptr_t(int64_t(row.rbp_offset)))
               : row.rbp == runtime::FrameRow::Rbp::in_rdx ? regs.rdx
                                                           : regs.fp;

@@ -34,13 +34,6 @@ inline uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-// The calling thread's CPU time.
-inline uint64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
 // How many samplers walk in the signal handler: the records one interruption can leave.
 constexpr size_t handler_walk_count() {
   size_t n = 0;

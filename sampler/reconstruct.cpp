@@ -47,13 +47,6 @@ void append_scopes(CompactTrace& out, const runtime::ScopeChain& scopes) {
 
 }  // namespace
 
-CompactTrace compact_trace(const std::vector<runtime::Frame>& frames, size_t from) {
-  CompactTrace out;
-  out.reserve(frames.size() - std::min(from, frames.size()));
-  append_frames(out, frames, from);
-  return out;
-}
-
 FrameRef frame_ref(const CompactFrame& f) {
   if (f.kind == FrameKind::stub) {
     FrameRef top;

@@ -17,7 +17,6 @@ FrameRef frame_ref(const CompactFrame& f);
 // A trace of compact frames (Method*, bci, kind): what the poll builds and interns, cheap
 // to hash however deep; named (function, line) once per distinct trace, at exit.
 using CompactTrace = std::vector<CompactFrame>;
-CompactTrace compact_trace(const std::vector<runtime::Frame>& frames, size_t from);
 StackTrace named(const CompactTrace& t);
 // The walker's frames [from, end) as a trace.
 StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);

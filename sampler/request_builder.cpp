@@ -1,7 +1,6 @@
 #include "runtime/code_blob.h"
 #include "runtime/frame.h"
 #include "runtime/method.h"
-#include "runtime/return_barrier.h"
 #include "sampler/context_walk.h"
 #include "sampler/sample_request.h"
 
@@ -21,10 +20,6 @@ void record_caller_position(SampleRequest& r, const runtime::CodeBlob* blob, con
     r.caller_bcp = reinterpret_cast<const uint8_t*>(stack_word(caller_fp + runtime::kInterpFrameBcpOffset));
 }
 }  // namespace
-
-uintptr_t real_return_pc(const Registers& regs, uintptr_t ra) {
-  return ra == runtime::return_barrier_entry() && ra != 0 ? regs.barrier_target : ra;
-}
 
 InterpPosition interrupted_interp_position(const Registers& regs) {
   auto* m = reinterpret_cast<const runtime::Method*>(stack_word(regs.fp + runtime::kInterpFrameMethodOffset));

@@ -60,12 +60,9 @@ struct SampleRequest {
 struct Registers {
   uintptr_t pc, sp, fp, rbx, r13, rax, rcx = 0, rdx = 0, r14 = 0, r10 = 0;
   // The thread's ThreadCore::barrier_target at the interruption: what a return pc equal to
-  // the return barrier's entry stands for (runtime/return_barrier.h).
+  // the return barrier's entry stands for (runtime::real_return_pc).
   uintptr_t barrier_target = 0;
 };
-// A return pc as the call that pushed it wrote it (runtime::real_return_pc, for a thread
-// described by its interrupted registers).
-uintptr_t real_return_pc(const Registers& regs, uintptr_t ra);
 
 // An interpreted frame interrupted in its body (its fp in rbp): its method, and its
 // position: the live bcp (r13), which is exact, unlike the frame's copy, except right

@@ -23,6 +23,12 @@ namespace sampler {
 
 namespace {
 
+uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 // Frames of the classical walk: the sampler thread's own pre-allocated buffer.
 class BufferSink : public FrameSink {
  public:
