@@ -62,7 +62,8 @@ bool StackWalker::next_physical(Frame& f) {
     stop_ = WalkStop::return_barrier;
     return false;
   }
-  const CodeBlob* blob = find_blob(pos_.pc);
+  const CodeBlob* blob = last_blob_ != nullptr && last_blob_->contains(pos_.pc) ? last_blob_ : find_blob(pos_.pc);
+  last_blob_ = blob;
   if (blob == nullptr || blob->kind == BlobKind::call_stub) {
     done_ = true;
     if (blob == nullptr) stop_ = WalkStop::unknown_pc;
@@ -82,7 +83,12 @@ bool StackWalker::next_physical(Frame& f) {
   auto* fp = reinterpret_cast<uintptr_t*>(pos_.fp);
   if (blob->kind == BlobKind::compiled) {
     auto* code = static_cast<const CompiledCode*>(blob);
-    scopes_ = exact_pc_ ? code->scopes_at(pos_.pc) : code->scopes_at_return(pos_.pc);
+    if (pos_.pc != scopes_pc_ || exact_pc_ != scopes_exact_ || scopes_pc_ == 0) {
+      last_scopes_ = exact_pc_ ? code->scopes_at(pos_.pc) : code->scopes_at_return(pos_.pc);
+      scopes_pc_ = pos_.pc;
+      scopes_exact_ = exact_pc_;
+    }
+    scopes_ = last_scopes_;
     scope_next_ = 0;
     exact_pc_ = false;
     code_pos_ = pos_;

@@ -72,6 +72,15 @@ class StackWalker {
   WalkStop stop_ = WalkStop::entry;
   bool stop_at_barrier_ = false;
   uintptr_t* marked_slot_ = nullptr;  // set when the frame just yielded is the marked one
+  // The blob of the frame before: a recursion's frames are all in one blob, and the
+  // registry's lookup costs two shared atomic updates. A blob a walk has met stays valid
+  // for the walk, as every blob find_blob returns must.
+  const CodeBlob* last_blob_ = nullptr;
+  // The scopes of the last compiled pc expanded: a recursion returns to one pc again and
+  // again, and each expansion is a search of the pc descs.
+  uintptr_t scopes_pc_ = 0;
+  bool scopes_exact_ = false;
+  ScopeChain last_scopes_;
 };
 
 // Every frame of t's stack from its anchor (which must be set), top first, inlined scopes

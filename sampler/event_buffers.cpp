@@ -19,9 +19,12 @@ size_t TraceNodeHash::operator()(const TraceNode& n) const {
 }
 
 uint32_t TraceTree::push(uint32_t caller, const CompactFrame& frame) {
+  uint32_t last = nodes_[caller].last_callee;
+  if (last != UINT32_MAX && nodes_[last].frame == frame) return last;
   TraceNode n{caller, frame, nodes_[caller].depth + 1};
   auto [it, fresh] = ids_.try_emplace(n, uint32_t(nodes_.size()));
   if (fresh) nodes_.push_back(n);
+  nodes_[caller].last_callee = it->second;
   return it->second;
 }
 

@@ -56,11 +56,15 @@ struct WalkRecord {
 
 // A Mini thread's stacks as a tree: each node a frame over its caller's node (node 0 is the
 // empty stack), so a stack whose lower part is known (the frames a stack watermark kept,
-// return_barrier.h) is interned with one lookup per frame above it.
+// return_barrier.h) is interned with one lookup per frame above it. Each node remembers
+// the callee last pushed over it, so a stack rebuilt just as it was (a recursion that
+// unwinds and descends again between samples) is interned by one comparison per frame,
+// with no hashing.
 struct TraceNode {
   uint32_t caller;
   CompactFrame frame;
-  uint32_t depth = 0;  // frames in the stack it ends (not part of its identity)
+  uint32_t depth = 0;                // frames in the stack it ends (not part of its identity)
+  uint32_t last_callee = UINT32_MAX;  // a node over this one, the one pushed last (a memo)
 };
 struct TraceNodeHash {
   size_t operator()(const TraceNode& n) const;
