@@ -347,7 +347,7 @@ def write_escapes(out_dir, esc):
 def main():
     """Only this section: `python3 bench/escapes.py [--quick] [--out DIR] [--minivm PATH]`,
     writing DIR/escapes.md, escapes.csv and targets.json."""
-    run.run_section("escapes", measure_escapes, write_escapes, target)
+    run.run_section("escapes", measure_escapes, write_escapes, lambda esc: [target(esc)])
 
 
 if __name__ == "__main__":

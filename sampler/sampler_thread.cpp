@@ -201,6 +201,10 @@ void sampler_loop() {
   uint64_t deadline = now_ns();
   pid_t pid = getpid();
   g_state.classical_frames.reserve(kGuessDepthLimit);
+  // One CPU-clock read per visit (it is a system call, not a vDSO read): a visit is
+  // charged the sampler thread's CPU since the previous visit ended, which also holds
+  // the period's wake-up and its recording of the handlers' walks.
+  uint64_t cpu = thread_cpu_ns();
   while (g_state.running.load(std::memory_order_acquire)) {
     deadline += g_state.options.interval_ns;
     uint64_t now = now_ns();
@@ -226,20 +230,19 @@ void sampler_loop() {
       runtime::ThreadState state = t->get_state();
       if (state != runtime::ThreadState::in_java && state != runtime::ThreadState::in_native)
         continue;  // in_vm and blocked threads are not sampled: not running Mini code, not in a native
-      uint64_t cpu = thread_cpu_ns();
       if (state == runtime::ThreadState::in_java && g_state.hold)
         held_sample(st, pid, tid);
       else if (state == runtime::ThreadState::in_java)
         send_signal(st, pid, tid);
       else
         sample_native(st);
-      uint64_t used = thread_cpu_ns() - cpu;
+      uint64_t after = thread_cpu_ns();
       std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
-      g_state.sampler_events.part.sampler_cpu_ns.push_back(used);
+      g_state.sampler_events.part.sampler_cpu_ns.push_back(after - cpu);
+      g_state.sampler_events.part.sampler_thread_cpu_ns = after;
+      cpu = after;
     }
     next = (next + visits) % threads.size();
-    std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
-    g_state.sampler_events.part.sampler_thread_cpu_ns = thread_cpu_ns();
   }
   std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
   g_state.sampler_events.part.sampler_thread_cpu_ns = thread_cpu_ns();
