@@ -43,10 +43,80 @@ void walk(runtime::Thread* t, bool to_mark, PollStack& s) {
   if (w.stop() == runtime::WalkStop::return_barrier) s.marked_slot = w.marked_slot();
 }
 
+// How many frames, counted up from the lowest frame not known valid, are where the stale
+// part of the watermark says frames were at the previous poll: same fp, same pc, same bcp
+// for an interpreted frame (a pc in the same code is the same kind of frame, and its
+// scopes are the pc's). A recursion that unwound and descended again between samples
+// rebuilds its frames exactly so; a frame-pointer walk (two loads a frame) finds them
+// without decoding one. The lowest frame not known valid is the marked one, cached at
+// watermark[depth]; with no mark (every cached frame returned into once), the bottom
+// frame, watermark[0], which lives as long as its thread. The top frame is always walked:
+// its pc is a poll, not a return pc. Code freed since the watermark was set could have
+// put other code at a cached pc, so then nothing stale is trusted. `stop_fp` is the
+// highest matched frame's fp; `marked` the marked frame's return slot, if any.
+size_t matched_stale_frames(runtime::Thread* t, ThreadSampling* st, uint64_t depth, uintptr_t& stop_fp,
+                            uintptr_t*& marked) {
+  const std::vector<ThreadSampling::CachedFrame>& cache = st->watermark;
+  marked = nullptr;
+  if (cache.size() <= depth || runtime::freed_code_count() != st->watermark_freed) return 0;
+  std::vector<ThreadSampling::RawFrame>& raw = st->raw_frames;
+  raw.clear();
+  uintptr_t fp = t->core.anchor.fp;
+  uintptr_t pc = runtime::real_return_pc(t->core, t->core.anchor.pc);
+  uintptr_t bottom_fp = cache[depth].fp;
+  for (;;) {
+    if (!t->on_stack(fp) || (fp & 7) != 0 || raw.size() > 2 * cache.size() + 16) return 0;
+    raw.push_back({fp, pc});
+    auto* frame = reinterpret_cast<uintptr_t*>(fp);
+    uintptr_t* slot = &frame[runtime::kFrameReturnPcOffset / 8];
+    if (depth > 0 && *slot == runtime::return_barrier_entry()) {
+      marked = slot;
+      break;
+    }
+    if (depth == 0 && fp == bottom_fp) break;
+    pc = *slot;
+    fp = frame[runtime::kFrameSavedFpOffset / 8];
+  }
+  // The marked frame's caller is the top valid cached frame, as in stack_at_poll.
+  if (marked != nullptr && marked[-1] != cache[depth - 1].fp) return 0;
+  size_t n = raw.size(), m = 0;
+  while (m + 1 < n && depth + m < cache.size()) {
+    const ThreadSampling::CachedFrame& c = cache[depth + m];
+    const ThreadSampling::RawFrame& r = raw[n - 1 - m];
+    if (c.fp != r.fp || c.pc != r.pc) break;
+    if (c.bcp != 0 && reinterpret_cast<uintptr_t*>(r.fp)[runtime::kInterpFrameBcpOffset / 8] != c.bcp) break;
+    m++;
+  }
+  if (m > 0) stop_fp = raw[n - m].fp;
+  return m;
+}
+
 PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
   PollStack s;
-  walk(t, true, s);
   uint64_t depth = t->core.barrier_depth;
+  uintptr_t stop_fp = 0;
+  uintptr_t* marked = nullptr;
+  if (size_t m = matched_stale_frames(t, st, depth, stop_fp, marked); m > 0) {
+    runtime::StackWalker w(t);
+    runtime::Frame f;
+    bool reached = false;
+    while (w.next(f)) {
+      if (f.pos.fp == stop_fp) {
+        reached = true;
+        break;
+      }
+      s.frames.push_back(f);
+    }
+    if (reached && !s.frames.empty()) {
+      st->watermark.resize(depth + m);
+      s.below = st->watermark.back().node;
+      s.marked_slot = marked;
+      s.complete = true;
+      return s;
+    }
+    s.frames.clear();  // (not expected: the walk saw other frames than the frame-pointer walk)
+  }
+  walk(t, true, s);
   if (s.marked_slot != nullptr) {
     // The marked frame's saved rbp (just under its return slot) is its caller's fp: the
     // top cached frame's, unless something moved frames without returning through the
@@ -83,8 +153,14 @@ void set_watermark(runtime::Thread* t, ThreadSampling* st, const PollStack& s) {
   size_t top_end = 1;  // the top physical frame's scopes share its fp
   while (top_end < s.frames.size() && s.frames[top_end].pos.fp == s.frames[0].pos.fp) top_end++;
   for (size_t i = s.frames.size(); i-- > top_end;)
-    if (i == top_end || s.frames[i - 1].pos.fp != s.frames[i].pos.fp)  // a physical frame's top scope
-      st->watermark.push_back(ThreadSampling::CachedFrame{s.frames[i].pos.fp, s.nodes[i]});
+    if (i == top_end || s.frames[i - 1].pos.fp != s.frames[i].pos.fp) {  // a physical frame's top scope
+      const runtime::Frame& f = s.frames[i];
+      uintptr_t bcp = f.kind == runtime::FrameKind::interp
+                          ? reinterpret_cast<uintptr_t*>(f.pos.fp)[runtime::kInterpFrameBcpOffset / 8]
+                          : 0;
+      st->watermark.push_back(ThreadSampling::CachedFrame{f.pos.fp, s.nodes[i], f.pos.pc, bcp});
+    }
+  st->watermark_freed = runtime::freed_code_count();
   if (st->watermark.empty()) return;
   runtime::mark_return_slot(t, reinterpret_cast<uintptr_t*>(s.frames[0].pos.fp + runtime::kFrameReturnPcOffset),
                             st->watermark.size());

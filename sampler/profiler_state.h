@@ -146,11 +146,21 @@ struct ThreadSampling {
   // first, each with its fp and the node of the stack from its top scope down in
   // events.compact; the first ThreadCore::barrier_depth of them are still valid. Only
   // this thread touches it, at its polls.
+  // Past barrier_depth the entries are frames that have returned since; a new frame found
+  // at the same fp, executing at the same pc (and, interpreted, at the same bcp) over a
+  // still valid part is the same stack again, with the same node (poll_client.cpp).
   struct CachedFrame {
     uintptr_t fp;
     uint32_t node;
+    uintptr_t pc = 0;   // where the frame was executing (a return pc: never the top frame)
+    uintptr_t bcp = 0;  // an interpreted frame's saved bcp; 0 for a compiled frame
   };
   std::vector<CachedFrame> watermark;
+  uint64_t watermark_freed = 0;  // runtime::freed_code_count() when it was set
+  struct RawFrame {
+    uintptr_t fp, pc;
+  };
+  std::vector<RawFrame> raw_frames;  // scratch of the poll's frame-pointer walk
   ThreadSampling() { events.compact_stacks = true; }
 };
 

@@ -281,6 +281,32 @@ with tempfile.TemporaryDirectory() as tmp:
           fails[("classical", "pc_in_stub")] > 0 and fails[("async", "pc_in_stub")] > 0 and len(in_stub) > 0
           and fails[("oracle", "pc_in_stub")] == 0, dict(fails))
 
+    # Stacks rebuilt between samples at the same addresses, through one of two call sites:
+    # the poll takes the frames found where they were from the watermark's stale part
+    # (poll_client.cpp), and only a frame's return pc (compiled) or bcp (interpreted) tells
+    # the two call sites apart. Every cooperative stack must equal the oracle's, and the
+    # stale part must be used (frames taken from the watermark on average).
+    rebuilt = os.path.join(ROOT, "tests", "profiler", "rebuilt_stacks.mini")
+    for mode, rounds in (("--xint", 8000), ("--xcomp", 40000)):
+        out, stats = os.path.join(tmp, "rebuilt.jsonl"), os.path.join(tmp, "rebuilt.json")
+        rc, so, se = run(mode, "-D", f"ROUNDS={rounds}", "--sampler=cooperative,oracle", "--interval=250us",
+                         f"--profile-out={out}", f"--profile-stats={stats}", rebuilt)
+        ev = events(out) if rc == 0 else []
+        stacks = collections.defaultdict(dict)
+        for e in ev:
+            if e["event"] == "ExecutionSample":
+                stacks[e["sampler"]][e["sample"]] = (key(e["stack"]), e["biased"])
+        both = [i for i in stacks["cooperative"] if i in stacks["oracle"]]
+        wrong = [i for i in both if stacks["cooperative"][i][0] != stacks["oracle"][i][0]]
+        check(f"stacks rebuilt alike between samples: cooperative equals the oracle on every sample ({mode})",
+              rc == 0 and len(both) >= 100 and not wrong,
+              f"{len(wrong)} of {len(both)} differ: " + "; ".join(
+                  f"{stacks['cooperative'][i][0][:3]} vs {stacks['oracle'][i][0][:3]}" for i in wrong[:2]) + se[-1000:])
+        walks = json.load(open(stats)).get("poll_walks", {}) if rc == 0 else {}
+        check(f"stacks rebuilt alike: the poll takes most frames from the watermark ({mode})",
+              walks.get("polls", 0) > 0 and walks["frames_cached"] > 0.25 * (walks["frames_cached"] + walks["frames_walked"]),
+              walks)
+
     # A long counted loop still serves requests within a bound (the strip-mined latch
     # poll), and the latency shows the wait; without strip mining the ring overflows.
     # The bound is checked on the median: a strip poll comes every ~1 ms of the loop's CPU
