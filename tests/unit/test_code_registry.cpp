@@ -84,7 +84,7 @@ TEST_CASE("code registry: blobs registered in random order are found at every bo
   for (auto& b : blobs) REQUIRE(find_blob(b->begin) == nullptr);
 }
 
-TEST_CASE("code registry: a removed blob is not found; its neighbours are", "[registry]") {
+TEST_CASE("code registry: a removed blob is not found, its neighbours are", "[registry]") {
   auto blobs = make_blobs(600, kBase + 0x1000000, 3);
   for (auto& b : blobs) runtime::register_blob(b.get());
   for (size_t i = 1; i < blobs.size(); i += 3) {

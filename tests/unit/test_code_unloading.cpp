@@ -86,7 +86,7 @@ TEST_CASE("unload: a blob is kept while a pc lies in it, its end included", "[un
   CHECK(unreferenced_blobs(retired, {0x4ff, 0x3ff}) == std::vector<size_t>{0, 1});
 }
 
-TEST_CASE("unload: retired code named by a pending pc waits; the rest is unregistered and logged", "[unload]") {
+TEST_CASE("unload: retired code named by a pending pc waits, the rest is unregistered and logged", "[unload]") {
   fixture_vm();
   TestRoots& roots = test_roots();
   const uintptr_t base = uintptr_t(0x7e0000000000);

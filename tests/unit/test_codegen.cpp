@@ -104,7 +104,7 @@ TEST_CASE("codegen: while loop is rotated, the latch is the backward conditional
   CHECK(f.constants[1].bits == 10);
 }
 
-TEST_CASE("codegen: while (true) jumps back unconditionally; break leaves it") {
+TEST_CASE("codegen: while (true) jumps back unconditionally and break leaves it") {
   auto m = compile("fn main() { var i = 0; while (true) { if (i == 3) { break; } i += 1; } }");
   const auto& f = fn(*m, "main");
   Code c;
@@ -515,7 +515,7 @@ TEST_CASE("codegen: loop table sorted by header, nested loops") {
   CHECK(f.loops[1].latch_bci < f.loops[0].latch_bci);
 }
 
-TEST_CASE("codegen: a || condition in a while has several backward branches; the latch is the last") {
+TEST_CASE("codegen: a || condition in a while has several backward branches and the latch is the last") {
   auto m = compile("fn f(a: int, b: bool) { while (a < 3 || b) { a += 1; } }\nfn main() {}");
   const auto& f = fn(*m, "f");
   REQUIRE(f.loops.size() == 1);

@@ -61,7 +61,7 @@ TEST_CASE("samplers: the glossary lists exactly the samplers, in report order", 
   CHECK(listed == table);
 }
 
-TEST_CASE("reasons: names are sorted, unique and found by name; every one has a meaning", "[reasons]") {
+TEST_CASE("reasons: names are sorted, unique and found by name, and every one has a meaning", "[reasons]") {
   for (size_t i = 0; i < sampler::kReasonCount; i++) {
     auto r = sampler::Reason(i);
     INFO(sampler::reason_name(r));

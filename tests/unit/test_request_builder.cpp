@@ -66,7 +66,7 @@ TEST_CASE("request builder: interpreted code records the frame's fp and the live
   CHECK(sampler::build_request(regs).bcp == bcp(kSumTo, 12));
 }
 
-TEST_CASE("request builder: compiled code records pc and sp; the poll skips later callees and corrects the pc") {
+TEST_CASE("request builder: compiled code records pc and sp, and the poll skips later callees and corrects the pc") {
   ensure_generated_code();
   const runtime::CompiledCode* sum = compiled(kSumTo);
   const runtime::CompiledCode* fib = compiled(kFib);

@@ -370,7 +370,7 @@ TEST_CASE("typecheck: builtins resolve to their callee kinds") {
   CHECK(s[6]->value->type == vm::Type::Void);
 }
 
-TEST_CASE("typecheck: while(true) completes only with a break; if/else only if a branch does") {
+TEST_CASE("typecheck: while(true) completes only with a break, if/else only if a branch does") {
   auto prog = vm::parse_program(
       "fn main() {\n"
       "  while (true) { }\n"
