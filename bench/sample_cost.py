@@ -8,8 +8,11 @@ samples, with profiled and unprofiled runs alternating (`--xcomp`, 5 kHz). Two w
     cooperative sampler's stack watermark, runtime/return_barrier.h) costs the same at
     every depth here; the target is per-sample CPU at depth 10, 100 and 500 within 1.5x.
   - `workloads/deep_recursion.mini`: the same depths rebuilt every few tens of
-    microseconds, so each sample finds DEPTH new frames and must walk them: no watermark
-    can help, and the cost grows with depth for every sampler. Shown for honesty.
+    microseconds, so each sample finds DEPTH new frames. A sampler that walks at the
+    interruption must decode them all; the cooperative poll finds them where the frames
+    that returned were (a frame-pointer walk against its cache) and decodes only the top.
+A second target: cooperative's CPU per sample at most async's, at every workload and
+depth.
 `measure_sample_cost` runs minivm and returns plain data; `write_sample_cost` writes the
 report section, sample_cost.csv and the targets. bench/run.py calls both; run alone
 (`python3 bench/sample_cost.py [--quick] [--out DIR]`) it writes only this section.
@@ -104,8 +107,9 @@ def write_sample_cost(out_dir, cost):
     md.append(f"Per-sample CPU, all threads: (median process CPU of profiled runs - median of unprofiled runs) / "
               f"samples, `--xcomp --interval={INTERVAL}`, {cost['runs']} alternating runs per configuration. "
               "`deep_stable` keeps its DEPTH frames between samples; `deep_recursion` rebuilds them every few "
-              "tens of microseconds, so every sample must walk DEPTH new frames. A negative or tiny value is "
-              "within the noise of the CPU clock.\n")
+              "tens of microseconds at the same addresses (async decodes DEPTH new frames per sample; "
+              "cooperative compares them with the frames that returned and decodes only the top). A negative "
+              "or tiny value is within the noise of the CPU clock.\n")
     header = ["workload", "depth"] + [f"{s} µs/sample" for s in SAMPLERS]
     rows = [[name, d] + [fmt(cost["cost"].get((name, d, s))) for s in SAMPLERS]
             for name, _ in WORKLOADS for d in cost["depths"] if (name, d, SAMPLERS[0]) in cost["cost"]]
