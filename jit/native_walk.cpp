@@ -84,17 +84,27 @@ __attribute__((noinline)) NativeWalk walk_native_stack(NativeFrame* frames, size
   return collect(u, cursor, frames, max, 0, 0, core);
 }
 
+namespace {
+
+// A cursor at the context's registers (false when libunwind cannot make one).
+bool cursor_at(const LlvmUnwind* u, const void* ucontext, unw_cursor_t& cursor) {
+  const greg_t* g = static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs;
+  unw_context_t context;
+  if (u->getcontext(&context) != 0 || u->init_local(&cursor, &context) != 0) return false;
+  for (auto& r : kRegs) u->set_reg(&cursor, r.unw, unw_word_t(g[r.greg]));
+  return true;
+}
+
+}  // namespace
+
 __attribute__((noinline)) NativeWalk walk_native_stack_from(const void* ucontext, NativeFrame* frames, size_t max,
                                                           const runtime::ThreadCore* core) {
   const LlvmUnwind* u = llvm_unwind();
   if (u == nullptr) return {};
   if (max == 0) return {0, WalkEnd::truncated};
-  const auto* uc = static_cast<const ucontext_t*>(ucontext);
-  const greg_t* g = uc->uc_mcontext.gregs;
-  unw_context_t context;
   unw_cursor_t cursor;
-  if (u->getcontext(&context) != 0 || u->init_local(&cursor, &context) != 0) return {0, WalkEnd::error};
-  for (auto& r : kRegs) u->set_reg(&cursor, r.unw, unw_word_t(g[r.greg]));
+  if (!cursor_at(u, ucontext, cursor)) return {0, WalkEnd::error};
+  const greg_t* g = static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs;
   uintptr_t pc = uintptr_t(g[REG_RIP]), sp = uintptr_t(g[REG_RSP]), fp = uintptr_t(g[REG_RBP]);
   if (*reinterpret_cast<const uint8_t*>(pc) == 0xC3) {
     // At a `ret` the frame is known without unwind info (and pc+1 may be past the code).
@@ -106,6 +116,20 @@ __attribute__((noinline)) NativeWalk walk_native_stack_from(const void* ucontext
   // libunwind evaluates a frame's CFA rows for pc-1, as for a return address; an
   // interrupted pc is exact, so ask for pc+1 (inside the same instruction) and report pc.
   u->set_reg(&cursor, UNW_REG_IP, pc + 1);
+  return collect(u, cursor, frames, max, 0, pc, core);
+}
+
+__attribute__((noinline)) NativeWalk walk_native_stack_from_caller(const void* ucontext, uintptr_t pc, uintptr_t sp,
+                                                                 uintptr_t fp, NativeFrame* frames, size_t max,
+                                                                 const runtime::ThreadCore* core) {
+  const LlvmUnwind* u = llvm_unwind();
+  if (u == nullptr) return {};
+  unw_cursor_t cursor;
+  if (!cursor_at(u, ucontext, cursor)) return {0, WalkEnd::error};
+  u->set_reg(&cursor, UNW_REG_SP, sp);
+  u->set_reg(&cursor, UNW_X86_64_RBP, fp);
+  // A set IP is looked up as it stands: the pc inside the call gives the call's row.
+  u->set_reg(&cursor, UNW_REG_IP, pc - 1);
   return collect(u, cursor, frames, max, 0, pc, core);
 }
 

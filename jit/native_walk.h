@@ -40,5 +40,10 @@ NativeWalk walk_native_stack(NativeFrame* frames, size_t max, const runtime::Thr
 // as LLVM libunwind is (no allocation; its FDE lookup takes dl_iterate_phdr's lock).
 NativeWalk walk_native_stack_from(const void* ucontext, NativeFrame* frames, size_t max,
                                   const runtime::ThreadCore* core = nullptr);
+// The same from a caller's frame: `pc` is a return address (its call's row describes the
+// frame), `sp` and `fp` the frame's; the other registers are the context's. For a code
+// without unwind info of its own that a frame table steps out of (a frameless stub).
+NativeWalk walk_native_stack_from_caller(const void* ucontext, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                         NativeFrame* frames, size_t max, const runtime::ThreadCore* core = nullptr);
 
 }  // namespace jit

@@ -107,9 +107,22 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
   bool native_ok = false;
   if (st->native != nullptr && in_java) {
     NativeWalkBuffers& nb = *st->native;
-    nb.handler_walk = jit::walk_native_stack_from(context, nb.handler, kNativeWalkMax, &t->core);
+    // A frameless intrinsic stub has no unwind info (DESIGN.md): its frame table steps out
+    // of it exactly, as the oracle does, and libunwind walks on from its caller.
+    const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
+    const runtime::StubFrame* sf =
+        blob != nullptr && blob->kind == runtime::BlobKind::stub ? blob->stub_frame_at(regs.pc) : nullptr;
+    if (sf != nullptr) {
+      runtime::FramePos caller = step_out_of_stub(*sf, regs);
+      nb.handler_walk = jit::walk_native_stack_from_caller(context, caller.pc, caller.sp, caller.fp, nb.handler,
+                                                           kNativeWalkMax, &t->core);
+      nb.classified[0] = CompactFrame{nullptr, nullptr, -1, FrameKind::jit};  // the stub's own frame
+      native = 1;
+    } else {
+      nb.handler_walk = jit::walk_native_stack_from(context, nb.handler, kNativeWalkMax, &t->core);
+    }
     native_ok = nb.handler_walk.end == jit::WalkEnd::end_of_stack;
-    if (native_ok) native = classify(nb.handler, nb.handler_walk.count, true, nb.classified);
+    if (native_ok) native += classify(nb.handler, nb.handler_walk.count, sf == nullptr, nb.classified + native);
   }
   for (size_t i = 0; i < kSamplerCount; i++) {
     SamplerId id = SamplerId(i);

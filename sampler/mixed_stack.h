@@ -25,8 +25,9 @@
 
 namespace sampler {
 
-// The most frames one libunwind walk keeps (deeper stacks end as native_walk_failed).
-inline constexpr size_t kNativeWalkMax = 512;
+// The most frames a libunwind walk in a signal handler keeps (a deeper stack ends as
+// native_walk_failed); a walk at the poll grows its buffer instead.
+inline constexpr size_t kNativeWalkMax = 2048;
 
 // A physical Mini frame in a classified libunwind walk.
 inline bool is_mini_marker(const CompactFrame& f) {

@@ -100,12 +100,16 @@ struct PollNative {
 
 __attribute__((noinline)) PollNative native_at_poll(runtime::Thread* t, NativeWalkBuffers& nb) {
   PollNative n;
-  jit::NativeWalk w = jit::walk_native_stack(nb.poll, kNativeWalkMax, &t->core);
-  size_t from = below_safepoint_blob(nb.poll, w.count);
+  jit::NativeWalk w = jit::walk_native_stack(nb.poll.data(), nb.poll.size(), &t->core);
+  while (w.end == jit::WalkEnd::truncated) {
+    nb.poll.resize(nb.poll.size() * 2);
+    w = jit::walk_native_stack(nb.poll.data(), nb.poll.size(), &t->core);
+  }
+  size_t from = below_safepoint_blob(nb.poll.data(), w.count);
   n.ok = w.end == jit::WalkEnd::end_of_stack && from < w.count;
   if (!n.ok) return n;
   n.frames.resize(w.count - from);
-  n.frames.resize(classify(nb.poll + from, w.count - from, false, n.frames.data()));
+  n.frames.resize(classify(nb.poll.data() + from, w.count - from, false, n.frames.data()));
   return n;
 }
 

@@ -63,12 +63,13 @@ struct WalkRecord {
 // --native-frames: a thread's buffers for libunwind walks, made when it starts. `handler`:
 // its signal handler's walk from the interrupted context (for the in-handler samplers, and
 // for a thread in native code, which the sampler thread holds for it), `classified` that
-// walk's frames; `poll`: its own walk at a poll. Each is used by one context at a time.
+// walk's frames; `poll`: its own walk at a poll (grown when a stack does not fit). Each
+// is used by one context at a time.
 struct NativeWalkBuffers {
   jit::NativeFrame handler[kNativeWalkMax];
   jit::NativeWalk handler_walk;
   CompactFrame classified[kNativeWalkMax];
-  jit::NativeFrame poll[kNativeWalkMax];
+  std::vector<jit::NativeFrame> poll = std::vector<jit::NativeFrame>(256);
 };
 
 // A Mini thread's stacks as a tree: each node a frame over its caller's node (node 0 is the

@@ -177,7 +177,11 @@ std::string without_parameters(const std::string& s) {
   return s;
 }
 
-std::string demangled(const std::string& name) {
+// A symbol's name as a reader knows it: demangled, without its parameters, and without a
+// symbol version (`_IO_file_xsputn@@GLIBC_2.2.5` is `_IO_file_xsputn`).
+std::string demangled(std::string name) {
+  size_t at = name.find('@');
+  if (at != std::string::npos && at > 0) name.resize(at);
   int status = 0;
   char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
   std::string s = status == 0 && d != nullptr ? without_parameters(d) : name;

@@ -81,6 +81,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check("walks that disagree are rare", len(fails) <= 0.05 * max(1, len(both)), len(fails))
     check("the text report's accounting adds up", "all accounted for" in se and "NOT" not in se, se[-2000:])
 
+    # A frameless intrinsic stub has no unwind info: the oracle's libunwind walk starts at
+    # its caller, stepped to with the stub's frame table, and still agrees.
+    rc, so, se = run("--native-frames", "--sampler=oracle", "--interval=500us", f"--profile-out={out}",
+                     os.path.join(ROOT, "examples", "arraycopy_heavy.mini"))
+    ev = events(out) if rc == 0 else []
+    in_stub = [e["stack"] for e in samples(ev, "oracle") if e["stack"] and e["stack"][0]["kind"] == "stub"]
+    check("oracle: a sample in a stub is mixed below it",
+          in_stub and all(below_mini(st)[:2] == [("call_stub", "stub"), ("runtime::thread_main", "cpp")]
+                          for st in in_stub), in_stub[:1])
+    fails = [e for e in ev if e["event"] == "FailedSample" and e["reason"].startswith("native_walk")]
+    check("oracle: no walk disagrees in stubs", len(fails) <= 0.02 * max(1, len(in_stub)), len(fails))
+
     # Every format marks the C++ frames.
     for ext in ("collapsed", "json", "html", "txt"):
         path = os.path.join(tmp, "p." + ext)
