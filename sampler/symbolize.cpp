@@ -89,6 +89,19 @@ class ElfFile {
       out.push_back(Symbol{uintptr_t(s.st_value), uintptr_t(s.st_size), name, rank_of(s, name)});
     }
   }
+  // The procedure linkage table's sections (.plt, .plt.sec, .plt.got), as symbols named
+  // `label`: a call to another object passes through one of their entries.
+  void plt_sections(const std::string& label, std::vector<Symbol>& out) const {
+    if (header().e_shstrndx >= header().e_shnum) return;
+    const Elf64_Shdr& names = sections()[header().e_shstrndx];
+    if (names.sh_offset + names.sh_size > size_) return;
+    for (unsigned i = 0; i < header().e_shnum; i++) {
+      const Elf64_Shdr& s = sections()[i];
+      if (s.sh_name >= names.sh_size || s.sh_addr == 0) continue;
+      const char* name = reinterpret_cast<const char*>(base_ + names.sh_offset + s.sh_name);
+      if (std::strncmp(name, ".plt", 4) == 0) out.push_back(Symbol{uintptr_t(s.sh_addr), uintptr_t(s.sh_size), label, -16});
+    }
+  }
   // The GNU build id in hex, or "".
   std::string build_id() const {
     for (unsigned i = 0; i < header().e_shnum; i++) {
@@ -141,6 +154,8 @@ std::unique_ptr<SymbolTable> load_table(const std::string& path) {
   }
   if (t->symbols.empty())
     if (const Elf64_Shdr* s = f.section(SHT_DYNSYM)) f.functions(*s, t->symbols);
+  size_t slash = path.rfind('/');
+  f.plt_sections(path.substr(slash == std::string::npos ? 0 : slash + 1) + "@plt", t->symbols);
   // By address, the best name of each address last (where lookup finds it).
   std::sort(t->symbols.begin(), t->symbols.end(), [](const Symbol& a, const Symbol& b) {
     return a.start != b.start ? a.start < b.start : a.rank < b.rank;
@@ -178,10 +193,12 @@ std::string without_parameters(const std::string& s) {
 }
 
 // A symbol's name as a reader knows it: demangled, without its parameters, and without a
-// symbol version (`_IO_file_xsputn@@GLIBC_2.2.5` is `_IO_file_xsputn`).
-std::string demangled(std::string name) {
-  size_t at = name.find('@');
-  if (at != std::string::npos && at > 0) name.resize(at);
+// symbol version (`_IO_file_xsputn@@GLIBC_2.2.5` is `_IO_file_xsputn`; `minivm@plt`, a
+// linkage table, stays as it is).
+std::string demangled(const std::string& symbol) {
+  size_t at = symbol.find('@');
+  if (at != std::string::npos && symbol.compare(at, std::string::npos, "@plt") == 0) return symbol;
+  std::string name = symbol.substr(0, at);
   int status = 0;
   char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
   std::string s = status == 0 && d != nullptr ? without_parameters(d) : name;
