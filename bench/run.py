@@ -41,6 +41,9 @@ import svgplot  # noqa: E402
 # The samplers in report order and those compared with the oracle: read from the binary's
 # own table (`minivm help samplers`, sampler/samplers.def) by make_plan.
 SAMPLERS = []
+# Extra flags of the accuracy runs: `--native-frames` (bench option) compares mixed C/C++
+# and Mini stacks with the oracle's, frame for frame.
+ACCURACY_FLAGS = []
 COMPARED = []
 
 # name, program, extra flags, kind ("classic": a bias classic from examples/).
@@ -196,6 +199,14 @@ def overlap(p, q):
     return sum(min(p[k] / tp, q[k] / tq) for k in set(p) | set(q))
 
 
+def comparable(mine, oracle_stack):
+    """The oracle's stack as `mine` can have it: whole when `mine` is mixed (--native-frames),
+    its Mini part when `mine` took no C/C++ frames (classical stays Mini-only)."""
+    if not ACCURACY_FLAGS or any(f["kind"] == "cpp" for f in mine):
+        return oracle_stack
+    return [f for f in oracle_stack if f["kind"] != "cpp" and f["function"] != "call_stub"]
+
+
 def accuracy(events):
     """Per sampler: agreement with the oracle and honesty counts, from one --sampler=all run
     (events None: the run wrote none, and every share is missing)."""
@@ -218,10 +229,11 @@ def accuracy(events):
     for s in SAMPLERS:
         mine = stacks[s]
         n = len(oracle)
-        exact = sum(1 for i, st in oracle.items() if i in mine and key(mine[i]) == key(st))
+        exact = sum(1 for i, st in oracle.items() if i in mine and key(mine[i]) == key(comparable(mine[i], st)))
         fn = sum(1 for i, st in oracle.items() if i in mine and mine[i] and st and mine[i][0]["function"] == st[0]["function"])
         ln = sum(1 for i, st in oracle.items() if i in mine and mine[i] and st and top_line(mine[i]) == top_line(st))
-        unflagged_ids = [i for i, st in oracle.items() if i in mine and key(mine[i]) != key(st) and i not in biased_ids[s]]
+        unflagged_ids = [i for i, st in oracle.items()
+                         if i in mine and key(mine[i]) != key(comparable(mine[i], st)) and i not in biased_ids[s]]
         unflagged = len(unflagged_ids)
         examples = [{"sample": i, "method": [top_line([f]) + "/" + f["kind"] for f in mine[i][:4]],
                      "oracle": [top_line([f]) + "/" + f["kind"] for f in oracle[i][:4]]} for i in unflagged_ids[:3]]
@@ -300,7 +312,8 @@ def measure_accuracy(b, workloads, log):
     acc = {}
     for name, spec, flags, kind in workloads:
         for meta in (True, False):
-            f = flags + ["--profile", "--sampler=all", "--interval=500us"] + (["--stub-metadata"] if meta else [])
+            f = flags + ["--profile", "--sampler=all", "--interval=500us"] + (["--stub-metadata"] if meta else []) \
+                + ACCURACY_FLAGS
             _, stats, events = b.run(spec, f, jsonl=True)
             a = accuracy(events)
             for s in SAMPLERS:
@@ -523,7 +536,8 @@ def write_limits(out_dir, limits, limits_err):
 
 
 def write_accuracy(out_dir, names, acc):
-    md = ["## Accuracy against the oracle (one `--sampler=all --stub-metadata --interval=500us` run per workload)\n",
+    md = ["## Accuracy against the oracle (one `--sampler=all --stub-metadata --interval=500us"
+          f"{' --native-frames' if ACCURACY_FLAGS else ''}` run per workload)\n",
           "Share of the oracle's samples where the method's whole stack is the same (function, line "
           "and frame kind of every frame); a failed sample counts as a disagreement.\n"]
     rows, csv_rows = [], []
@@ -864,7 +878,10 @@ def make_plan(argv=None):
     ap.add_argument("--minivm", default=os.path.join(ROOT, "build", "vm", "cli", "minivm"))
     ap.add_argument("--limits", default=os.path.join(ROOT, "build", "bench", "limits", "minivm_limits"))
     ap.add_argument("--runs", type=int, default=None, help="alternating runs per cost configuration (default 9, quick 1)")
+    ap.add_argument("--native-frames", action="store_true",
+                    help="the accuracy runs take mixed C/C++ and Mini stacks (--native-frames), compared with the oracle's")
     args = ap.parse_args(argv)
+    ACCURACY_FLAGS[:] = ["--native-frames"] if args.native_frames else []
     if not os.path.exists(args.minivm):
         sys.exit(f"bench: no minivm at {args.minivm}; build first (cmake -S . -B build -G Ninja && cmake --build build)")
     SAMPLERS[:] = sampler_names(args.minivm)

@@ -22,7 +22,13 @@ import statistics
 
 WORKLOADS = [("deep_stable", "bench/workloads/deep_stable.mini"), ("deep_recursion", "bench/workloads/deep_recursion.mini")]
 DEPTHS = [10, 100, 500]
-SAMPLERS = ["cooperative", "async"]
+# Each column: a name, the sampler whose samples it counts, and its flags. The
+# `--native-frames` column is the cooperative sampler with mixed stacks (a libunwind walk of
+# the whole stack at each poll, merged with the Mini frames): its cost beside Mini-only.
+CONFIGS = [("cooperative", "cooperative", []),
+           ("cooperative+native-frames", "cooperative", ["--native-frames"]),
+           ("async", "async", [])]
+SAMPLERS = [name for name, _, _ in CONFIGS]
 INTERVAL = "200us"
 TARGET_RATIO = 1.5
 
@@ -45,12 +51,14 @@ def measure_sample_cost(b, quick, log):
             cpu = {s: [] for s in ["unprofiled"] + SAMPLERS}
             samples = {s: [] for s in SAMPLERS}
             for _ in range(runs):
-                for s in cpu:
-                    flags = [] if s == "unprofiled" else ["--profile", f"--sampler={s}", f"--interval={INTERVAL}"]
+                _, _, _ = b.run(spec, ["--xcomp"])
+                cpu["unprofiled"].append(b.last_cpu)
+                for s, sampler, extra in CONFIGS:
+                    flags = ["--profile", f"--sampler={sampler}", f"--interval={INTERVAL}"] + extra
                     _, stats, _ = b.run(spec, ["--xcomp"] + flags)
                     cpu[s].append(b.last_cpu)
-                    if s != "unprofiled" and samples_of(stats, s):
-                        samples[s].append(samples_of(stats, s))
+                    if samples_of(stats, sampler):
+                        samples[s].append(samples_of(stats, sampler))
             base = statistics.median(cpu["unprofiled"]) if cpu["unprofiled"] else None
             for s in SAMPLERS:
                 if base is None or not cpu[s] or not samples[s]:
@@ -106,6 +114,8 @@ def write_sample_cost(out_dir, cost):
         return md
     md.append(f"Per-sample CPU, all threads: (median process CPU of profiled runs - median of unprofiled runs) / "
               f"samples, `--xcomp --interval={INTERVAL}`, {cost['runs']} alternating runs per configuration. "
+              "`cooperative+native-frames` is the cooperative sampler with mixed stacks: at each poll a "
+              "LLVM libunwind walk of the whole stack (no watermark helps it), merged with the Mini frames. "
               "`deep_stable` keeps its DEPTH frames between samples; `deep_recursion` rebuilds them every few "
               "tens of microseconds at the same addresses (async decodes DEPTH new frames per sample; "
               "cooperative compares them with the frames that returned and decodes only the top). A negative "

@@ -8,6 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace runtime {
+struct ThreadCore;
+}
+
 namespace jit {
 
 struct NativeFrame {
@@ -26,10 +30,20 @@ struct NativeWalk {
   WalkEnd end = WalkEnd::unavailable;
 };
 // Walks the calling thread's stack with unw_getcontext/unw_init_local/unw_step; frame 0
-// is the caller of this function.
-NativeWalk walk_native_stack(NativeFrame* frames, size_t max);
+// is the caller of this function. With `core` (the walked thread's), a return pc that is
+// the return barrier's entry (a frame the stack watermark marked, runtime/return_barrier.h)
+// is replaced by the real one, ThreadCore::barrier_target, and the walk goes on from it:
+// the barrier's own CFI describes a thread inside it, not a return into it.
+NativeWalk walk_native_stack(NativeFrame* frames, size_t max, const runtime::ThreadCore* core = nullptr);
 // Walks from an interrupted context (a signal handler's `ucontext_t*`); frame 0 is the
-// interrupted pc, described exactly (not as a return address).
-NativeWalk walk_native_stack_from(const void* ucontext, NativeFrame* frames, size_t max);
+// interrupted pc, described exactly (not as a return address). Async-signal-safe as far
+// as LLVM libunwind is (no allocation; its FDE lookup takes dl_iterate_phdr's lock).
+NativeWalk walk_native_stack_from(const void* ucontext, NativeFrame* frames, size_t max,
+                                  const runtime::ThreadCore* core = nullptr);
+// The same from a caller's frame: `pc` is a return address (its call's row describes the
+// frame), `sp` and `fp` the frame's; the other registers are the context's. For a code
+// without unwind info of its own that a frame table steps out of (a frameless stub).
+NativeWalk walk_native_stack_from_caller(const void* ucontext, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                         NativeFrame* frames, size_t max, const runtime::ThreadCore* core = nullptr);
 
 }  // namespace jit

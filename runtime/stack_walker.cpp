@@ -15,6 +15,7 @@ const char* frame_kind_name(FrameKind k) {
     case FrameKind::inlined: return "inlined";
     case FrameKind::stub: return "stub";
     case FrameKind::native: return "native";
+    case FrameKind::cpp: return "cpp";
   }
   return "?";
 }

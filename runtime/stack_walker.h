@@ -1,6 +1,7 @@
 // StackWalker: yields a thread's Mini frames, top first, starting from a frame position
 // (normally the thread's last-Java-frame anchor).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,7 +13,11 @@ namespace runtime {
 class Thread;
 struct CodeBlob;
 
-enum class FrameKind : uint8_t { interp, jit, inlined, stub, native };
+// Mini frames (interp, jit, inlined), generated stubs, Mini natives (the builtin a thread
+// in native code is in), and C/C++ frames of the VM and the libraries (`cpp`: only in
+// mixed stacks, `--native-frames`).
+enum class FrameKind : uint8_t { interp, jit, inlined, stub, native, cpp };
+inline constexpr size_t kFrameKindCount = 6;
 const char* frame_kind_name(FrameKind k);
 
 // Why a walk ended.

@@ -13,7 +13,7 @@ namespace sampler {
 size_t TraceNodeHash::operator()(const TraceNode& n) const {
   const CompactFrame& f = n.frame;
   uint64_t v = reinterpret_cast<uintptr_t>(f.method) ^ reinterpret_cast<uintptr_t>(f.stub) ^
-               (uint64_t(uint32_t(f.bci)) << 40) ^ (uint64_t(f.kind) << 60);
+               (uint64_t(uint32_t(f.bci)) << 40) ^ (uint64_t(f.kind) << 60) ^ (f.pc * 0x9e3779b1u);
   uint64_t h = (v ^ (uint64_t(n.caller) * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   return size_t(h ^ (h >> 32));
 }
@@ -43,6 +43,7 @@ CompactTrace TraceTree::trace(uint32_t node) const {
 void on_thread(runtime::Thread* t, bool starting) {
   if (starting) {
     auto* st = new ThreadSampling();
+    if (g_state.options.native_frames) st->native = std::make_unique<NativeWalkBuffers>();
     st->thread = t;
     st->thread_id = t->id;
     {

@@ -21,6 +21,9 @@ struct CompactFrame {
   const char* stub = nullptr;               // stub frames: the stub's name
   int32_t bci = -1;
   runtime::FrameKind kind = runtime::FrameKind::interp;
+  // Mixed stacks (sampler/mixed_stack.h): a cpp frame's pc, as symbolized later (a
+  // return address already moved into its call); 0 in every other frame.
+  uintptr_t pc = 0;
   bool operator==(const CompactFrame&) const = default;
 };
 

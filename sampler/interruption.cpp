@@ -67,7 +67,8 @@ void catch_poll_in_flight(runtime::Thread* t, ucontext_t* uc) {
 
 // JEP 518's handshake (and JFR's classical suspension): publish the context and wait
 // while the sampler thread does its part (sampler_thread.cpp, held_sample).
-void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start) {
+void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start,
+                      const void* context) {
   int asked = ThreadSampling::kAsked;
   if (!st->handshake.compare_exchange_strong(asked, ThreadSampling::kAsked)) {
     // Not (or no longer) asked: the sampler gave up waiting for this signal and
@@ -79,7 +80,11 @@ void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& r
   st->regs_in_java = in_java;
   st->handler_entry_ns = start;
   st->pending_cursor = st->arena.cursor();
-  st->pending_count = walk_in_handler(t, st, regs, in_java, st->pending_cursor, st->pending);
+  st->pending_count = walk_in_handler(t, st, regs, in_java, context, st->pending_cursor, st->pending);
+  // A thread in native code, held for --native-frames: the sampler thread merges this walk
+  // with the Mini frames from its anchor (sampler_thread.cpp, sample_native).
+  if (!in_java && st->native != nullptr)
+    st->native->handler_walk = jit::walk_native_stack_from(context, st->native->handler, kNativeWalkMax, &t->core);
   st->handshake.store(ThreadSampling::kPublished, std::memory_order_release);
   // sched_yield is async-signal-safe; on a machine with fewer cores than threads the
   // sampler thread needs the core to finish the request.
@@ -95,9 +100,30 @@ WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registe
   return walk_protected(/*exact=*/sampler == SamplerId::oracle, t, regs, sink);
 }
 
-int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t& cursor,
-                    WalkRecord out[kHandlerWalks]) {
+int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, const void* context,
+                    uint64_t& cursor, WalkRecord out[kHandlerWalks]) {
   int n = 0;
+  size_t native = 0;  // classified frames of the libunwind walk, taken once for every sampler
+  bool native_ok = false;
+  if (st->native != nullptr && in_java) {
+    NativeWalkBuffers& nb = *st->native;
+    // A frameless intrinsic stub has no unwind info (DESIGN.md): its frame table steps out
+    // of it exactly, as the oracle does, and libunwind walks on from its caller.
+    const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
+    const runtime::StubFrame* sf =
+        blob != nullptr && blob->kind == runtime::BlobKind::stub ? blob->stub_frame_at(regs.pc) : nullptr;
+    if (sf != nullptr) {
+      runtime::FramePos caller = step_out_of_stub(*sf, regs);
+      nb.handler_walk = jit::walk_native_stack_from_caller(context, caller.pc, caller.sp, caller.fp, nb.handler,
+                                                           kNativeWalkMax, &t->core);
+      nb.classified[0] = CompactFrame{nullptr, nullptr, -1, FrameKind::jit};  // the stub's own frame
+      native = 1;
+    } else {
+      nb.handler_walk = jit::walk_native_stack_from(context, nb.handler, kNativeWalkMax, &t->core);
+    }
+    native_ok = nb.handler_walk.end == jit::WalkEnd::end_of_stack;
+    if (native_ok) native += classify(nb.handler, nb.handler_walk.count, sf == nullptr, nb.classified + native);
+  }
   for (size_t i = 0; i < kSamplerCount; i++) {
     SamplerId id = SamplerId(i);
     if (stack_taken(id) != StackTaken::in_handler || !g_state.wants(id)) continue;
@@ -112,6 +138,17 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
     w.freed_code = r.freed_code;
     if (r.failure) cursor = w.begin;  // a failed walk keeps no frames
     w.count = r.failure ? 0 : r.depth;
+    if (st->native == nullptr || r.failure) continue;
+    w.native_failed = !native_ok;
+    for (size_t k = 0; k < native && !w.native_failed; k++) {
+      if (!sink.put(st->native->classified[k])) {
+        cursor = w.begin;
+        w.count = 0;
+        w.failure = Reason::arena_full;
+        break;
+      }
+      w.native_count++;
+    }
   }
   return n;
 }
@@ -161,8 +198,12 @@ void on_sigprof(int, siginfo_t*, void* context) {
   // The thread may have left Java between the sampler's look and the signal: nothing to
   // sample, but the interruption is reported (a FailedSample for every sampler).
   bool in_java = t->get_state() == runtime::ThreadState::in_java;
-  if (g_state.hold) {
-    publish_and_wait(t, st, regs, in_java, start);
+  // A thread the sampler thread saw in native code is signalled only to hold it for a
+  // --native-frames walk (it may have returned to Java since: the sampler then lets it go).
+  bool held_for_native = st->native != nullptr &&
+                         st->handshake.load(std::memory_order_acquire) == ThreadSampling::kAsked;
+  if (g_state.hold || held_for_native) {
+    publish_and_wait(t, st, regs, in_java, start, context);
     if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
     errno = saved_errno;
     return;
@@ -170,7 +211,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   st->signals_handled.fetch_add(1, std::memory_order_release);
   uint64_t cursor = st->arena.cursor();
   WalkRecord recs[kHandlerWalks];
-  int n = walk_in_handler(t, st, regs, in_java, cursor, recs);
+  int n = walk_in_handler(t, st, regs, in_java, context, cursor, recs);
   SampleRequest r;
   if (g_state.want_request) r = request_for(regs, in_java);
   uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);

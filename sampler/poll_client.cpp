@@ -166,6 +166,41 @@ void set_watermark(runtime::Thread* t, ThreadSampling* st, const PollStack& s) {
                             st->watermark.size());
 }
 
+// --native-frames: the thread's own libunwind walk at this poll, from the safepoint blob's
+// caller down (the frames above the blob are the VM's poll handling and the profiler's
+// own), classified (sampler/mixed_stack.h); `markers` are its Mini frames.
+struct PollNative {
+  CompactTrace frames;
+  bool ok = false;
+};
+
+__attribute__((noinline)) PollNative native_at_poll(runtime::Thread* t, NativeWalkBuffers& nb) {
+  PollNative n;
+  jit::NativeWalk w = jit::walk_native_stack(nb.poll.data(), nb.poll.size(), &t->core);
+  while (w.end == jit::WalkEnd::truncated) {
+    nb.poll.resize(nb.poll.size() * 2);
+    w = jit::walk_native_stack(nb.poll.data(), nb.poll.size(), &t->core);
+  }
+  size_t from = below_safepoint_blob(nb.poll.data(), w.count);
+  n.ok = w.end == jit::WalkEnd::end_of_stack && from < w.count;
+  if (!n.ok) return n;
+  n.frames.resize(w.count - from);
+  n.frames.resize(classify(nb.poll.data() + from, w.count - from, false, n.frames.data()));
+  return n;
+}
+
+// The sample's stack `stack` (its frames from `shared` down are the poll's own, the rest
+// rebuilt) with the poll's C/C++ frames merged in; `poll_physical`: the physical Mini
+// frames of the whole stack at the poll.
+std::optional<Reason> mix(TraceTree& tree, const PollNative& n, uint32_t& stack, uint32_t shared, size_t poll_physical) {
+  if (!n.ok) return Reason::native_walk_failed;
+  CompactTrace mixed;
+  std::optional<Reason> failure =
+      interleave(n.frames, tree.trace(stack), physical_frames(tree.trace(shared)), poll_physical, false, mixed);
+  if (!failure) stack = tree.intern(mixed);
+  return failure;
+}
+
 class CooperativeClient : public runtime::PollClient {
  public:
   void on_poll(runtime::Thread* t) override {
@@ -185,6 +220,12 @@ class CooperativeClient : public runtime::PollClient {
     walks.frames_walked += s.frames.size();
     walks.frames_cached += b.compact.depth(s.below);
     PollStack whole;  // the whole stack, walked only if a request needs a frame below the mark
+    PollNative native;
+    size_t poll_physical = 0;
+    if (st->native != nullptr) {
+      native = native_at_poll(t, *st->native);
+      poll_physical = physical_frames(b.compact.trace(s.nodes[0]));
+    }
     do {
       uint64_t served = now_ns();
       if (r.kind == RequestKind::failed) {
@@ -199,6 +240,7 @@ class CooperativeClient : public runtime::PollClient {
         CompactTrace top;
         size_t from = 0;
         std::optional<Reason> failure = reconstruct(r, s.frames, top, from);
+        uint32_t shared = poll_site;  // the part of `used` that is the poll's own frames
         if (failure && s.below != TraceTree::kEmpty) {
           if (whole.frames.empty()) {
             walk(t, false, whole);
@@ -206,19 +248,31 @@ class CooperativeClient : public runtime::PollClient {
           }
           top.clear();
           failure = reconstruct(r, whole.frames, top, from);
-          if (!failure) used = b.compact.intern(top, whole.nodes[from]);
+          if (!failure) used = b.compact.intern(top, shared = whole.nodes[from]);
         } else if (!failure) {
-          used = b.compact.intern(top, s.nodes[from]);
+          used = b.compact.intern(top, shared = s.nodes[from]);
         }
         // The request's raw pcs checked against the code freed since the interruption.
         if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
             (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
           b.part.stats[SamplerId::cooperative].freed_code++;
-        record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
+        std::optional<Reason> unmixed;
+        if (st->native != nullptr) unmixed = mix(b.compact, native, used, shared, poll_physical);
+        if (unmixed)
+          record_failure(b, SamplerId::cooperative, *unmixed, r.id, r.ticks, st->thread_id);
+        else
+          record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
       }
-      if (safepoint)
-        record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, poll_site,
-                      biased_by_construction(SamplerId::safepoint), false);
+      if (safepoint) {
+        uint32_t stack = poll_site;
+        std::optional<Reason> unmixed;
+        if (st->native != nullptr) unmixed = mix(b.compact, native, stack, poll_site, poll_physical);
+        if (unmixed)
+          record_failure(b, SamplerId::safepoint, *unmixed, r.id, r.ticks, st->thread_id);
+        else
+          record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, stack,
+                        biased_by_construction(SamplerId::safepoint), false);
+      }
       record_latency(b, r, st->thread_id, used, served);
     } while (st->ring.pop(r));
     set_watermark(t, st, s);

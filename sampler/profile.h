@@ -19,6 +19,7 @@ namespace sampler {
 // Frame kinds as in the .jsonl schema: the runtime's own (runtime/stack_walker.h).
 using FrameKind = runtime::FrameKind;
 using runtime::frame_kind_name;
+using runtime::kFrameKindCount;
 
 struct FrameRef {
   std::string function;

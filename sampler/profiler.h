@@ -24,6 +24,7 @@ struct ProfilerOptions {
   std::optional<OutputFormat> out_format;  // --format; else out_path's extension
   std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
+  bool native_frames = false;           // --native-frames: mixed stacks (sampler/mixed_stack.h)
   bool text_report = true;              // the text profile on stderr at exit
   uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
   bool debug_info_at_safepoints = false;  // --debug-info=safepoints with compiled code (the report says so)

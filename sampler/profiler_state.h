@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "sampler/context_walk.h"
 #include "sampler/event_stream.h"
 #include "sampler/frame_arena.h"
+#include "sampler/mixed_stack.h"
 #include "sampler/profile.h"
 #include "sampler/profiler.h"
 #include "sampler/reconstruct.h"
@@ -52,6 +54,22 @@ struct WalkRecord {
   uint32_t count = 0;
   bool truncated = false;
   bool freed_code = false;  // WalkResult::freed_code
+  // --native-frames: the handler's libunwind walk, classified, follows the walk's frames in
+  // the arena (native_count frames), or could not be taken (native_failed).
+  uint32_t native_count = 0;
+  bool native_failed = false;
+};
+
+// --native-frames: a thread's buffers for libunwind walks, made when it starts. `handler`:
+// its signal handler's walk from the interrupted context (for the in-handler samplers, and
+// for a thread in native code, which the sampler thread holds for it), `classified` that
+// walk's frames; `poll`: its own walk at a poll (grown when a stack does not fit). Each
+// is used by one context at a time.
+struct NativeWalkBuffers {
+  jit::NativeFrame handler[kNativeWalkMax];
+  jit::NativeWalk handler_walk;
+  CompactFrame classified[kNativeWalkMax];
+  std::vector<jit::NativeFrame> poll = std::vector<jit::NativeFrame>(256);
 };
 
 // A Mini thread's stacks as a tree: each node a frame over its caller's node (node 0 is the
@@ -161,6 +179,7 @@ struct ThreadSampling {
     uintptr_t fp, pc;
   };
   std::vector<RawFrame> raw_frames;  // scratch of the poll's frame-pointer walk
+  std::unique_ptr<NativeWalkBuffers> native;  // --native-frames only
   ThreadSampling() { events.compact_stacks = true; }
 };
 
@@ -219,8 +238,9 @@ SampleRequest request_for(const Registers& regs, bool in_java);
 void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held);
 // The walks at the interruption (the samplers taken in_handler), into the thread's arena
 // from `cursor`; returns how many records it filled.
-int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t& cursor,
-                    WalkRecord out[kHandlerWalks]);
+// `context`: the handler's ucontext_t, for the libunwind walk of --native-frames.
+int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, const void* context,
+                    uint64_t& cursor, WalkRecord out[kHandlerWalks]);
 // One sampler's walk of an interrupted thread under crash protection, or not_in_java.
 WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
                             FrameSink& sink);

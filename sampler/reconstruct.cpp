@@ -7,6 +7,9 @@
 #include "runtime/compiled_code.h"
 #include "runtime/method.h"
 #include "runtime/vm.h"
+#include "sampler/mixed_stack.h"
+#include "vm/builtins.h"
+#include "vm/opcodes.h"
 
 namespace sampler {
 
@@ -47,7 +50,27 @@ void append_scopes(CompactTrace& out, const runtime::ScopeChain& scopes) {
 
 }  // namespace
 
+namespace {
+
+// The builtin a native-state thread is in: the instruction at its anchor frame's bcp.
+std::string native_name(const runtime::Method* m, int32_t bci) {
+  const uint8_t* p = m->code + bci;
+  switch (vm::Op(*p)) {
+    case vm::Op::native: return std::string(vm::native_info(vm::NativeId(vm::read_u16(p, vm::kOperandA))).name);
+    case vm::Op::print: return "print";
+    default: return std::string(vm::op_info(vm::Op(*p)).name);
+  }
+}
+
+}  // namespace
+
 FrameRef frame_ref(const CompactFrame& f) {
+  if (f.kind == FrameKind::cpp || f.kind == FrameKind::native) {
+    FrameRef r;
+    r.function = f.kind == FrameKind::cpp ? symbolize(f.pc) : native_name(f.method, f.bci);
+    r.kind = f.kind;
+    return r;
+  }
   if (f.kind == FrameKind::stub) {
     FrameRef top;
     top.function = f.stub != nullptr ? f.stub : "stub";

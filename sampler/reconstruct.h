@@ -12,6 +12,8 @@
 namespace sampler {
 
 FrameRef frame_ref(const runtime::Method* m, int32_t bci, FrameKind kind);
+// A compact frame named: a Mini frame's function and line, a stub's name, a native
+// frame's builtin (the instruction at its method and bci), a cpp frame's symbol.
 FrameRef frame_ref(const CompactFrame& f);
 
 // A trace of compact frames (Method*, bci, kind): what the poll builds and interns, cheap

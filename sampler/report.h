@@ -122,8 +122,10 @@ inline constexpr const char* kNoFramesLabel = "[no_frames]";
 // in folded stacks, speedscope and the HTML flame graph: it stands where the missing
 // outermost callers would be, so a cut stack is never taken for a complete one.
 inline constexpr const char* kTruncatedLabel = "[truncated]";
-// Whether a frame has a Mini source line: native and stub frames are code outside Mini.
-inline bool has_source_line(const FrameRef& f) { return f.kind != FrameKind::native && f.kind != FrameKind::stub; }
+// Whether a frame has a Mini source line: native, stub and cpp frames are code outside Mini.
+inline bool has_source_line(const FrameRef& f) {
+  return f.kind != FrameKind::native && f.kind != FrameKind::stub && f.kind != FrameKind::cpp;
+}
 // A frame's function as every writer names it: "[unknown]" when it has no name; a frame
 // outside Mini code says what it is ("native_spin_ns (native)", "arraycopy (stub)"), in
 // place of a line it does not have.

@@ -148,7 +148,7 @@ class DataWriter {
     }
     list("names", names, [&](const std::string& n) { append_json_string(out_, n); });
     out_ += ",\"kinds\":[";
-    for (size_t k = 0; k < 5; k++) out_ += fmt::format("{}\"{}\"", k ? "," : "", frame_kind_name(FrameKind(k)));
+    for (size_t k = 0; k < kFrameKindCount; k++) out_ += fmt::format("{}\"{}\"", k ? "," : "", frame_kind_name(FrameKind(k)));
     out_ += "],\"stacks\":[" + stacks + "],\"agg\":[" + agg + "]";
   }
 

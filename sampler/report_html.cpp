@@ -14,7 +14,7 @@
 // "names":[function names], "samplers":[{"name","interruptions","samples","biased",
 // "failed","dropped","root":NODE}]}, NODE = {"f": index into names (-1 for the root),
 // "v": samples through it, "s": samples with it on top, "k": samples per frame kind
-// [interp,jit,inlined,stub,native], "l": its line (--profile-lines only), "L": [[line,
+// [interp,jit,inlined,stub,native,cpp], "l": its line (--profile-lines only), "L": [[line,
 // samples],...] (without --profile-lines: which lines of the function, most first),
 // "c": [children, sorted by label]}.
 #include <algorithm>
@@ -32,7 +32,7 @@ struct Node {
   std::string function;
   uint32_t line = 0;
   uint64_t total = 0, self = 0;
-  uint64_t kinds[5] = {};
+  uint64_t kinds[kFrameKindCount] = {};
   std::map<uint32_t, uint64_t> lines;
   std::map<std::string, std::unique_ptr<Node>> children;  // by label: sorted output
 };
@@ -78,7 +78,7 @@ class TreeWriter {
     out_ += ",\"v\":" + std::to_string(n.total) + ",\"s\":" + std::to_string(n.self);
     if (!is_root) {
       out_ += ",\"k\":[";
-      for (size_t i = 0; i < 5; ++i) out_ += (i ? "," : "") + std::to_string(n.kinds[i]);
+      for (size_t i = 0; i < kFrameKindCount; ++i) out_ += (i ? "," : "") + std::to_string(n.kinds[i]);
       out_ += ']';
       if (lines_) {
         out_ += ",\"l\":" + std::to_string(n.line);
@@ -207,8 +207,8 @@ const char* kScript = R"HTML(</script>
 (function () {
 'use strict';
 const D = JSON.parse(document.getElementById('profile-data').textContent);
-const KINDS = ['interp', 'jit', 'inlined', 'stub', 'native'];
-const HUE = [48, 105, 185, 0, 8];
+const KINDS = ['interp', 'jit', 'inlined', 'stub', 'native', 'cpp'];
+const HUE = [48, 105, 185, 0, 8, 275];  // cpp: violet, apart from every Mini kind
 const ROW = 18;
 const $ = (id) => document.getElementById(id);
 const graph = $('graph'), tip = $('tip'), sel = $('sampler'), search = $('search');
@@ -263,7 +263,7 @@ function reverseOf(s) {
       const key = D.lines ? a.f + ':' + a.l : '' + a.f;
       let c = inv.m.get(key);
       if (!c) {
-        c = {f: a.f, l: a.l, v: 0, s: 0, k: [0, 0, 0, 0, 0], p: inv, m: new Map()};
+        c = {f: a.f, l: a.l, v: 0, s: 0, k: KINDS.map(() => 0), p: inv, m: new Map()};
         inv.m.set(key, c);
       }
       c.v += n.s;

@@ -27,7 +27,7 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
       if (it->second) frames += ",\n";
       frames += "{\"name\":";
       append_json_string(frames, label);
-      bool in_program = f && f->kind != FrameKind::native && f->kind != FrameKind::stub;
+      bool in_program = f && has_source_line(*f);
       if (in_program && !p.program.empty()) {
         frames += ",\"file\":";
         append_json_string(frames, p.program);

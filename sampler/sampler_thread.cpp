@@ -84,6 +84,24 @@ bool send_signal(ThreadSampling* st, pid_t pid, int tid) {
   return true;
 }
 
+// Waits until the handler of the signal just sent has published its registers: true,
+// the thread is held. False when it never answered (a thread that exits): the request is
+// withdrawn, and a handler that still runs for it leaves no trace.
+bool await_published(ThreadSampling* st) {
+  uint64_t give_up = now_ns() + 100'000'000;
+  while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kPublished) {
+    sched_yield();
+    if (now_ns() > give_up) {
+      int asked = ThreadSampling::kAsked;
+      if (st->handshake.compare_exchange_strong(asked, ThreadSampling::kIdle)) {
+        st->signals_handled.fetch_add(1, std::memory_order_release);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // Signal the thread, wait until its handler has published its registers, walk it
 // (classical) and build its request here, arm its poll, and let it go.
 void held_sample(ThreadSampling* st, pid_t pid, int tid) {
@@ -93,18 +111,9 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
     return;
   }
-  uint64_t give_up = now_ns() + 100'000'000;  // a thread that exits never answers
-  while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kPublished) {
-    sched_yield();
-    if (now_ns() > give_up) {
-      int asked = ThreadSampling::kAsked;
-      if (st->handshake.compare_exchange_strong(asked, ThreadSampling::kIdle)) {
-        // Withdrawn: a handler that still runs for it leaves no trace.
-        st->signals_handled.fetch_add(1, std::memory_order_release);
-        record_send_failure(st, Reason::thread_gone);
-        return;
-      }
-    }
+  if (!await_published(st)) {
+    record_send_failure(st, Reason::thread_gone);
+    return;
   }
   // The thread is held: its frames stay put while we read them.
   bool classical = g_state.wants(SamplerId::classical);
@@ -138,44 +147,83 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kResume) sched_yield();
 }
 
-// The builtin a native-state thread is in: the instruction at its anchor frame's bcp.
-std::string native_name(const runtime::Frame& top) {
-  const uint8_t* p = top.method->code + top.bci;
-  switch (vm::Op(*p)) {
-    case vm::Op::native: return std::string(vm::native_info(vm::NativeId(vm::read_u16(p, vm::kOperandA))).name);
-    case vm::Op::print: return "print";
-    default: return std::string(vm::op_info(vm::Op(*p)).name);
+// --native-frames: the C/C++ frames of a thread in native code, walked by its own handler
+// from the interrupted context while this thread waits for it (the context only the
+// thread's signal gives). True with the thread held in its handler (release it with
+// release_native), where it cannot return to Java: its Mini frames stay put. No signal is
+// sent while an earlier one is still pending.
+bool hold_for_native_walk(ThreadSampling* st, pid_t pid, int tid) {
+  if (st->signals_sent.load(std::memory_order_acquire) != st->signals_handled.load(std::memory_order_acquire))
+    return false;
+  st->native->handler_walk = jit::NativeWalk{};
+  st->handshake.store(ThreadSampling::kAsked, std::memory_order_release);
+  st->signals_sent.fetch_add(1, std::memory_order_acq_rel);
+  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
+    st->signals_sent.fetch_sub(1, std::memory_order_acq_rel);
+    st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
+    return false;
   }
+  return await_published(st);
 }
 
-// A thread in native code is not signalled (JDK-8245772): the sampler walks its stack
-// from the anchor while the thread is kept from returning to Java (its transition back
-// waits while walk_in_progress is set), and records a NativeMethodSample.
-void sample_native(ThreadSampling* st) {
+void release_native(ThreadSampling* st) {
+  st->handshake.store(ThreadSampling::kResume, std::memory_order_release);
+  while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kResume) sched_yield();
+}
+
+// A thread in native code is not signalled for its Mini stack (JDK-8245772): the sampler
+// walks it from the anchor while the thread is kept from returning to Java (its
+// transition back waits while walk_in_progress is set), and records a NativeMethodSample:
+// the builtin it is in (a native frame) over the frames from the anchor. With
+// --native-frames the C/C++ frames the handler walked are merged in: what the builtin
+// called above it, the thread's start below.
+void sample_native(ThreadSampling* st, pid_t pid, int tid) {
   runtime::Thread* t = st->thread;
   uint64_t start = now_ns();
-  t->walk_in_progress.store(true, std::memory_order_seq_cst);
-  if (t->get_state() != runtime::ThreadState::in_native) {  // it got back first
-    t->walk_in_progress.store(false, std::memory_order_release);
+  // Held in its handler (mixed stacks), or kept from returning to Java while walked (its
+  // transition back waits then, which a handler's walk would see: never both).
+  bool held = st->native != nullptr && hold_for_native_walk(st, pid, tid);
+  if (held && (st->regs_in_java || t->get_state() != runtime::ThreadState::in_native)) {  // it got back first
+    release_native(st);
     return;
   }
-  std::vector<runtime::Frame> frames = runtime::frames_from_anchor(t);
-  t->walk_in_progress.store(false, std::memory_order_release);
-  uint64_t held = now_ns() - start;
-  StackTrace trace;
-  if (!frames.empty()) {
-    FrameRef top;
-    top.function = native_name(frames[0]);
-    top.kind = FrameKind::native;
-    trace.push_back(top);
+  if (!held) {
+    t->walk_in_progress.store(true, std::memory_order_seq_cst);
+    if (t->get_state() != runtime::ThreadState::in_native) {  // it got back first
+      t->walk_in_progress.store(false, std::memory_order_release);
+      return;
+    }
   }
-  StackTrace rest = to_trace(frames, 0);
-  trace.insert(trace.end(), rest.begin(), rest.end());
+  std::vector<runtime::Frame> frames = runtime::frames_from_anchor(t);
+  CompactTrace trace;
+  if (!frames.empty()) trace.push_back(CompactFrame{frames[0].method, nullptr, frames[0].bci, FrameKind::native});
+  for (const runtime::Frame& f : frames) trace.push_back(compact_frame(f));
+  std::optional<Reason> failure;
+  if (st->native != nullptr) {
+    const NativeWalkBuffers& nb = *st->native;
+    if (!held || nb.handler_walk.end != jit::WalkEnd::end_of_stack) {
+      failure = Reason::native_walk_failed;
+    } else {
+      CompactTrace native(nb.handler_walk.count), mixed;
+      native.resize(classify(nb.handler, nb.handler_walk.count, true, native.data()));
+      size_t mini = physical_frames(trace) - (trace.empty() ? 0 : 1);  // the native frame is not one
+      failure = interleave(native, trace, mini, mini, /*native_on_top=*/true, mixed);
+      trace = std::move(mixed);
+    }
+  }
+  if (held)
+    release_native(st);
+  else
+    t->walk_in_progress.store(false, std::memory_order_release);
+  uint64_t held_ns = now_ns() - start;
   uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
   EventBuffer& b = g_state.sampler_events;
   std::lock_guard<std::mutex> lock(b.mutex);
   count_interruption(b.part);
-  record_native(b, id, start, held, st->thread_id, b.part.stacks.intern(trace));
+  if (failure)
+    record_failure_all(b, *failure, id, start, st->thread_id);
+  else
+    record_native(b, id, start, held_ns, st->thread_id, b.part.stacks.intern(named(trace)));
 }
 
 }  // namespace
@@ -183,11 +231,24 @@ void sample_native(ThreadSampling* st) {
 void drain_walks(ThreadSampling* st) {
   WalkRecord w;
   StackTrace trace;
+  CompactTrace mini, native, mixed;
   while (st->walks.pop(w)) {
     trace.clear();
-    for (uint32_t i = 0; i < w.count; i++) trace.push_back(frame_ref(st->arena.at(w.begin + i)));
-    st->arena.release_to(w.begin + w.count);
-    record_walk(w.sampler, w.failure, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns, st->thread_id);
+    mini.clear();
+    native.clear();
+    for (uint32_t i = 0; i < w.count; i++) mini.push_back(st->arena.at(w.begin + i));
+    for (uint32_t i = 0; i < w.native_count; i++) native.push_back(st->arena.at(w.begin + w.count + i));
+    st->arena.release_to(w.begin + w.count + w.native_count);
+    std::optional<Reason> failure = w.failure;
+    if (!failure && st->native != nullptr) {
+      // The handler's libunwind walk around the Mini frames (sampler/mixed_stack.h).
+      size_t physical = physical_frames(mini);
+      failure = w.native_failed ? std::optional<Reason>(Reason::native_walk_failed)
+                                : interleave(native, mini, physical, physical, false, mixed);
+      if (!failure) mini.swap(mixed);
+    }
+    if (!failure) trace = named(mini);
+    record_walk(w.sampler, failure, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns, st->thread_id);
   }
 }
 
@@ -235,7 +296,7 @@ void sampler_loop() {
       else if (state == runtime::ThreadState::in_java)
         send_signal(st, pid, tid);
       else
-        sample_native(st);
+        sample_native(st, pid, tid);
       uint64_t after = thread_cpu_ns();
       std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
       g_state.sampler_events.part.sampler_cpu_ns.push_back(after - cpu);

@@ -56,6 +56,23 @@ def flame_page(b, page, shots):
     check("flame page: no network requests after every control", requests == [], requests)
 
 
+def mixed_page(b, page, shots):
+    """--native-frames: C++ frames are bars of their own kind, in a colour no Mini kind has."""
+    b.open(page)
+    errors = b.console_errors()
+    check("mixed page: no console errors", errors == [], errors)
+    bars = b.js("return [...document.querySelectorAll('#graph div')].filter(d => d.node && d.node.f >= 0)"
+                ".map(d => [d.textContent, d.style.background])")
+    cpp = [bg for name, bg in bars if name.endswith("(cpp)")]
+    mini = [bg for name, bg in bars if name in ("spin", "main", "busy")]
+    check("mixed page: C++ frames are bars", any(name == "runtime::thread_main (cpp)" for name, _ in bars), bars[:8])
+    check("mixed page: C++ frames are coloured apart from Mini frames",
+          cpp and mini and not set(cpp) & set(mini), (cpp[:3], mini[:3]))
+    legend = b.text("#legend")
+    check("mixed page: the legend names the cpp kind", "cpp" in legend, legend)
+    b.screenshot(os.path.join(shots, "mixed_page.png"))
+
+
 def compare_page(minivm, tmp, program, *flags):
     out = os.path.join(tmp, "compare_" + os.path.basename(program).replace(".mini", ".html"))
     r = subprocess.run([minivm, "compare", *flags, "--html", out, os.path.join(ROOT, program)],
@@ -193,6 +210,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, browser.Browser() as b:
         flame_page(b, profile_page(minivm, tmp, "examples/counted_loop_then_setter.mini", "--xcomp",
                                    "--sampler=all"), shots)
+        mixed_page(b, profile_page(minivm, tmp, "examples/native_beside_java.mini", "--native-frames",
+                                   "--interval=500us", "-D", "ROUNDS=200"), shots)
         program = "examples/counted_loop_then_setter.mini"
         compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"))
     print(f"screenshots in {shots}")

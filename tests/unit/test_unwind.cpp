@@ -22,6 +22,7 @@
 #include "jit/native_walk.h"
 #include "runtime/frame.h"
 #include "runtime/poll.h"
+#include "runtime/return_barrier.h"
 #include "runtime/stack_walker.h"
 #include "tests/unit/vm_fixture.h"
 
@@ -440,4 +441,59 @@ TEST_CASE("frame rows: the interpreter's method entry and returns keep their ret
   CHECK(rcx);
   CHECK(at_rsp);
   CHECK(r14_params);
+}
+
+// --- Through the stack watermark's mark ----------------------------------------------
+
+namespace {
+
+// At its first poll, marks the return slot of the frame below the top one (as the stack
+// watermark does, runtime/return_barrier.h) and walks with and without the thread's core.
+struct MarkedWalk : PollWalk {
+  std::vector<jit::NativeFrame> unaware = std::vector<jit::NativeFrame>(256);
+  jit::NativeWalk unaware_walk;
+  uintptr_t real_return = 0;
+  void on_poll(Thread* t) override {
+    if (done.load()) return;
+    StackWalker w(t);
+    Frame f;
+    while (w.next(f))
+      if (f.kind != FrameKind::inlined) mini.push_back(f);
+    if (mini.size() >= 3) {
+      auto* slot = reinterpret_cast<uintptr_t*>(mini[1].pos.fp + kFrameReturnPcOffset);
+      real_return = *slot;
+      mark_return_slot(t, slot, mini.size() - 2);
+      unaware_walk = jit::walk_native_stack(unaware.data(), unaware.size());
+      walk = jit::walk_native_stack(frames.data(), frames.size(), &t->core);
+      unmark_return_slot(t, slot);
+    }
+    done = true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("unwind: a return slot holding the return barrier is walked through at its real return pc") {
+  ensure_runtime_unwind_info();
+  for (bool compiled : {false, true}) {
+    INFO("compiled: " << compiled);
+    Compiled jit;
+    if (compiled) jit.compile(kDepth);
+    MarkedWalk c;
+    walk_at_first_poll(kDepth, 5, c);
+    REQUIRE(c.real_return != 0);
+    // Given the thread's core, the walk goes on at the real return pc, down to the start.
+    check_walk(c, std::vector<std::pair<BlobKind, std::string>>(
+                      6, {compiled ? BlobKind::compiled : BlobKind::interpreter, "depth"}));
+    bool at_real_return = false;
+    for (size_t i = 0; i < c.walk.count; i++) at_real_return |= c.frames[i].pc == c.real_return;
+    CHECK(at_real_return);
+    // Without it, libunwind stops at the barrier: the call stub is never reached.
+    bool reached_call_stub = false;
+    for (size_t i = 0; i < c.unaware_walk.count; i++) {
+      const CodeBlob* b = find_blob(c.unaware[i].pc);
+      reached_call_stub |= b != nullptr && b->kind == BlobKind::call_stub;
+    }
+    CHECK_FALSE(reached_call_stub);
+  }
 }

@@ -24,8 +24,8 @@ namespace cli {
 namespace {
 
 // run's options that compare decides itself: every sampler, and its own report.
-constexpr const char* kNotForCompare[] = {"--profile",     "--profile-out",        "--format", "--profile-stats",
-                                          "--profile-lines", "--profile-dump-every", "--sampler"};
+constexpr const char* kNotForCompare[] = {"--profile",       "--profile-out",        "--format",  "--profile-stats",
+                                          "--profile-lines", "--profile-dump-every", "--sampler", "--native-frames"};
 
 std::string mode_text(Mode m) {
   switch (m) {

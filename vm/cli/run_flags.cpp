@@ -269,6 +269,10 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
          "and latency percentiles, and the sampler thread's CPU (schema: sampler/README.md)",
          path_value(o.profiler.stats_path));
   flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
+  flag(run, "--native-frames", kProfiling,
+       "mixed stacks: each sample also holds the C/C++ frames (kind cpp) above and below its Mini frames, walked "
+       "with LLVM libunwind (cooperative, safepoint, oracle, async and native samples; classical stays Mini-only)",
+       [&] { o.profiler.native_frames = true; });
   option(run, "--profile-dump-every", kProfiling,
          "write the profile so far every T while the program runs, as SIGUSR2 does; SIGINT, SIGTERM and SIGPIPE "
          "write it and end",
