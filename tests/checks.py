@@ -1,7 +1,10 @@
 """The one way the end-to-end test scripts (test_cli.py, test_profiler.py, test_pages.py,
 perf_map_test.py, test_bench_quick.py, ...) check things: `check(name, cond, detail)`
 counts a pass, or counts a failure and prints `FAIL name` with the end of `detail`; `finish()`
-prints `N passed, N failed` and exits with status 1 if anything failed."""
+prints `N passed, N failed` and exits with status 1 if anything failed. Also what several
+of them run and read: `run_minivm` and `events` (a .jsonl profile)."""
+import json
+import subprocess
 import sys
 
 passed = failed = 0
@@ -20,3 +23,15 @@ def check(name, cond, detail=""):
 def finish():
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def run_minivm(minivm, *args, timeout=300):
+    """`minivm ARGS...` to its end: (exit status, stdout, stderr)."""
+    p = subprocess.run([minivm, *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def events(path):
+    """The events of a .jsonl profile, one per line."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]

@@ -7,11 +7,10 @@ oracle's where both are exact; every format marks the C++ frames with kind `cpp`
 the flag no stack has one. Prints `N passed, N failed`."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-from checks import check, finish
+from checks import check, events, finish, run_minivm
 
 MINIVM = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -19,13 +18,7 @@ NATIVE = os.path.join(ROOT, "tests", "profiler", "native_beside_java.mini")
 
 
 def run(*args, timeout=300):
-    p = subprocess.run([MINIVM, "run", *args], capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def events(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return run_minivm(MINIVM, "run", *args, timeout=timeout)
 
 
 def samples(ev, sampler):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from checks import check, finish
+from checks import check, events, finish, run_minivm
 
 MINIVM = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,13 +21,7 @@ from run import sampler_names  # noqa: E402
 
 
 def run(*args, timeout=300):
-    p = subprocess.run([MINIVM, "run", *args], capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def events(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return run_minivm(MINIVM, "run", *args, timeout=timeout)
 
 
 # The outcomes the profiler counts without an interruption id (so without a .jsonl event).
