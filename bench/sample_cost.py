@@ -23,8 +23,9 @@ import statistics
 WORKLOADS = [("deep_stable", "bench/workloads/deep_stable.mini"), ("deep_recursion", "bench/workloads/deep_recursion.mini")]
 DEPTHS = [10, 100, 500]
 # Each column: a name, the sampler whose samples it counts, and its flags. The
-# `--native-frames` column is the cooperative sampler with mixed stacks (a libunwind walk of
-# the whole stack at each poll, merged with the Mini frames): its cost beside Mini-only.
+# `--native-frames` column is the cooperative sampler with mixed stacks (the thread's C/C++
+# frames under its Mini frames, walked with libunwind at its first poll): its cost beside
+# Mini-only.
 CONFIGS = [("cooperative", "cooperative", []),
            ("cooperative+native-frames", "cooperative", ["--native-frames"]),
            ("async", "async", [])]
@@ -114,8 +115,8 @@ def write_sample_cost(out_dir, cost):
         return md
     md.append(f"Per-sample CPU, all threads: (median process CPU of profiled runs - median of unprofiled runs) / "
               f"samples, `--xcomp --interval={INTERVAL}`, {cost['runs']} alternating runs per configuration. "
-              "`cooperative+native-frames` is the cooperative sampler with mixed stacks: at each poll a "
-              "LLVM libunwind walk of the whole stack (no watermark helps it), merged with the Mini frames. "
+              "`cooperative+native-frames` is the cooperative sampler with mixed stacks: the thread's C/C++ "
+              "frames (walked with LLVM libunwind at its first poll) under its Mini frames. "
               "`deep_stable` keeps its DEPTH frames between samples; `deep_recursion` rebuilds them every few "
               "tens of microseconds at the same addresses (async decodes DEPTH new frames per sample; "
               "cooperative compares them with the frames that returned and decodes only the top). A negative "

@@ -105,7 +105,9 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
   int n = 0;
   size_t native = 0;  // classified frames of the libunwind walk, taken once for every sampler
   bool native_ok = false;
-  if (st->native != nullptr && in_java) {
+  // Only for the samplers that walk here (async, oracle): cooperative and safepoint take
+  // their mixed stacks at the poll.
+  if (st->native != nullptr && in_java && g_state.want_handler_walks) {
     NativeWalkBuffers& nb = *st->native;
     // A frameless intrinsic stub has no unwind info (DESIGN.md): its frame table steps out
     // of it exactly, as the oracle does, and libunwind walks on from its caller.

@@ -13,6 +13,8 @@
 // (runtime/return_barrier.h): everything below it is unchanged since, and its stack is
 // already a node of the tree. So a sample costs what changed on the stack, not its depth.
 // After serving, the thread caches every frame below its top one and marks the top one.
+#include <algorithm>
+
 #include "runtime/code_unloading.h"
 #include "runtime/frame.h"
 #include "runtime/return_barrier.h"
@@ -168,14 +170,30 @@ void set_watermark(runtime::Thread* t, ThreadSampling* st, const PollStack& s) {
 
 // --native-frames: the thread's own libunwind walk at this poll, from the safepoint blob's
 // caller down (the frames above the blob are the VM's poll handling and the profiler's
-// own), classified (sampler/mixed_stack.h); `markers` are its Mini frames.
+// own), classified (sampler/mixed_stack.h), merged with each sample's Mini frames.
+//
+// A thread enters Mini code once, from thread_main through the call stub, and nothing
+// Mini calls at a poll is C/C++ that calls Mini code again: at every poll its stack is its
+// Mini frames over the same C/C++ frames. So the first poll's walk, if it has that shape,
+// gives those frames (`poll_tail`), and every later sample's mixed stack is its Mini stack
+// over them: each Mini node's mixed node is kept (`over_tail`), so a sample costs one
+// lookup, and one push per Mini frame not seen before, instead of a libunwind step and a
+// merge per frame.
 struct PollNative {
-  CompactTrace frames;
+  CompactTrace frames;       // the classified walk (when not over the known tail)
+  size_t poll_physical = 0;  // the Mini frames it must hold as markers
   bool ok = false;
+  bool over_tail = false;    // the tail is known: no walk, Mini stacks go over it
 };
 
-__attribute__((noinline)) PollNative native_at_poll(runtime::Thread* t, NativeWalkBuffers& nb) {
+__attribute__((noinline)) PollNative native_at_poll(runtime::Thread* t, NativeWalkBuffers& nb, const TraceTree& tree,
+                                                    uint32_t poll_node) {
   PollNative n;
+  if (nb.poll_tail_known) {
+    n.ok = n.over_tail = true;
+    return n;
+  }
+  n.poll_physical = physical_frames(tree.trace(poll_node));
   jit::NativeWalk w = jit::walk_native_stack(nb.poll.data(), nb.poll.size(), &t->core);
   while (w.end == jit::WalkEnd::truncated) {
     nb.poll.resize(nb.poll.size() * 2);
@@ -186,17 +204,48 @@ __attribute__((noinline)) PollNative native_at_poll(runtime::Thread* t, NativeWa
   if (!n.ok) return n;
   n.frames.resize(w.count - from);
   n.frames.resize(classify(nb.poll.data() + from, w.count - from, false, n.frames.data()));
+  size_t markers = 0;
+  while (markers < n.frames.size() && is_mini_marker(n.frames[markers])) markers++;
+  bool tail_is_native = std::none_of(n.frames.begin() + markers, n.frames.end(), is_mini_marker);
+  if (markers == n.poll_physical && markers > 0 && tail_is_native) {
+    nb.poll_tail.assign(n.frames.begin() + markers, n.frames.end());
+    nb.poll_tail_known = true;
+  }
   return n;
 }
 
+// The mixed node of the Mini stack `node`: its frames over the thread's C/C++ tail.
+uint32_t over_tail(TraceTree& tree, NativeWalkBuffers& nb, uint32_t node) {
+  if (nb.tail_node == TraceTree::kEmpty) nb.tail_node = tree.intern(nb.poll_tail);
+  std::vector<uint32_t>& chain = nb.chain;
+  chain.clear();
+  auto known = nb.mixed_of.end();
+  for (; node != TraceTree::kEmpty; node = tree.caller(node)) {
+    known = nb.mixed_of.find(node);
+    if (known != nb.mixed_of.end()) break;
+    chain.push_back(node);
+  }
+  uint32_t mixed = node == TraceTree::kEmpty ? nb.tail_node : known->second;
+  for (size_t i = chain.size(); i-- > 0;) {
+    CompactFrame f = tree.frame(chain[i]);  // (push may move the nodes)
+    mixed = tree.push(mixed, f);
+    nb.mixed_of.emplace(chain[i], mixed);
+  }
+  return mixed;
+}
+
 // The sample's stack `stack` (its frames from `shared` down are the poll's own, the rest
-// rebuilt) with the poll's C/C++ frames merged in; `poll_physical`: the physical Mini
-// frames of the whole stack at the poll.
-std::optional<Reason> mix(TraceTree& tree, const PollNative& n, uint32_t& stack, uint32_t shared, size_t poll_physical) {
+// rebuilt) with the poll's C/C++ frames merged in.
+std::optional<Reason> mix(TraceTree& tree, NativeWalkBuffers& nb, const PollNative& n, uint32_t& stack,
+                          uint32_t shared) {
   if (!n.ok) return Reason::native_walk_failed;
+  if (n.over_tail) {
+    stack = over_tail(tree, nb, stack);
+    return std::nullopt;
+  }
   CompactTrace mixed;
   std::optional<Reason> failure =
-      interleave(n.frames, tree.trace(stack), physical_frames(tree.trace(shared)), poll_physical, false, mixed);
+      interleave(n.frames, tree.trace(stack), physical_frames(tree.trace(shared)), n.poll_physical, false, mixed);
   if (!failure) stack = tree.intern(mixed);
   return failure;
 }
@@ -221,11 +270,7 @@ class CooperativeClient : public runtime::PollClient {
     walks.frames_cached += b.compact.depth(s.below);
     PollStack whole;  // the whole stack, walked only if a request needs a frame below the mark
     PollNative native;
-    size_t poll_physical = 0;
-    if (st->native != nullptr) {
-      native = native_at_poll(t, *st->native);
-      poll_physical = physical_frames(b.compact.trace(s.nodes[0]));
-    }
+    if (st->native != nullptr) native = native_at_poll(t, *st->native, b.compact, s.nodes[0]);
     do {
       uint64_t served = now_ns();
       if (r.kind == RequestKind::failed) {
@@ -257,7 +302,7 @@ class CooperativeClient : public runtime::PollClient {
             (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
           b.part.stats[SamplerId::cooperative].freed_code++;
         std::optional<Reason> unmixed;
-        if (st->native != nullptr) unmixed = mix(b.compact, native, used, shared, poll_physical);
+        if (st->native != nullptr) unmixed = mix(b.compact, *st->native, native, used, shared);
         if (unmixed)
           record_failure(b, SamplerId::cooperative, *unmixed, r.id, r.ticks, st->thread_id);
         else
@@ -266,7 +311,7 @@ class CooperativeClient : public runtime::PollClient {
       if (safepoint) {
         uint32_t stack = poll_site;
         std::optional<Reason> unmixed;
-        if (st->native != nullptr) unmixed = mix(b.compact, native, stack, poll_site, poll_physical);
+        if (st->native != nullptr) unmixed = mix(b.compact, *st->native, native, stack, poll_site);
         if (unmixed)
           record_failure(b, SamplerId::safepoint, *unmixed, r.id, r.ticks, st->thread_id);
         else

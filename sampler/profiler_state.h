@@ -70,6 +70,15 @@ struct NativeWalkBuffers {
   jit::NativeWalk handler_walk;
   CompactFrame classified[kNativeWalkMax];
   std::vector<jit::NativeFrame> poll = std::vector<jit::NativeFrame>(256);
+  // At a poll, the classified frames below the thread's bottom Mini frame (the call stub,
+  // thread_main, the thread's start), from its first poll's walk (poll_client.cpp).
+  CompactTrace poll_tail;
+  bool poll_tail_known = false;
+  // Each Mini stack's mixed stack over the tail (nodes of the thread's trace tree), and
+  // the tail's own node.
+  std::unordered_map<uint32_t, uint32_t> mixed_of;
+  uint32_t tail_node = 0;
+  std::vector<uint32_t> chain;  // scratch
 };
 
 // A Mini thread's stacks as a tree: each node a frame over its caller's node (node 0 is the
@@ -101,6 +110,8 @@ class TraceTree {
   // The trace of a node, top first.
   CompactTrace trace(uint32_t node) const;
   uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
+  uint32_t caller(uint32_t node) const { return nodes_[node].caller; }
+  const CompactFrame& frame(uint32_t node) const { return nodes_[node].frame; }
   size_t size() const { return nodes_.size(); }
 
  private:
