@@ -45,6 +45,13 @@ size_t physical_frames(const CompactTrace& mini) {
   return n;
 }
 
+size_t through_top_markers(const CompactTrace& native, size_t markers) {
+  size_t seen = 0;
+  for (size_t i = 0; i < native.size(); i++)
+    if (is_mini_marker(native[i]) && ++seen == markers) return i + 1;
+  return native.size();
+}
+
 std::optional<Reason> interleave(const CompactTrace& native, const CompactTrace& mini, size_t shared, size_t markers,
                                  bool native_on_top, CompactTrace& out) {
   out.clear();

@@ -60,6 +60,12 @@ size_t physical_frames(const CompactTrace& mini);
 std::optional<Reason> interleave(const CompactTrace& native, const CompactTrace& mini, size_t shared, size_t markers,
                                  bool native_on_top, CompactTrace& out);
 
+// The length of `native`'s top part that ends with its `markers`-th Mini marker from the
+// top (all of it when it has fewer): a Mini walk its depth limit cut holds only the top
+// `markers` physical frames, which that part's markers stand for, so it is merged with
+// that part alone and stays marked truncated.
+size_t through_top_markers(const CompactTrace& native, size_t markers);
+
 // A cpp frame's name (symbolize.cpp): the demangled function without its parameters
 // (`runtime::native_spin_ns`), from the ELF symbol table of the object the pc lies in (its
 // .symtab, else that of its separate debug file, /usr/lib/debug/.build-id/, else its

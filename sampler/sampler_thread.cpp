@@ -243,6 +243,7 @@ void drain_walks(ThreadSampling* st) {
     if (!failure && st->native != nullptr) {
       // The handler's libunwind walk around the Mini frames (sampler/mixed_stack.h).
       size_t physical = physical_frames(mini);
+      if (w.truncated) native.resize(through_top_markers(native, physical));
       failure = w.native_failed ? std::optional<Reason>(Reason::native_walk_failed)
                                 : interleave(native, mini, physical, physical, false, mixed);
       if (!failure) mini.swap(mixed);

@@ -86,3 +86,16 @@ TEST_CASE("mixed stacks: a C++ pc is named by its function, demangled, without p
   CHECK(name.find('(') == std::string::npos);
   CHECK(sampler::symbolize(reinterpret_cast<uintptr_t>(&sampler::physical_frames) + 1) == "sampler::physical_frames");
 }
+
+TEST_CASE("mixed stacks: a Mini walk cut at its depth limit is merged with the walk's top part only") {
+  // The Mini walk kept h and f (with g inlined): the top two physical frames.
+  CompactTrace cut{mini(4, FrameKind::interp), mini(3, FrameKind::inlined), mini(2, FrameKind::jit)};
+  CompactTrace top = kNative;
+  top.resize(sampler::through_top_markers(kNative, sampler::physical_frames(cut)));
+  CompactTrace out;
+  REQUIRE_FALSE(sampler::interleave(top, cut, 2, 2, false, out));
+  CHECK(describe(out) == "m4:interp stub c5 m3:inlined m2:jit");
+  // Merged whole, the counts disagree: the failure the cut stack had before.
+  CHECK(sampler::interleave(kNative, cut, 2, 2, false, out) == sampler::Reason::native_walk_mismatch);
+  CHECK(sampler::through_top_markers(kNative, 9) == kNative.size());
+}
