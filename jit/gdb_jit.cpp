@@ -5,25 +5,9 @@
 #include <memory>
 #include <mutex>
 
-// The names, layouts and version below are the protocol's (gdb/jit.h in gdb's sources
-// documents them); gdb finds both symbols by name in the executable's symbol table.
+#include "jit/gdb_jit_protocol.h"
+
 extern "C" {
-
-enum JitAction : uint32_t { JIT_NOACTION = 0, JIT_REGISTER_FN = 1, JIT_UNREGISTER_FN = 2 };
-
-struct jit_code_entry {
-  jit_code_entry* next_entry;
-  jit_code_entry* prev_entry;
-  const char* symfile_addr;
-  uint64_t symfile_size;
-};
-
-struct jit_descriptor {
-  uint32_t version;
-  uint32_t action_flag;  // a JitAction
-  jit_code_entry* relevant_entry;
-  jit_code_entry* first_entry;
-};
 
 // gdb sets its breakpoint here. noinline and an asm statement keep the call and the
 // function itself from being optimized away.

@@ -11,23 +11,7 @@
 
 #include "jit/gdb_jit.h"
 #include "jit/gdb_jit_elf.h"
-
-// The protocol's symbols, as gdb sees them (defined in jit/gdb_jit.cpp).
-extern "C" {
-struct jit_code_entry {
-  jit_code_entry* next_entry;
-  jit_code_entry* prev_entry;
-  const char* symfile_addr;
-  uint64_t symfile_size;
-};
-struct jit_descriptor {
-  uint32_t version;
-  uint32_t action_flag;
-  jit_code_entry* relevant_entry;
-  jit_code_entry* first_entry;
-};
-extern jit_descriptor __jit_debug_descriptor;
-}
+#include "jit/gdb_jit_protocol.h"  // the symbols, as gdb sees them
 
 namespace {
 
