@@ -35,14 +35,31 @@ struct PollStack {
   std::vector<uint32_t> nodes;       // nodes[i]: the stack from frames[i] down; nodes[size] = below
 };
 
-void walk(runtime::Thread* t, bool to_mark, PollStack& s) {
+// Walks the thread's frames into `s` from the top: to the bottom, to the marked frame
+// (`to_mark`), or up to the first frame at `stop_fp` (not included). False when a
+// `stop_fp` was given and the walk did not meet it.
+bool walk(runtime::Thread* t, bool to_mark, PollStack& s, uintptr_t stop_fp = 0) {
   s.frames.clear();
   runtime::StackWalker w(t);
   if (to_mark) w.stop_at_return_barrier();
   runtime::Frame f;
-  while (w.next(f)) s.frames.push_back(f);
+  while (w.next(f)) {
+    if (stop_fp != 0 && f.pos.fp == stop_fp) return true;
+    s.frames.push_back(f);
+  }
   s.complete = w.stop() == runtime::WalkStop::entry || w.stop() == runtime::WalkStop::return_barrier;
   if (w.stop() == runtime::WalkStop::return_barrier) s.marked_slot = w.marked_slot();
+  return stop_fp == 0;
+}
+
+// An interpreted frame's saved bcp (runtime/frame.h).
+uintptr_t saved_bcp(uintptr_t fp) { return reinterpret_cast<uintptr_t*>(fp)[runtime::kInterpFrameBcpOffset / 8]; }
+
+// Whether the frame marked at `slot` is over the cached frames: its saved rbp (just under
+// its return slot) is the top valid cached frame's fp. The VM never moves frames without
+// returning through the barrier; if something did, the cache is not trusted.
+bool mark_over_cache(const ThreadSampling* st, uint64_t depth, const uintptr_t* slot) {
+  return depth > 0 && depth <= st->watermark.size() && st->watermark[depth - 1].fp == slot[-1];
 }
 
 // How many frames, counted up from the lowest frame not known valid, are where the stale
@@ -79,14 +96,13 @@ size_t matched_stale_frames(runtime::Thread* t, ThreadSampling* st, uint64_t dep
     pc = *slot;
     fp = frame[runtime::kFrameSavedFpOffset / 8];
   }
-  // The marked frame's caller is the top valid cached frame, as in stack_at_poll.
-  if (marked != nullptr && marked[-1] != cache[depth - 1].fp) return 0;
+  if (marked != nullptr && !mark_over_cache(st, depth, marked)) return 0;
   size_t n = raw.size(), m = 0;
   while (m + 1 < n && depth + m < cache.size()) {
     const ThreadSampling::CachedFrame& c = cache[depth + m];
     const ThreadSampling::RawFrame& r = raw[n - 1 - m];
     if (c.fp != r.fp || c.pc != r.pc) break;
-    if (c.bcp != 0 && reinterpret_cast<uintptr_t*>(r.fp)[runtime::kInterpFrameBcpOffset / 8] != c.bcp) break;
+    if (c.bcp != 0 && saved_bcp(r.fp) != c.bcp) break;
     m++;
   }
   if (m > 0) stop_fp = raw[n - m].fp;
@@ -99,32 +115,18 @@ PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
   uintptr_t stop_fp = 0;
   uintptr_t* marked = nullptr;
   if (size_t m = matched_stale_frames(t, st, depth, stop_fp, marked); m > 0) {
-    runtime::StackWalker w(t);
-    runtime::Frame f;
-    bool reached = false;
-    while (w.next(f)) {
-      if (f.pos.fp == stop_fp) {
-        reached = true;
-        break;
-      }
-      s.frames.push_back(f);
-    }
-    if (reached && !s.frames.empty()) {
+    // (A walk that does not meet the matched frames, never expected, walks again below.)
+    if (walk(t, false, s, stop_fp) && !s.frames.empty()) {
       st->watermark.resize(depth + m);
       s.below = st->watermark.back().node;
       s.marked_slot = marked;
       s.complete = true;
       return s;
     }
-    s.frames.clear();  // (not expected: the walk saw other frames than the frame-pointer walk)
   }
   walk(t, true, s);
   if (s.marked_slot != nullptr) {
-    // The marked frame's saved rbp (just under its return slot) is its caller's fp: the
-    // top cached frame's, unless something moved frames without returning through the
-    // barrier, which the VM never does; if it did, the cache is dropped, not trusted.
-    uintptr_t caller_fp = s.marked_slot[-1];
-    if (depth > 0 && depth <= st->watermark.size() && st->watermark[depth - 1].fp == caller_fp) {
+    if (mark_over_cache(st, depth, s.marked_slot)) {
       st->watermark.resize(depth);
       s.below = st->watermark.back().node;
       return s;
@@ -157,9 +159,7 @@ void set_watermark(runtime::Thread* t, ThreadSampling* st, const PollStack& s) {
   for (size_t i = s.frames.size(); i-- > top_end;)
     if (i == top_end || s.frames[i - 1].pos.fp != s.frames[i].pos.fp) {  // a physical frame's top scope
       const runtime::Frame& f = s.frames[i];
-      uintptr_t bcp = f.kind == runtime::FrameKind::interp
-                          ? reinterpret_cast<uintptr_t*>(f.pos.fp)[runtime::kInterpFrameBcpOffset / 8]
-                          : 0;
+      uintptr_t bcp = f.kind == runtime::FrameKind::interp ? saved_bcp(f.pos.fp) : 0;
       st->watermark.push_back(ThreadSampling::CachedFrame{f.pos.fp, s.nodes[i], f.pos.pc, bcp});
     }
   st->watermark_freed = runtime::freed_code_count();
