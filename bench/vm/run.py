@@ -12,6 +12,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,7 +31,10 @@ SPEEDUP_TARGET = 5
 SPEEDUP_PROGRAMS = ["fib", "sieve"]
 # ...and within LuaJIT's time (--xcomp / luajit at most 1) on these.
 LUAJIT_PROGRAMS = ["fib", "sieve", "loops", "mandel"]
-# name -> (command prefix, file extension); "{minivm}" is replaced by the binary.
+# name -> (command prefix, file extension); "{minivm}" is replaced by the binary, and
+# "{exe}" by the program compiled from its C port (`cc -O2`) before the runs begin. The C
+# ports are the floor for compiled code on this machine: no polls, no bounds checks, an
+# optimizing compiler. alloc has none (malloc and free are not a collector).
 CONFIGS = [
     ("minivm --xint", ["{minivm}", "run", "--xint"], ".mini"),
     ("minivm --xcomp", ["{minivm}", "run", "--xcomp"], ".mini"),
@@ -39,7 +43,31 @@ CONFIGS = [
     ("lua5.4", ["lua5.4"], ".lua"),
     ("luajit -joff", ["luajit", "-joff"], ".lua"),
     ("luajit", ["luajit"], ".lua"),
+    ("cc -O2", ["{exe}"], ".c"),
 ]
+C_FLAGS = ["-O2"]
+
+
+def compile_c_ports(cc, programs, into):
+    """Each program's C port compiled into `into`: {program: executable}."""
+    exes = {}
+    for prog in programs:
+        src = os.path.join(HERE, prog + ".c")
+        if not os.path.exists(src):
+            continue
+        exe = os.path.join(into, prog)
+        p = subprocess.run([cc] + C_FLAGS + ["-o", exe, src], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"run.py: {cc} {' '.join(C_FLAGS)} {src} failed:\n{p.stderr}")
+        exes[prog] = exe
+    return exes
+
+
+def command_for(cmd, ext, prog, minivm, exes):
+    """The command line that runs `prog` under a configuration, or None if it has no port."""
+    if cmd == ["{exe}"]:
+        return [exes[prog]] if prog in exes else None
+    return [minivm if c == "{minivm}" else c for c in cmd] + [os.path.join(HERE, prog + ext)]
 
 
 def long_loop_latency(minivm, runs):
@@ -67,33 +95,38 @@ def main():
         sys.exit(f"run.py: no minivm binary at {minivm} (build first, or pass --minivm)")
     configs = []
     for name, cmd, ext in CONFIGS:
-        tool = cmd[0]
+        tool = "cc" if cmd == ["{exe}"] else cmd[0]
         if tool != "{minivm}" and shutil.which(tool) is None:
-            print(f"note: {tool} is not installed (apt-get install lua5.4 luajit); skipping '{name}'")
+            hint = "apt-get install gcc" if tool == "cc" else "apt-get install lua5.4 luajit"
+            print(f"note: {tool} is not installed ({hint}); skipping '{name}'")
             continue
-        configs.append((name, [minivm if c == "{minivm}" else c for c in cmd], ext))
+        configs.append((name, cmd, ext))
 
     rows = []
     programs = [p for p in args.programs.split(",") if p]
     unknown = [p for p in programs if p not in PROGRAMS]
     if unknown:
         sys.exit(f"run.py: unknown program(s) {unknown}; known: {PROGRAMS}")
+    build_dir = tempfile.TemporaryDirectory(prefix="minivm-bench-vm-")
+    exes = compile_c_ports("cc", programs, build_dir.name) if any(c == ["{exe}"] for _, c, _ in configs) else {}
     for prog in programs:
         times = {name: [] for name, _, _ in configs}
         outputs = {}
         for _ in range(args.runs):
             for name, cmd, ext in configs:
-                path = os.path.join(HERE, prog + ext)
+                line = command_for(cmd, ext, prog, minivm, exes)
+                if line is None:
+                    continue
                 t0 = time.perf_counter()
-                p = subprocess.run(cmd + [path], capture_output=True, text=True)
+                p = subprocess.run(line, capture_output=True, text=True)
                 times[name].append(time.perf_counter() - t0)
                 if p.returncode != 0:
-                    sys.exit(f"run.py: '{' '.join(cmd)} {path}' failed ({p.returncode}):\n{p.stderr}")
+                    sys.exit(f"run.py: '{' '.join(line)}' failed ({p.returncode}):\n{p.stderr}")
                 outputs.setdefault(p.stdout, []).append(name)
         if len(outputs) != 1:
             detail = "; ".join(f"{sorted(set(v))} printed {k.strip()!r}" for k, v in outputs.items())
             sys.exit(f"run.py: outputs of {prog} differ: {detail}")
-        rows.append((prog, {name: statistics.median(ts) for name, ts in times.items()}))
+        rows.append((prog, {name: statistics.median(ts) for name, ts in times.items() if ts}))
 
     names = [name for name, _, _ in configs]
     print(f"\nMedian wall time of {args.runs} alternating runs (seconds), and ratios (lower is faster for minivm)\n")
@@ -107,11 +140,15 @@ def main():
     ratio_cols.append(("minivm --xcomp", "minivm --xcomp no polls"))
     if "luajit" in names:
         ratio_cols.append(("minivm --xcomp", "luajit"))
+    if "cc -O2" in names:
+        ratio_cols.append(("minivm --xcomp", "cc -O2"))
+        ratio_cols.append(("minivm --xint", "cc -O2"))
     head += " | " + " | ".join(f"{a.replace('minivm ', '')} / {b.replace('minivm ', '')}" for a, b in ratio_cols) + " |"
     print(head)
     print("|" + "---|" * (1 + len(names) + len(ratio_cols)))
     for prog, med in rows:
-        cells = [f"{med[n]:.3f}" for n in names] + [f"{med[a] / med[b]:.2f}" for a, b in ratio_cols]
+        cells = [f"{med[n]:.3f}" if n in med else "-" for n in names] + \
+                [f"{med[a] / med[b]:.2f}" if a in med and b in med else "-" for a, b in ratio_cols]
         print(f"| {prog} | " + " | ".join(cells) + " |")
     if "lua5.4" in names:
         slow = [p for p, med in rows if med["minivm --xint"] > med["lua5.4"]]
@@ -123,7 +160,12 @@ def main():
         if p not in med_of:
             misses.append(f"{p} not run")
         elif med_of[p]["minivm --xint"] / med_of[p]["minivm --xcomp"] < SPEEDUP_TARGET:
-            misses.append(f"{p} {med_of[p]['minivm --xint'] / med_of[p]['minivm --xcomp']:.2f}x the interpreter")
+            miss = f"{p} {med_of[p]['minivm --xint'] / med_of[p]['minivm --xcomp']:.2f}x the interpreter"
+            if "cc -O2" in med_of[p]:
+                # How far any compiled code could get: the C port's speed-up over the same
+                # interpreter. Below the target, the target is out of reach on this machine.
+                miss += f" (its C port, cc -O2, is {med_of[p]['minivm --xint'] / med_of[p]['cc -O2']:.2f}x)"
+            misses.append(miss)
     for p in LUAJIT_PROGRAMS:
         if "luajit" not in names:
             misses.append("luajit not installed")
