@@ -272,6 +272,7 @@ class Compiler {
   std::vector<std::pair<uint64_t, Label>> float_constants_;
   Label sign_mask_;
   Label stack_overflow_;  // the prologue's out-of-line path
+  Label code_begin_;      // the method's entry: where a call of the method itself goes
   std::vector<bool> written_;  // root locals some bytecode stores to (register_locals.cpp)
   int reg_local_[kLocalRegCount] = {-1, -1, -1};
   int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1, -1, -1, -1, -1};

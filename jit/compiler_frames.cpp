@@ -10,7 +10,8 @@ namespace jit::baseline {
 
 void Compiler::prologue() {
   using runtime::FrameRow;
-  Label begin = a.newLabel();
+  code_begin_ = a.newLabel();
+  Label& begin = code_begin_;
   stack_overflow_ = a.newLabel();
   a.bind(begin);
   frames.range(begin, frame_complete, runtime::PcRangeKind::prologue);
@@ -80,7 +81,23 @@ void Compiler::emit_return(int d, bool value, vm::Type type) {
   frames.range(begin, left, runtime::PcRangeKind::epilogue);
   frames.range(left, end, runtime::PcRangeKind::epilogue_left);
   int n = m_->param_count;
-  if (value) load(rax, expr(d - 1, type));
+  // The result replaces argument 0 (at [rbp + 8 + 8n], under the return pc), stored
+  // while rbp is still this frame's: one store, where a copy through rax and a store
+  // after `leave` would be two instructions on every call's path.
+  Mem result_slot = qword_ptr(rbp, 8 + 8 * n);
+  if (value && n > 0) {
+    Operand v = expr(d - 1, type);
+    if (v.isReg() && v.as<Reg>().isXmm())
+      a.movsd(result_slot, v.as<Xmm>());
+    else if (v.isReg())
+      a.mov(result_slot, v.as<Gp>());
+    else {
+      load(rax, v);
+      a.mov(result_slot, rax);
+    }
+  } else if (value) {
+    load(rax, expr(d - 1, type));
+  }
   a.leave();
   a.bind(left);
   frames.shape(FrameRow::entry());  // frame gone, rbp the caller's again
@@ -99,8 +116,7 @@ void Compiler::emit_return(int d, bool value, vm::Type type) {
     frames.shape(FrameRow::entry().with_cfa(FrameRow::Cfa::rsp, 16).with_ra(FrameRow::Ra::at_cfa, -16));
     a.ret();
   } else {
-    // The result replaces argument 0; `ret` drops the return pc and the other arguments.
-    a.mov(qword_ptr(rsp, 8 * n), rax);
+    // The result is in argument 0's slot; `ret` drops the return pc and the other arguments.
     if (n == 1)
       a.ret();
     else

@@ -359,10 +359,17 @@ EMIT(call) {
     }
   }
   spill_locals(true);
-  a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
+  // A call of the method itself goes straight to this code (which needs no Method* in
+  // rbx): the recursion of fib-like methods pays neither the Method* load nor an
+  // indirect call. This code stays a correct version of the method as long as it runs.
+  bool self = callee == m_;
+  if (!self) a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
   mark(int32_t(bci), true);
   Label returned = a.newLabel();
-  a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
+  if (self)
+    a.call(code_begin_);
+  else
+    a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
   a.bind(returned);
   record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
   // The result straight into its register when it has one (the reloads below use none).

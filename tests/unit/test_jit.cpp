@@ -75,6 +75,22 @@ TEST_CASE("jit: a while loop polls at its header, a counted loop only at its str
     }
 }
 
+TEST_CASE("jit: a method's calls of itself are direct calls to its own entry") {
+  VM& vm = fixture_vm();
+  CompiledCode* fib = jit::compile_method(vm.method(kFib), {});
+  // `call rel32` (E8) whose target is the code's first byte: fib(n - 1) and fib(n - 2).
+  int direct_self_calls = 0;
+  const auto* code = reinterpret_cast<const uint8_t*>(fib->begin);
+  for (uintptr_t i = 0; i + 5 <= fib->end - fib->begin; i++) {
+    if (code[i] != 0xE8) continue;
+    int32_t rel;
+    std::memcpy(&rel, code + i + 1, 4);
+    if (fib->begin + i + 5 + uintptr_t(intptr_t(rel)) == fib->begin) direct_self_calls++;
+  }
+  CHECK(direct_self_calls == 2);
+  REQUIRE(run_compiled(kFib, 25) == 75025);
+}
+
 TEST_CASE("jit: debug info covers every pc with a valid bci") {
   VM& vm = fixture_vm();
   for (size_t fn : {kSumTo, kFib, kDepth, kBusy, kCountSum}) {
