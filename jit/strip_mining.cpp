@@ -91,24 +91,23 @@ void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
 
 // The loop's entry (its limit was just stored): if the countdown covers every iteration
 // to go, charge them and make the limit the strip's end; else end the strip, and the
-// first latch starts one.
+// first latch starts one. The common case (a short loop) is one store of the end, one
+// compare and one subtraction from the countdown, whose borrow says it did not cover the
+// iterations: the rare case undoes it.
 void Compiler::after_local_write(int i) {
   for (const auto& l : sc_->strip_loops) {
     if (l.limit != i) continue;
     Operand var = local(l.var), limit = local(l.limit);
     Mem end = inline_slot(l.slot), countdown = strip_countdown();
-    Label ended = a.newLabel(), done = a.newLabel();
-    load(rax, limit);
-    cmp(var, rax);
-    a.jge(ended);  // no iteration
-    a.emit(Inst::kIdSub, rax, var);  // limit - i, exact as an unsigned number
-    a.cmp(rax, countdown);
-    a.ja(ended);  // more than the countdown allows (the countdown is never negative)
-    a.sub(countdown, rax);
+    Label done = a.newLabel();
     load(rax, limit);
     a.mov(end, rax);
-    a.jmp(done);
-    a.bind(ended);
+    cmp(var, rax);
+    a.jge(done);  // no iteration: nothing to charge, and the header leaves at once
+    a.emit(Inst::kIdSub, rax, var);  // limit - i, exact as an unsigned number
+    a.sub(countdown, rax);
+    a.jae(done);  // no borrow: the countdown (never negative) covered them
+    a.add(countdown, rax);
     a.mov(rax, imm(kStripEnded));
     a.mov(end, rax);
     a.bind(done);

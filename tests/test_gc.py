@@ -67,6 +67,13 @@ def main():
     waited = [m for m in lines if m["where"] == "crunch (%s:20)" % ttsp]
     check("a collection waited for crunch's return poll (line 20)", waited, err[-2000:])
     check("that wait is the loop's: at least 10 ms", any(float(m["ttsp"]) >= 10 for m in waited), err[-2000:])
+    # With the default strip mining the same loop polls at its latch: collections stop
+    # crunch inside it (line 17), not only at its return.
+    rc, out, err = run(minivm, "--xcomp", "--gc-log", ttsp)
+    lines = [m for m in gc_lines(err) if m]
+    check("time_to_safepoint with strip mining runs", rc == 0 and out.strip() == "done 3 true", out + err)
+    check("a collection stopped crunch at its strip-mined latch (line 17)",
+          any(m["where"] == "crunch (%s:17)" % ttsp for m in lines), err[-2000:])
 
     # Every sampler across collections: threads stopped for a collection are neither
     # sampled twice nor lost, and each sampler's accounting still adds up.
