@@ -126,6 +126,7 @@ void Compiler::compile() {
   prologue();
   emit_body(root);
   sc_ = &root;
+  poll_stubs();
   stack_overflow_path();  // the verifier admits no fall-through off the body's end
   a.ud2();  // the overflow path's last shape row needs an instruction to describe
   for (auto& l : fn_.loops)
@@ -165,7 +166,9 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::vector<A
   out->frame_complete_offset = uint32_t(code.labelOffsetFromBase(c.frame_complete));
   out->frame_bytes = 0;
   for (auto& p : c.polls)
-    out->polls.push_back({out->begin + code.labelOffsetFromBase(p.test), out->begin + code.labelOffsetFromBase(p.resume)});
+    out->polls.push_back({out->begin + code.labelOffsetFromBase(p.labels.test),
+                          out->begin + code.labelOffsetFromBase(p.labels.resume),
+                          out->begin + code.labelOffsetFromBase(p.labels.stub)});
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
   for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
   c.frames.describe(*out, code);

@@ -69,7 +69,14 @@ class Compiler {
 
   void compile();
 
-  std::vector<runtime::PollLabels> polls;
+  // Every poll, and where its stub (emitted after the body) says the thread is: the
+  // scope and bci of the poll.
+  struct PollAt {
+    runtime::PollLabels labels;
+    InlineScope* scope;
+    int32_t bci;
+  };
+  std::vector<PollAt> polls;
   struct DescAt {
     Label at;
     const InlineScope* scope;
@@ -218,6 +225,7 @@ class Compiler {
   // --- compiler_frames.cpp: building and tearing down the frame ---
   void prologue();
   void stack_overflow_path();  // the prologue's, emitted after the body
+  void poll_stubs();           // every poll's slow path, emitted after the body
   void osr_entry(uint32_t header_bci);
   void emit_return(int d, bool value, vm::Type type);
 

@@ -83,11 +83,11 @@ void Compiler::charge_strip_countdown(const Gp& n, size_t bci) {
 }
 
 void Compiler::poll(int32_t bci) {
-  runtime::PollLabels at = runtime::new_poll_labels(a);
+  runtime::PollLabels at = runtime::new_branch_poll_labels(a);
   mark(bci, true);
   if (!options_.emit_polls) return;
-  runtime::emit_poll(a, at);
-  polls.push_back(at);
+  runtime::emit_branch_poll(a, at);
+  polls.push_back({at, sc_, bci});
   // Stopped here, every register is in the safepoint blob's save area.
   int depth = int(stack_types(size_t(bci)).size());
   record_gc_map(at.resume, size_t(bci), depth, 0, false);

@@ -22,8 +22,11 @@ enum class BlobKind : uint8_t {
 const char* blob_kind_name(BlobKind k);
 
 struct PollSite {
-  uintptr_t pc;         // the faulting `test` instruction
+  // The instruction that decides: a trap poll's faulting `test`, a branch poll's `ja`. A
+  // thread interrupted there has read its poll word already (sampler/interruption.cpp).
+  uintptr_t pc;
   uintptr_t resume_pc;  // the instruction after it
+  uintptr_t stub = 0;   // a branch poll's slow path (0: a trap poll)
 };
 
 // A range of pcs where the top frame is not in its normal shape (runtime/pc_ranges.def).

@@ -53,8 +53,14 @@ bool PollPages::is_bad_address(uintptr_t a) const {
   return a >= b && a < b + static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
 }
 
-void arm_poll(Thread* t) { t->core.poll_word.store(poll_pages().bad, std::memory_order_release); }
-void disarm_poll(Thread* t) { t->core.poll_word.store(poll_pages().good, std::memory_order_release); }
+void arm_poll(Thread* t) {
+  t->core.poll_limit.store(kPollLimitArmed, std::memory_order_release);
+  t->core.poll_word.store(poll_pages().bad, std::memory_order_release);
+}
+void disarm_poll(Thread* t) {
+  t->core.poll_word.store(poll_pages().good, std::memory_order_release);
+  t->core.poll_limit.store(kPollLimitDisarmed, std::memory_order_release);
+}
 bool poll_armed(const Thread* t) { return t->core.poll_word.load(std::memory_order_acquire) == poll_pages().bad; }
 
 void register_poll_client(PollClient* c) {

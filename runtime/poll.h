@@ -1,10 +1,14 @@
 // Safepoint polls: the good and bad poll pages, arming a thread, and the VM-side poll
 // handler that the safepoint blob calls in ordinary (not signal) context.
 //
-// A poll is `mov r10, [r15 + poll_word]; test [r10], eax`. Arming a thread stores the
-// bad (PROT_NONE) page into its poll word; its next poll faults, the SIGSEGV handler
-// sees a registered poll site and resumes the thread in the safepoint blob, which calls
-// handle_poll() below.
+// Two kinds of poll, both armed by arm_poll (runtime/poll_asm.h emits them):
+// - the interpreter's trap poll, `mov r10, [r15 + poll_word]; test [r10], eax`. Arming
+//   stores the bad (PROT_NONE) page into the poll word; the next poll faults, the SIGSEGV
+//   handler sees a registered poll site and resumes the thread in the safepoint blob,
+//   which calls handle_poll() below.
+// - compiled code's branch poll, `cmp rsp, [r15 + poll_limit]; ja stub`. Arming stores 0
+//   into the poll limit; the next poll branches to its out-of-line stub, which enters the
+//   same blob as the trap would, without a second signal.
 #pragma once
 #include <cstdint>
 
@@ -15,6 +19,11 @@ class Thread;
 // Poll-site machine code, shared by every code generator (and checked by a golden test).
 inline constexpr uint8_t kPollTestInsn[] = {0x41, 0x85, 0x02};  // test dword [r10], eax
 inline constexpr int kPollTestLength = 3;
+inline constexpr uint8_t kPollBranchInsn[] = {0x0F, 0x87};  // ja rel32 (to the stub)
+inline constexpr int kPollBranchLength = 6;
+// ThreadCore::poll_limit: rsp is above 0 always and above all ones never.
+inline constexpr uintptr_t kPollLimitArmed = 0;
+inline constexpr uintptr_t kPollLimitDisarmed = ~uintptr_t(0);
 
 struct PollPages {
   void* good;  // readable

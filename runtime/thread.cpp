@@ -27,6 +27,7 @@ const char* thread_state_name(ThreadState s) {
 
 Thread::Thread() {
   core.poll_word.store(poll_pages().good, std::memory_order_relaxed);
+  core.poll_limit.store(kPollLimitDisarmed, std::memory_order_relaxed);
   core.stack_limit = 0;
   core.globals = nullptr;
   core.methods = nullptr;

@@ -37,6 +37,8 @@ struct LastJavaFrame {
 
 struct ThreadCore {
   std::atomic<void*> poll_word;   // good page, or the bad page when armed
+  // Compiled code's polls compare rsp with it (poll_asm.h): all ones, or 0 when armed.
+  std::atomic<uintptr_t> poll_limit;
   uintptr_t stack_limit;          // method entry fails with stack overflow below this
   int64_t* globals;               // the module's global slots
   Method** methods;               // Method* by function index
@@ -57,6 +59,7 @@ struct ThreadCore {
 };
 
 inline constexpr int32_t kThreadPollWordOffset = offsetof(ThreadCore, poll_word);
+inline constexpr int32_t kThreadPollLimitOffset = offsetof(ThreadCore, poll_limit);
 inline constexpr int32_t kThreadStackLimitOffset = offsetof(ThreadCore, stack_limit);
 inline constexpr int32_t kThreadGlobalsOffset = offsetof(ThreadCore, globals);
 inline constexpr int32_t kThreadMethodsOffset = offsetof(ThreadCore, methods);

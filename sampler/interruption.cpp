@@ -53,17 +53,20 @@ class ArenaSink : public FrameSink {
   uint64_t& cursor_;
 };
 
-// A thread interrupted between its poll's load (`mov r10, [r15 + poll_word]`) and its test
-// has the good page in r10 already: arming its poll word alone would let this poll pass,
-// and at a return poll the sampled frame would be gone before the request is served. The
-// loaded r10 is pointed at the poll word's current page too, so this very poll traps when
-// the thread is armed.
+}  // namespace
+
 void catch_poll_in_flight(runtime::Thread* t, ucontext_t* uc) {
   uintptr_t pc = uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
   const runtime::CodeBlob* blob = runtime::find_blob(pc);
-  if (blob != nullptr && blob->find_poll(pc) != nullptr)
+  const runtime::PollSite* poll = blob != nullptr ? blob->find_poll(pc) : nullptr;
+  if (poll == nullptr) return;
+  if (poll->stub == 0)
     uc->uc_mcontext.gregs[REG_R10] = greg_t(t->core.poll_word.load(std::memory_order_acquire));
+  else if (runtime::poll_armed(t))
+    uc->uc_mcontext.gregs[REG_RIP] = greg_t(poll->stub);
 }
+
+namespace {
 
 // JEP 518's handshake (and JFR's classical suspension): publish the context and wait
 // while the sampler thread does its part (sampler_thread.cpp, held_sample).

@@ -4,6 +4,7 @@
 #pragma once
 #include <signal.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -255,6 +256,16 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
 // One sampler's walk of an interrupted thread under crash protection, or not_in_java.
 WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
                             FrameSink& sink);
+// A thread interrupted at the instruction that decides its poll has read its poll word
+// already: arming the word alone would let this poll pass, and at a return poll the
+// sampled frame would be gone before the request is served. So this very poll is made to
+// see the arming (called after the thread was armed, in the handler's context `uc`):
+// - a trap poll interrupted between its load (`mov r10, [r15 + poll_word]`) and its test
+//   has the good page in r10: r10 gets the poll word's current page, and traps if armed;
+// - a branch poll interrupted between its compare and its `ja` has flags that say "not
+//   armed": if the thread is armed now, it resumes at the poll's stub, as if it had
+//   branched.
+void catch_poll_in_flight(runtime::Thread* t, ucontext_t* uc);
 // Publishes the arena up to `cursor` and the walk records for the sampler thread.
 void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64_t ticks, uint64_t held,
                 uint64_t cursor);

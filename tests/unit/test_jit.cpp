@@ -67,11 +67,24 @@ TEST_CASE("jit: a while loop polls at its header, a counted loop only at its str
   REQUIRE(cp->polls.size() == 2);  // a header poll replaces the strip poll
   CHECK(count_polls_at(cp, count_sum.loops[0].header_bci) == 1);
   CHECK(count_polls_at(cp, count_sum.loops[0].latch_bci) == 0);
-  // Every poll is the interpreter's instruction pair.
+  // Every poll is a branch poll whose `ja` goes to its stub, and the stub's first pc is
+  // described as the poll is: same scope and bci, same frame (a thread interrupted there,
+  // still in Java, is sampled at the poll).
   for (auto* code : {w, c, cp, cn})
     for (auto& p : code->polls) {
-      CHECK(std::memcmp(reinterpret_cast<const void*>(p.pc), kPollTestInsn, kPollTestLength) == 0);
-      CHECK(p.resume_pc == p.pc + kPollTestLength);
+      CHECK(std::memcmp(reinterpret_cast<const void*>(p.pc), kPollBranchInsn, sizeof kPollBranchInsn) == 0);
+      CHECK(p.resume_pc == p.pc + kPollBranchLength);
+      int32_t rel;
+      std::memcpy(&rel, reinterpret_cast<const void*>(p.pc + 2), 4);
+      CHECK(p.resume_pc + uintptr_t(intptr_t(rel)) == p.stub);
+      REQUIRE(code->contains(p.stub));
+      const PcDesc& at_poll = code->desc_at(p.pc);
+      const PcDesc& at_stub = code->desc_at(p.stub);
+      CHECK(at_stub.safepoint);
+      CHECK(code->scopes[at_stub.scope_begin].method == code->scopes[at_poll.scope_begin].method);
+      CHECK(code->scopes[at_stub.scope_begin].bci == code->scopes[at_poll.scope_begin].bci);
+      CHECK(at_stub.scope_count == at_poll.scope_count);
+      CHECK(code->frame_row_at(p.stub)->same_shape(*code->frame_row_at(p.pc)));
     }
 }
 
