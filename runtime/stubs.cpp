@@ -128,19 +128,10 @@ void emit_safepoint_blob(Assembler& a, FrameRecorder& frames, Label handler_retu
 // no frame rows: no unwinder steps through it from a return slot, and a sampler that
 // interrupts it takes the thread to be at its real return pc (target_in_barrier).
 void emit_return_barrier(Assembler& a, Label entry, Label after_load) {
-  Label done = a.newLabel();
   a.bind(entry);
   a.mov(r10, qword_ptr(r15, kThreadBarrierTargetOffset));
   a.bind(after_load);
-  a.mov(r11, qword_ptr(r15, kThreadBarrierDepthOffset));
-  a.sub(r11, 1);
-  a.mov(qword_ptr(r15, kThreadBarrierDepthOffset), r11);
-  a.jz(done);
-  a.mov(r11, qword_ptr(rbp, kFrameReturnPcOffset));
-  a.mov(qword_ptr(r15, kThreadBarrierTargetOffset), r11);
-  a.lea(r11, ptr(entry));
-  a.mov(qword_ptr(rbp, kFrameReturnPcOffset), r11);
-  a.bind(done);
+  a.mov(qword_ptr(r15, kThreadBarrierDepthOffset), 0);
   a.jmp(r10);
 }
 
