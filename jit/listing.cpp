@@ -160,7 +160,10 @@ std::string format_listing(const runtime::CompiledCode& code, const std::vector<
     if (!l.has_poll) what += ": NO POLL in this loop";
     marks.emplace(l.header_offset, what);
   }
-  for (const PollSiteInfo& p : polls) marks.emplace(p.offset, fmt::format("POLL ({})", runtime::poll_kind_label(p.kind)));
+  for (const PollSiteInfo& p : polls) {
+    marks.emplace(p.offset, fmt::format("POLL ({})", runtime::poll_kind_label(p.kind)));
+    marks.emplace(p.stub_offset, fmt::format("slow path of the poll at +{:#x}: into the safepoint blob", p.offset));
+  }
   for (const auto& e : code.osr_entries)
     marks.emplace(uint32_t(e.pc - code.begin), fmt::format("OSR entry (loop at bci {})", e.bci));
 

@@ -22,7 +22,8 @@ std::vector<PollSiteInfo> poll_sites(const runtime::CompiledCode& code) {
     // --debug-info setting: the scopes at the poll are the poll's own.
     runtime::ScopeChain scopes = code.scopes_at(p.pc);
     out.push_back({uint32_t(p.pc - code.begin),
-                   runtime::compiled_poll_kind(*scopes[0].method->function, uint32_t(scopes[0].bci)), scopes});
+                   runtime::compiled_poll_kind(*scopes[0].method->function, uint32_t(scopes[0].bci)), scopes,
+                   uint32_t(p.stub - code.begin)});
   }
   return out;
 }

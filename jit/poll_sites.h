@@ -13,9 +13,10 @@
 namespace jit {
 
 struct PollSiteInfo {
-  uint32_t offset;            // of the trapping `test`, from the code's start (PollSite::pc)
+  uint32_t offset;            // of the deciding `ja`, from the code's start (PollSite::pc)
   runtime::PollKind kind;     // runtime::compiled_poll_kind: loop header, return or strip-mined latch
   runtime::ScopeChain scopes;  // where it is, innermost first
+  uint32_t stub_offset;       // of its out-of-line slow path (PollSite::stub)
 };
 
 // One loop whose header is in the compiled code (the method's own or an inlined body's).

@@ -198,6 +198,9 @@ TEST_CASE("disasm --jit: every poll is marked at the offset of the poll table, w
   CHECK(row_at(text, header).find(" ja +0x") != std::string::npos);  // the branch poll's jump to its stub
   CHECK(row_at(text, header).find("<- POLL (loop header)") != std::string::npos);
   CHECK(row_at(text, ret).find("<- POLL (return)") != std::string::npos);
+  for (const runtime::PollSite& p : code->polls)  // each poll's stub names its poll
+    CHECK(row_at(text, uint32_t(p.stub - code->begin))
+              .find(fmt::format("<- slow path of the poll at +{:#x}", uint32_t(p.pc - code->begin))) != std::string::npos);
   CHECK(text.find(fmt::format("poll sites: +{:#x} (loop header) +{:#x} (return)\n", header, ret)) != std::string::npos);
   CHECK(text.find("uncounted loop header") != std::string::npos);
   CHECK(text.find("NO POLL") == std::string::npos);
