@@ -804,8 +804,9 @@ def reading(plan, m):
                f"{worst[0]} (the worst of the cost workloads); at 100 Hz "
                f"{pct(over[(worst[0], 'cooperative', '100 Hz')])}." +
                (" With one run per configuration (--quick) these are noise-level." if quick else ""))
-    out.append("  async pays only the signal (its walk is a few µs); cooperative pays the signal, the poll trap and "
-               "the walk at the poll: " + ", ".join(
+    out.append("  async pays only the signal (its walk is a few µs); cooperative pays the signal, the poll's way into "
+               "the safepoint blob (a branch in compiled code, a second signal in the interpreter) and the walk at "
+               "the poll: " + ", ".join(
                    f"{w[0]} {pct(over[(w[0], 'async', '1 kHz')])} against {pct(over[(w[0], 'cooperative', '1 kHz')])}"
                    for w in cost_workloads) + " at 1 kHz. Where the signal alone costs more than 2%, no signal-based "
                "method can meet a 2% budget at 1 kHz on this machine.")
