@@ -26,6 +26,12 @@ POLL_COST_TARGET = 0.02  # --xcomp against --xcomp --debug-no-polls, strip minin
 LONG_LOOP_LATENCY_MS = 1.0
 LONG_LOOP_LATENCY_ABOUT = 1.5
 LONG_LOOP_PROGRAM = os.path.join(ROOT, "examples", "time_to_safepoint.mini")
+# The poll cost is a few percent of runs as short as 40 ms, where one run's noise is as
+# large: it gets its own pairs of runs, with and without polls back to back (order
+# alternating), this many times --runs (at least POLL_PAIRS_MIN), and the median of the
+# pairs' ratios, with its quartiles.
+POLL_PAIRS_PER_RUN = 3
+POLL_PAIRS_MIN = 15
 # Compiled code at least this many times the interpreter's speed on these programs...
 SPEEDUP_TARGET = 5
 SPEEDUP_PROGRAMS = ["fib", "sieve"]
@@ -68,6 +74,25 @@ def command_for(cmd, ext, prog, minivm, exes):
     if cmd == ["{exe}"]:
         return [exes[prog]] if prog in exes else None
     return [minivm if c == "{minivm}" else c for c in cmd] + [os.path.join(HERE, prog + ext)]
+
+
+def poll_cost(minivm, prog, pairs):
+    """(median, first quartile, third quartile) of --xcomp / --xcomp --debug-no-polls - 1
+    over `pairs` back-to-back pairs of runs of `prog`."""
+    path = os.path.join(HERE, prog + ".mini")
+    ratios = []
+    for k in range(pairs):
+        t = {}
+        for polls in ([True, False] if k % 2 == 0 else [False, True]):
+            cmd = [minivm, "run", "--xcomp"] + ([] if polls else ["--debug-no-polls"]) + [path]
+            t0 = time.perf_counter()
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            t[polls] = time.perf_counter() - t0
+            if p.returncode != 0:
+                sys.exit(f"run.py: '{' '.join(cmd)}' failed ({p.returncode}):\n{p.stderr}")
+        ratios.append(t[True] / t[False] - 1)
+    q = statistics.quantiles(ratios, n=4)
+    return statistics.median(ratios), q[0], q[2]
 
 
 def long_loop_latency(minivm, runs):
@@ -182,9 +207,13 @@ def main():
         near = [p for p, med in rows if med["minivm --xcomp"] <= 2 * med["luajit"]]
         print(f"Target 'compiled code within 2x of LuaJIT's JIT': met on {len(near)} of {len(rows)}"
               + (f" ({', '.join(near)})" if near else "") + ".")
-    costs = [med["minivm --xcomp"] / med["minivm --xcomp no polls"] - 1 for _, med in rows]
-    print("Poll cost in compiled code (xcomp / xcomp without polls - 1): "
-          + ", ".join(f"{p} {c * 100:+.1f}%" for (p, _), c in zip(rows, costs)) + ".")
+    pairs = max(POLL_PAIRS_MIN, POLL_PAIRS_PER_RUN * args.runs)
+    measured = [poll_cost(minivm, p, pairs) for p, _ in rows]
+    costs = [m[0] for m in measured]
+    print(f"Poll cost in compiled code (xcomp / xcomp without polls - 1, median of {pairs} back-to-back pairs, "
+          "quartiles in brackets): "
+          + ", ".join(f"{p} {m[0] * 100:+.1f}% [{m[1] * 100:+.1f}%, {m[2] * 100:+.1f}%]"
+                      for (p, _), m in zip(rows, measured)) + ".")
     over = [p for (p, _), c in zip(rows, costs) if c > POLL_COST_TARGET]
     latency = long_loop_latency(minivm, args.runs)
     slow = latency is None or latency > LONG_LOOP_LATENCY_MS * LONG_LOOP_LATENCY_ABOUT
