@@ -11,10 +11,9 @@ namespace jit::baseline {
 void Compiler::prologue() {
   using runtime::FrameRow;
   code_begin_ = a.newLabel();
-  Label& begin = code_begin_;
   stack_overflow_ = a.newLabel();
-  a.bind(begin);
-  frames.range(begin, frame_complete, runtime::PcRangeKind::prologue);
+  a.bind(code_begin_);
+  frames.range(code_begin_, frame_complete, runtime::PcRangeKind::prologue);
   frames.shape(FrameRow::entry());
   mark(0, false);
   a.lea(rax, ptr(rsp, -int32_t(frame_bytes_ + 64)));
@@ -98,20 +97,10 @@ void Compiler::emit_return(int d, bool value, vm::Type type) {
   // The result replaces argument 0 (at [rbp + 8 + 8n], under the return pc), stored
   // while rbp is still this frame's: one store, where a copy through rax and a store
   // after `leave` would be two instructions on every call's path.
-  Mem result_slot = qword_ptr(rbp, 8 + 8 * n);
-  if (value && n > 0) {
-    Operand v = expr(d - 1, type);
-    if (v.isReg() && v.as<Reg>().isXmm())
-      a.movsd(result_slot, v.as<Xmm>());
-    else if (v.isReg())
-      a.mov(result_slot, v.as<Gp>());
-    else {
-      load(rax, v);
-      a.mov(result_slot, rax);
-    }
-  } else if (value) {
+  if (value && n > 0)
+    move(qword_ptr(rbp, 8 + 8 * n), expr(d - 1, type));
+  else if (value)
     load(rax, expr(d - 1, type));
-  }
   a.leave();
   a.bind(left);
   frames.shape(FrameRow::entry());  // frame gone, rbp the caller's again

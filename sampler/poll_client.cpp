@@ -68,7 +68,7 @@ bool mark_over_cache(const ThreadSampling* st, uint64_t depth, const uintptr_t* 
 // scopes are the pc's). A recursion that unwound and descended again between samples
 // rebuilds its frames exactly so; a frame-pointer walk (two loads a frame) finds them
 // without decoding one. The lowest frame not known valid is the marked one, cached at
-// watermark[depth]; with no mark (every cached frame returned into once), the bottom
+// watermark[depth]; with no mark (the marked frame has returned), the bottom
 // frame, watermark[0], which lives as long as its thread. The top frame is always walked:
 // its pc is a poll, not a return pc. Code freed since the watermark was set could have
 // put other code at a cached pc, so then nothing stale is trusted. `stop_fp` is the

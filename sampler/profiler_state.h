@@ -174,11 +174,12 @@ struct ThreadSampling {
   EventBuffer events;  // what this thread records at its polls (compact stacks)
   // The stack watermark (runtime/return_barrier.h): the frames below the marked one, bottom
   // first, each with its fp and the node of the stack from its top scope down in
-  // events.compact; the first ThreadCore::barrier_depth of them are still valid. Only
-  // this thread touches it, at its polls.
-  // Past barrier_depth the entries are frames that have returned since; a new frame found
-  // at the same fp, executing at the same pc (and, interpreted, at the same bcp) over a
-  // still valid part is the same stack again, with the same node (poll_client.cpp).
+  // events.compact; while the mark lives (ThreadCore::barrier_depth > 0) all of them are
+  // valid. Only this thread touches it, at its polls.
+  // Once the marked frame returns (the barrier sets barrier_depth to 0) the entries only
+  // record where frames were; a new frame found at the same fp, executing at the same pc
+  // (and, interpreted, at the same bcp) over frames found so, from the bottom up, is the
+  // same stack again, with the same node (poll_client.cpp).
   struct CachedFrame {
     uintptr_t fp;
     uint32_t node;
