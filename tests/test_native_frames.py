@@ -45,13 +45,15 @@ with tempfile.TemporaryDirectory() as tmp:
         ss = samples(ev, sampler)
         check(f"{sampler}: samples", len(ss) >= 20, len(ss))
         # A native sample of spin: C++ (what native_spin_ns runs) over the native frame over spin.
-        native = [e["stack"] for e in ss if e["event"] == "NativeMethodSample"]
+        # main's print is a native too, and rarely sampled in it (its first write allocates).
+        native = [e["stack"] for e in ss if e["event"] == "NativeMethodSample"
+                  and any(f["kind"] == "native" and f["function"] == "native_spin_ns" for f in e["stack"])]
         shaped = [st for st in native
                   if st[0]["kind"] == "cpp" and "runtime::native_spin_ns" in names(st)
                   and [f["kind"] for f in st].index("native") < names(st).index("spin")
                   and all(f["kind"] == "cpp" for f in st[:[f["kind"] for f in st].index("native")])]
         check(f"{sampler}: a native sample has C++ frames above the native's Mini caller",
-              native and len(shaped) == len(native), native[:1])
+              native and len(shaped) == len(native), [st for st in native if st not in shaped][:2])
         # Below the bottom Mini frame (main or spin): the call stub, runtime::thread_main, libc's start.
         bottoms = [below_mini(e["stack"]) for e in ss]
         good = [b for b in bottoms if b[:2] == [("call_stub", "stub"), ("runtime::thread_main", "cpp")]
