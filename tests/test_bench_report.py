@@ -67,7 +67,9 @@ no_timings = {"p50": None, "p99": None, "max": None, "n": 0}
 measured = {
     # minivm_limits under load: no signal timings at all, no untrapped-poll figure.
     "limits": {"cores": 2, "signal_round_trip_ns": no_timings, "signal_handler_entry_ns": no_timings,
-               "poll_trap_ns": {"p50": 900, "p99": 2000, "max": 5000, "n": 10}, "poll_untrapped_ns": None},
+               "poll_trap_ns": {"p50": 900, "p99": 2000, "max": 5000, "n": 10}, "poll_untrapped_ns": None,
+               "periodic_signal_slowdown": {"median": None, "q1": None, "q3": None, "n": 0},
+               "periodic_signal_sender_cpu_ns": {"median": None, "q1": None, "q3": None, "n": 0}},
     "limits_err": None,
     "acc": {(n, meta): accuracy_of_missing_run() for n in names for meta in (True, False)},
     # Profiled runs without statistics: held time and CPU missing; slowdowns missing.

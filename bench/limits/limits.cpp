@@ -12,6 +12,11 @@
 //                            handler stepping over it (clock read to clock read)
 //   poll_untrapped_ns        the same instruction against a readable page (mean per poll)
 //   clock_gettime_ns         mean cost of one clock_gettime(CLOCK_MONOTONIC)
+//   periodic_signal_slowdown a thread's slowdown when another thread wakes every 1 ms and
+//                            signals it (an empty handler): the least any sampler that
+//                            interrupts with signals costs a running thread at 1 kHz
+//                            (median and quartiles of alternating with/without pairs)
+//   periodic_signal_sender_cpu_ns  that sender's CPU time per wake-up and tgkill (median)
 //
 // Percentiles are nearest-rank. Nothing is pinned; every phase has a time budget, so a busy
 // machine gives fewer samples ("n") rather than a long run. --quick takes 1/10 of the samples.
@@ -28,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -142,6 +148,143 @@ std::vector<Ns> signal_phase(pid_t tid, bool entry, int warmup, int samples, Ns 
 }
 
 // ---------------------------------------------------------------------------------------
+// A signal every millisecond: the floor of the slowdown at 1 kHz.
+//
+// The worker runs a fixed chunk of arithmetic and times it; a chunk with a sender (a
+// thread that sleeps to absolute 1 ms deadlines and tgkills the worker, as minivm's
+// sampler thread does) alternates with one without, the order swapped every pair, and
+// each pair gives one ratio. What a sampler's handler and polls do comes on top of this.
+
+constexpr Ns kPeriodNs = 1'000'000;
+std::atomic<int> g_chunk_phase{0};  // 0 idle, 1 run a chunk, 2 chunk done, 3 quit
+std::atomic<bool> g_sending{false};
+std::atomic<Ns> g_chunk_ns{0};
+std::atomic<long> g_chunk_iterations{0};
+std::atomic<long> g_sends{0};
+
+void on_prof_empty(int, siginfo_t*, void*) {}
+
+Ns thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return Ns{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Arithmetic that stays in registers (no memory traffic for the signal to disturb beyond
+// its own), with a dependency chain the compiler cannot fold.
+std::uint64_t chunk(long iterations) {
+  std::uint64_t s = 1;
+  for (long i = 0; i < iterations; ++i) {
+    s = s * 6364136223846793005u + std::uint64_t(i);
+    asm volatile("" : "+r"(s));
+  }
+  return s;
+}
+
+void chunk_worker() {
+  g_tid.v.store(gettid(), std::memory_order_release);
+  for (;;) {
+    int phase;
+    while ((phase = g_chunk_phase.load(std::memory_order_acquire)) != 1 && phase != 3) sched_yield();
+    if (phase == 3) return;
+    const Ns t0 = now_ns();
+    std::uint64_t s = chunk(g_chunk_iterations.load(std::memory_order_relaxed));
+    asm volatile("" : : "r"(s));
+    g_chunk_ns.store(now_ns() - t0, std::memory_order_relaxed);
+    g_chunk_phase.store(2, std::memory_order_release);
+  }
+}
+
+void sender(pid_t tid, Ns& cpu_ns) {
+  const pid_t pid = getpid();
+  const Ns cpu0 = thread_cpu_ns();
+  timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  while (g_sending.load(std::memory_order_acquire)) {
+    next.tv_nsec += kPeriodNs;
+    if (next.tv_nsec >= 1'000'000'000) {
+      next.tv_nsec -= 1'000'000'000;
+      next.tv_sec++;
+    }
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+    if (!g_sending.load(std::memory_order_acquire)) break;
+    if (tgkill(pid, tid, SIGPROF) != 0) die("tgkill");
+    g_sends.fetch_add(1, std::memory_order_relaxed);
+  }
+  cpu_ns = thread_cpu_ns() - cpu0;
+}
+
+// One chunk on the worker, with the sender running or not; its wall time.
+Ns timed_chunk(pid_t tid, bool signalled, Ns& sender_cpu_ns) {
+  std::thread s;
+  if (signalled) {
+    g_sending.store(true, std::memory_order_release);
+    s = std::thread(sender, tid, std::ref(sender_cpu_ns));
+  }
+  g_chunk_phase.store(1, std::memory_order_release);
+  while (g_chunk_phase.load(std::memory_order_acquire) != 2) {
+    timespec nap{0, 200'000};
+    nanosleep(&nap, nullptr);
+  }
+  g_chunk_phase.store(0, std::memory_order_release);
+  if (signalled) {
+    g_sending.store(false, std::memory_order_release);
+    s.join();
+  }
+  return g_chunk_ns.load(std::memory_order_relaxed);
+}
+
+struct PeriodicSignal {
+  std::vector<double> slowdowns;  // one per pair: with / without - 1
+  std::vector<double> sender_cpu_per_send_ns;
+};
+
+PeriodicSignal periodic_signal_phase(int pairs, Ns chunk_target_ns) {
+  install(SIGPROF, on_prof_empty);
+  g_tid.v.store(0);
+  std::thread worker([] {
+    sigset_t prof;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_sigmask(SIG_UNBLOCK, &prof, nullptr);
+    chunk_worker();
+  });
+  spin_until([] { return g_tid.v.load(std::memory_order_acquire) != 0; }, 1'000'000'000);
+  const auto tid = static_cast<pid_t>(g_tid.v.load(std::memory_order_acquire));
+  // Calibrate the chunk to about chunk_target_ns.
+  long iterations = 1'000'000;
+  Ns unused = 0;
+  for (int k = 0; k < 20; ++k) {
+    g_chunk_iterations.store(iterations);
+    Ns t = timed_chunk(tid, false, unused);
+    if (t >= chunk_target_ns / 2) {
+      iterations = long(double(iterations) * double(chunk_target_ns) / double(t));
+      break;
+    }
+    iterations *= 4;
+  }
+  g_chunk_iterations.store(iterations);
+  timed_chunk(tid, false, unused);  // warm-up
+  PeriodicSignal out;
+  for (int i = 0; i < pairs; ++i) {
+    Ns with = 0, without = 0, cpu = 0;
+    g_sends.store(0);
+    if (i % 2 == 0) {
+      with = timed_chunk(tid, true, cpu);
+      without = timed_chunk(tid, false, unused);
+    } else {
+      without = timed_chunk(tid, false, unused);
+      with = timed_chunk(tid, true, cpu);
+    }
+    out.slowdowns.push_back(double(with) / double(without) - 1);
+    if (long sends = g_sends.load(); sends > 0) out.sender_cpu_per_send_ns.push_back(double(cpu) / double(sends));
+  }
+  g_chunk_phase.store(3, std::memory_order_release);
+  worker.join();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
 // Safepoint poll. The poll is `test %eax,(%rdi)`, emitted as bytes so its length is certain.
 
 constexpr unsigned char kPoll[] = {0x85, 0x07};  // test %eax,(%rdi)
@@ -224,6 +367,20 @@ std::string stats_json(std::vector<Ns> v) {
   return buf;
 }
 
+// {median, q1, q3, n} of `v` (quartiles by nearest rank).
+std::string quartiles_json(std::vector<double> v, const char* fmt) {
+  if (v.empty()) return R"({"median": null, "q1": null, "q3": null, "n": 0})";
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double p) {
+    auto r = static_cast<std::size_t>(std::ceil(p * double(v.size())));
+    return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
+  };
+  std::string f = std::string(R"({"median": )") + fmt + R"(, "q1": )" + fmt + R"(, "q3": )" + fmt + R"(, "n": %zu})";
+  char buf[200];
+  std::snprintf(buf, sizeof buf, f.c_str(), rank(0.5), rank(0.25), rank(0.75), v.size());
+  return buf;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -264,6 +421,9 @@ int main(int argc, char** argv) {
   g_stop.store(true);
   target.join();
 
+  // 13 pairs of ~100 ms chunks (about 100 signals a chunk): about 2.7 s; --quick 5 of 50 ms.
+  PeriodicSignal periodic = periodic_signal_phase(quick ? 5 : 13, quick ? 50'000'000 : 100'000'000);
+
   std::vector<Ns> trap = trap_phase(warmup, samples, trap_budget);
   const double untrapped = untrapped_poll_ns(10'000'000L / div);
   const double clock = clock_ns(1'000'000L / div);
@@ -273,9 +433,13 @@ int main(int argc, char** argv) {
       " \"signal_round_trip_ns\": %s,\n"
       " \"signal_handler_entry_ns\": %s,\n"
       " \"poll_trap_ns\": %s,\n"
-      " \"poll_untrapped_ns\": %.3f}\n",
+      " \"poll_untrapped_ns\": %.3f,\n"
+      " \"periodic_signal_slowdown\": %s,\n"
+      " \"periodic_signal_sender_cpu_ns\": %s}\n",
       std::thread::hardware_concurrency(), quick ? "true" : "false", clock,
       stats_json(std::move(round_trip)).c_str(), stats_json(std::move(entry)).c_str(),
-      stats_json(std::move(trap)).c_str(), untrapped);
+      stats_json(std::move(trap)).c_str(), untrapped,
+      quartiles_json(std::move(periodic.slowdowns), "%.4f").c_str(),
+      quartiles_json(std::move(periodic.sender_cpu_per_send_ns), "%.0f").c_str());
   return 0;
 }
