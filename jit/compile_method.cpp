@@ -91,6 +91,7 @@ void Compiler::emit_body(InlineScope& s) {
     header[l.header_bci] = true;
   }
   find_branch_targets(s);
+  if (&s == &scopes_.front()) plan_loop_products(s);
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
     // A loop's first instruction on a 16-byte boundary, as compilers place them: the
     // front end fetches the loop in as few blocks as its size allows, and a program's
@@ -101,8 +102,13 @@ void Compiler::emit_body(InlineScope& s) {
     if (d < 0) continue;  // unreachable: never emitted by the front end
     mark(int32_t(bci), false);
     if (s.poll_header[bci]) poll(int32_t(bci));
+    if (reuse_loop_product(bci, s.depth_base + d)) {  // the fmull after the load is skipped
+      bci += vm::op_info(Op(f.code[bci])).length;
+      continue;
+    }
     if (defer_operand(bci)) continue;
     emit(bci, s.depth_base + d);
+    keep_loop_product(bci, s.depth_base + d);
     if (skip_next_) {  // a branch emitted with the comparison before it
       skip_next_ = false;
       bci += vm::op_info(Op(f.code[bci])).length;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -219,6 +220,19 @@ class Compiler {
   Label sign_mask();                   // 16 bytes: the sign bit of a double, for xorpd
   void emit_float_constants();
 
+  // --- loop_products.cpp: a while loop's products carried from its condition into its body ---
+  // `load a; fmull b` at `bci` of the current body, a and b float locals: (a, b).
+  std::optional<std::pair<int, int>> product_at(size_t bci) const;
+  // Which products the root body's while loops carry, in which free float-local register.
+  void plan_loop_products(InlineScope& s);
+  // At a body's `load a` whose product the condition left in a register: uses it (the
+  // `fmull` after it is not emitted; true).
+  bool reuse_loop_product(size_t bci, int d);
+  // After a condition's `fmull` whose product the body reuses: a copy in its register.
+  void keep_loop_product(size_t bci, int d);
+  // The OSR entry into a loop's header: the products its body expects in registers.
+  void loop_products_at_osr(uint32_t header_bci);
+
   // --- compile_method.cpp: one body, bytecode by bytecode ---
   void emit_body(InlineScope& s);
 
@@ -285,6 +299,14 @@ class Compiler {
   int reg_local_[kLocalRegCount] = {-1, -1, -1};
   int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1, -1, -1, -1, -1};
   uint32_t frame_bytes_ = 0;
+  // Loop-carried products (loop_products.cpp): per bci of the root body, the float-local
+  // register (index into kXmmLocals) a producing fmull copies to / a reusing load takes.
+  struct LoopProduct {
+    uint32_t header;
+    int a, b, reg;
+  };
+  std::vector<LoopProduct> loop_products_;
+  std::vector<int8_t> product_reg_, reused_reg_;
 };
 
 }  // namespace jit::baseline

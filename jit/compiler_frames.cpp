@@ -74,6 +74,7 @@ void Compiler::osr_entry(uint32_t header_bci) {
   }
   reset_strips(scopes_.front());  // the first latch starts a strip from the variable OSR brought
   reload_locals(true);
+  loop_products_at_osr(header_bci);
   a.jmp(scopes_.front().labels[header_bci]);
 }
 

@@ -111,6 +111,21 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("disasm", "--jit", "--pc-table", inl)
     check("... and the debug info has their scope chains",
           rc == 0 and any("get@" in l and "twice@" in l and "main@" in l for l in out.splitlines()), out)
+    # A while loop's body takes the products its condition just computed from registers
+    # (jit/loop_products.cpp): mandel's line 13 multiplies nothing, its condition keeps both.
+    rc, out, err = run("disasm", "--jit", os.path.join(ROOT, "bench", "vm", "mandel.mini"))
+    blocks, current = {}, None
+    for line in out.splitlines():  # each line's instructions in the body (before the stubs)
+        head = line.split("|")[0].strip()
+        if "<- slow path" in line:
+            break
+        if "|" in line and head.isdigit():
+            current = int(head)
+        elif current is not None:
+            blocks.setdefault(current, []).append(line)
+    body, cond = " ".join(blocks.get(13, [])), " ".join(blocks.get(12, []))
+    check("disasm --jit: mandel's loop body reuses its condition's products (no mulsd on line 13)",
+          rc == 0 and "subsd" in body and "mulsd" not in body and cond.count("mulsd") == 2, "\n".join(blocks.get(13, [])))
     for mode in ("--xcomp", "--xint"):
         rc, out, err = run("run", mode, inl)
         check(f"an error in inlined code has the inlined frames in its trace ({mode})",
