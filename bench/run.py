@@ -825,8 +825,13 @@ def reading(plan, m):
                "the safepoint blob (a branch in compiled code, a second signal in the interpreter) and the walk at "
                "the poll: " + ", ".join(
                    f"{w[0]} {pct(over[(w[0], 'async', '1 kHz')])} against {pct(over[(w[0], 'cooperative', '1 kHz')])}"
-                   for w in cost_workloads) + " at 1 kHz. Where the signal alone costs more than 2%, no signal-based "
-               "method can meet a 2% budget at 1 kHz on this machine.")
+                   for w in cost_workloads) + " at 1 kHz.")
+    floor, sender = periodic_floor(limits)
+    if floor is not None:
+        out.append(f"  The floor under these: a thread signalled every 1 ms with an empty handler runs {floor}slower "
+                   f"here, and the thread that signals it spends {sender} of CPU per wake-up and signal, which a busy "
+                   f"program loses outright when it has as many running threads as the machine has cores "
+                   f"({os.cpu_count()} here: threads_2).")
     w = classics[0][0]
     if (w, "counted-loop-polls") in lat and lat[(w, "signal")][1] and lat[(w, "counted-loop-polls")][1]:
         out.append(f"- **Latency.** On {w} a request waits {us(lat[(w, 'signal')][1][0])} µs (p50) for the next "

@@ -32,6 +32,10 @@ with tempfile.TemporaryDirectory() as out:
                     "## Cooperative samples whose frame escaped or was not found", "## Targets", "## Reading"):
         check(f"report has '{heading}'", heading in report)
     check("every run's accounting adds up", "adds up: yes, in every run" in report)
+    check("the limits, the slowdown target and the reading name the 1 kHz signal's own cost (the floor)",
+          "wakes for and signals every 1 ms (an empty handler, nothing else) runs" in report
+          and "the floor: an empty handler signalled at 1 kHz costs" in report
+          and "The floor under these: a thread signalled every 1 ms" in report, report[:3000])
     for name in ("accuracy", "honesty", "overhead", "held_vs_depth", "held_vs_threads", "latency", "stability", "escapes"):
         path = os.path.join(out, name + ".csv")
         rows = list(csv.reader(open(path))) if os.path.exists(path) else []
