@@ -84,13 +84,14 @@ void Compiler::plan_loop_products(InlineScope& s) {
       if (vm::is_branch(Op(f.code[bci])) && size_t(int64_t(bci) + vm::branch_offset(f.code.data() + bci)) == header)
         into_header++;
     auto at = std::find(order.begin(), order.end(), header);
+    auto latch_at = std::find(order.begin(), order.end(), latch);
+    if (at == order.end() || latch_at == order.end() || latch <= header) continue;
     if (into_header != 1 || at == order.begin() || vm::falls_through(Op(f.code[*(at - 1)]))) continue;
     if (s.info.depth_at[header] < 0 || s.info.depth_at[latch] < 0) continue;
     // The condition's products, from the back branch backwards: the last one of each
     // pair, with only register arithmetic and no write of its operands after it.
     std::vector<std::pair<std::pair<int, int>, size_t>> produced;  // (a, b) -> its fmull's bci
     std::vector<int> written;
-    auto latch_at = std::find(order.begin(), order.end(), latch);
     for (auto it = latch_at; it != order.begin();) {
       size_t bci = *--it;
       Op op = Op(f.code[bci]);
