@@ -78,17 +78,40 @@ size_t matched_stale_frames(runtime::Thread* t, ThreadSampling* st, uint64_t dep
   const std::vector<ThreadSampling::CachedFrame>& cache = st->watermark;
   marked = nullptr;
   if (cache.size() <= depth || runtime::freed_code_count() != st->watermark_freed) return 0;
-  std::vector<ThreadSampling::RawFrame>& raw = st->raw_frames;
-  raw.clear();
+  // One walk from the top: a frame matches the cached frame with its fp (at most one:
+  // fps grow toward the bottom, cache[0] being the bottom frame's), and the matched
+  // frames must be the bottom ones, each over the cached frame below the last. `run` is
+  // how many frames in a row have matched so far, the last at cache[index].
+  auto matches = [&](const ThreadSampling::CachedFrame& c, uintptr_t fp, uintptr_t pc) {
+    return c.fp == fp && c.pc == pc && (c.bcp == 0 || saved_bcp(fp) == c.bcp);
+  };
+  size_t run = 0, index = 0, walked = 0;
+  uintptr_t run_top = 0;
   uintptr_t fp = t->core.anchor.fp;
   uintptr_t pc = runtime::real_return_pc(t->core, t->core.anchor.pc);
   uintptr_t bottom_fp = cache[depth].fp;
-  for (;;) {
-    if (!t->on_stack(fp) || (fp & 7) != 0 || raw.size() > 2 * cache.size() + 16) return 0;
-    raw.push_back({fp, pc});
+  const uintptr_t barrier = runtime::return_barrier_entry();
+  for (;; walked++) {
+    if (!t->on_stack(fp) || (fp & 7) != 0 || walked > 2 * cache.size() + 16) return 0;
+    if (walked > 0) {  // the top frame's pc is a poll, never a return pc: always walked
+      if (run > 0 && index > depth && matches(cache[index - 1], fp, pc)) {
+        run++;
+        index--;
+      } else {
+        // (Re)start a run at the cached frame with this fp, found by binary search.
+        auto it = std::lower_bound(cache.begin() + long(depth), cache.end(), fp,
+                                   [](const ThreadSampling::CachedFrame& c, uintptr_t f) { return c.fp > f; });
+        run = 0;
+        if (it != cache.end() && matches(*it, fp, pc)) {
+          run = 1;
+          index = size_t(it - cache.begin());
+          run_top = fp;
+        }
+      }
+    }
     auto* frame = reinterpret_cast<uintptr_t*>(fp);
     uintptr_t* slot = &frame[runtime::kFrameReturnPcOffset / 8];
-    if (depth > 0 && *slot == runtime::return_barrier_entry()) {
+    if (depth > 0 && *slot == barrier) {
       marked = slot;
       break;
     }
@@ -97,16 +120,9 @@ size_t matched_stale_frames(runtime::Thread* t, ThreadSampling* st, uint64_t dep
     fp = frame[runtime::kFrameSavedFpOffset / 8];
   }
   if (marked != nullptr && !mark_over_cache(st, depth, marked)) return 0;
-  size_t n = raw.size(), m = 0;
-  while (m + 1 < n && depth + m < cache.size()) {
-    const ThreadSampling::CachedFrame& c = cache[depth + m];
-    const ThreadSampling::RawFrame& r = raw[n - 1 - m];
-    if (c.fp != r.fp || c.pc != r.pc) break;
-    if (c.bcp != 0 && saved_bcp(r.fp) != c.bcp) break;
-    m++;
-  }
-  if (m > 0) stop_fp = raw[n - m].fp;
-  return m;
+  if (run == 0 || index != depth) return 0;  // the matched frames do not reach the bottom
+  stop_fp = run_top;
+  return run;
 }
 
 PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {

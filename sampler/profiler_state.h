@@ -188,10 +188,6 @@ struct ThreadSampling {
   };
   std::vector<CachedFrame> watermark;
   uint64_t watermark_freed = 0;  // runtime::freed_code_count() when it was set
-  struct RawFrame {
-    uintptr_t fp, pc;
-  };
-  std::vector<RawFrame> raw_frames;  // scratch of the poll's frame-pointer walk
   std::unique_ptr<NativeWalkBuffers> native;  // --native-frames only
   ThreadSampling() { events.compact_stacks = true; }
 };
