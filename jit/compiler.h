@@ -60,6 +60,10 @@ struct InlineScope {
   std::vector<StripLoop> strip_loops;
 };
 
+// Whether `op` can take its last operand, of type `t`, from anywhere (register, memory,
+// immediate for integers) instead of its expression register (operand_fusion.cpp).
+bool takes_operand(Op op, vm::Type t);
+
 // The verifier's facts about `m` (stack depths and types); aborts if it does not verify.
 vm::VerifyInfo verified(const Method* m);
 

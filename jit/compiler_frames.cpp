@@ -30,9 +30,6 @@ void Compiler::prologue() {
   reload_locals(true);
 }
 
-// Not enough stack: report from the caller's frame (anchor = caller), like the
-// interpreter's method entry. Out of line, after the body, so that a call falls through
-// from its prologue into the body.
 // Each stub's pcs are its poll's: the same scope and bci, the frame complete (rbp this
 // frame's, rsp where it was at the poll), so a thread interrupted at a stub's first
 // instruction, still in Java, is sampled at its poll.
@@ -47,6 +44,9 @@ void Compiler::poll_stubs() {
   sc_ = saved;
 }
 
+// Not enough stack: report from the caller's frame (anchor = caller), like the
+// interpreter's method entry. Out of line, after the body, so that a call falls through
+// from its prologue into the body.
 void Compiler::stack_overflow_path() {
   mark(0, false);  // the method's entry, as at the prologue
   runtime::emit_stack_overflow_path(a, frames, stack_overflow_, runtime::FrameRow::rbp_frame());

@@ -64,7 +64,6 @@ void Compiler::plan_loop_products(InlineScope& s) {
   product_reg_.assign(f.code.size(), -1);
   reused_reg_.assign(f.code.size(), -1);
   loop_products_.clear();
-  if (s.local_base >= 0) return;  // the root's body only: its register locals are known
   std::vector<int> free_regs;
   for (int k = 0; k < kXmmLocalCount; k++)
     if (xmm_local_[k] < 0) free_regs.push_back(k);
@@ -92,16 +91,18 @@ void Compiler::plan_loop_products(InlineScope& s) {
     // pair, with only register arithmetic and no write of its operands after it.
     std::vector<std::pair<std::pair<int, int>, size_t>> produced;  // (a, b) -> its fmull's bci
     std::vector<int> written;
+    auto unwritten = [&](std::pair<int, int> p) {
+      return std::find(written.begin(), written.end(), p.first) == written.end() &&
+             std::find(written.begin(), written.end(), p.second) == written.end();
+    };
     for (auto it = latch_at; it != order.begin();) {
       size_t bci = *--it;
       Op op = Op(f.code[bci]);
       if (!register_only(op)) break;
       if (op == Op::store) written.push_back(vm::read_u16(f.code.data() + bci, vm::kOperandA));
-      if (auto p = product_at(bci); p && it + 1 != latch_at) {
-        bool clean = std::find(written.begin(), written.end(), p->first) == written.end() &&
-                     std::find(written.begin(), written.end(), p->second) == written.end();
+      if (auto p = product_at(bci)) {
         bool known = std::any_of(produced.begin(), produced.end(), [&](auto& e) { return e.first == *p; });
-        if (clean && !known) produced.push_back({*p, bci + vm::op_info(Op::load).length});
+        if (unwritten(*p) && !known) produced.push_back({*p, bci + vm::op_info(Op::load).length});
       }
       if (s.branch_target[bci]) break;  // paths join here: before it, a product may be missed
     }
@@ -115,9 +116,7 @@ void Compiler::plan_loop_products(InlineScope& s) {
       if ((bci != header && s.branch_target[bci]) || vm::is_branch(op) || !register_only(op)) break;
       if (auto p = product_at(bci); p && !s.branch_target[bci + vm::op_info(Op::load).length]) {
         auto e = std::find_if(produced.begin(), produced.end(), [&](auto& x) { return x.first == *p; });
-        bool clean = std::find(written.begin(), written.end(), p->first) == written.end() &&
-                     std::find(written.begin(), written.end(), p->second) == written.end();
-        if (e != produced.end() && clean) reused.push_back({int(e - produced.begin()), bci});
+        if (e != produced.end() && unwritten(*p)) reused.push_back({int(e - produced.begin()), bci});
       }
       if (op == Op::store) written.push_back(vm::read_u16(f.code.data() + bci, vm::kOperandA));
     }
@@ -140,10 +139,7 @@ bool Compiler::reuse_loop_product(size_t bci, int d) {
   // Used where it is when the next instruction takes its operand from anywhere.
   const vm::Function& f = *sc_->fn;
   size_t next = bci + vm::op_info(Op::load).length + vm::op_info(Op::fmull).length;
-  Op op = Op(f.code[next]);
-  bool takes = fusible(next) && deferred_.empty() &&
-               (op == Op::store || op == Op::fadd || op == Op::fsub || op == Op::fmul || op == Op::fdiv);
-  if (takes)
+  if (fusible(next) && deferred_.empty() && takes_operand(Op(f.code[next]), vm::Type::Float))
     deferred_.push_back(reg);
   else
     move(fexpr(d), reg);

@@ -25,8 +25,8 @@ bool is_int_compare(Op op) {
   }
 }
 
-// Whether `op` can take its last operand, of type `t`, from anywhere (register, memory,
-// immediate for integers) instead of its expression register.
+}  // namespace
+
 bool takes_operand(Op op, vm::Type t) {
   bool f = t == vm::Type::Float;
   switch (op) {
@@ -42,8 +42,6 @@ bool takes_operand(Op op, vm::Type t) {
       return !f && is_int_compare(op);
   }
 }
-
-}  // namespace
 
 void Compiler::find_branch_targets(InlineScope& s) {
   const vm::Function& f = *s.fn;
