@@ -353,13 +353,18 @@ double clock_ns(long iterations) {
 // ---------------------------------------------------------------------------------------
 // Output.
 
+// The nearest-rank p-quantile (p in 0..1) of sorted, non-empty `v`: the ceil(p * n)-th
+// smallest, 1-based.
+template <class T>
+T nearest_rank(const std::vector<T>& v, double p) {
+  auto r = static_cast<std::size_t>(std::ceil(p * double(v.size())));
+  return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
+}
+
 std::string stats_json(std::vector<Ns> v) {
   if (v.empty()) return R"({"p50": null, "p99": null, "max": null, "n": 0})";
   std::sort(v.begin(), v.end());
-  auto rank = [&](double p) {  // nearest rank: the ceil(p/100 * n)-th smallest, 1-based
-    auto r = static_cast<std::size_t>(std::ceil(p / 100.0 * double(v.size())));
-    return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
-  };
+  auto rank = [&](double p) { return nearest_rank(v, p / 100.0); };
   char buf[160];
   std::snprintf(buf, sizeof buf, R"({"p50": %lld, "p99": %lld, "max": %lld, "n": %zu})",
                 static_cast<long long>(rank(50)), static_cast<long long>(rank(99)),
@@ -371,13 +376,10 @@ std::string stats_json(std::vector<Ns> v) {
 std::string quartiles_json(std::vector<double> v, const char* fmt) {
   if (v.empty()) return R"({"median": null, "q1": null, "q3": null, "n": 0})";
   std::sort(v.begin(), v.end());
-  auto rank = [&](double p) {
-    auto r = static_cast<std::size_t>(std::ceil(p * double(v.size())));
-    return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
-  };
   std::string f = std::string(R"({"median": )") + fmt + R"(, "q1": )" + fmt + R"(, "q3": )" + fmt + R"(, "n": %zu})";
   char buf[200];
-  std::snprintf(buf, sizeof buf, f.c_str(), rank(0.5), rank(0.25), rank(0.75), v.size());
+  std::snprintf(buf, sizeof buf, f.c_str(), nearest_rank(v, 0.5), nearest_rank(v, 0.25), nearest_rank(v, 0.75),
+                v.size());
   return buf;
 }
 
