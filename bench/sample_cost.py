@@ -34,25 +34,23 @@ INTERVAL = "200us"
 TARGET_RATIO = 1.5
 
 
-def samples_of(stats, sampler):
-    for s in (stats or {}).get("samplers", []):
-        if s["name"] == sampler:
-            return s.get("samples")
-    return None
+def sampler_entry(stats, sampler):
+    """One sampler's entry in a `--profile-stats` document, or {} if it did not run."""
+    return next((s for s in (stats or {}).get("samplers", []) if s["name"] == sampler), {})
 
 
 def on_thread_us(stats, sampler):
     """What the sampled thread itself spent per sample, in µs, from the profiler's own
     timings: the signal handler's p50 (suspension), plus for cooperative its poll's p50
     shared by the requests that poll served (a poll serves every request in the ring)."""
-    for s in (stats or {}).get("samplers", []):
-        if s["name"] == sampler and s.get("suspension_ns") and s.get("samples"):
-            t = s["suspension_ns"]["p50"]
-            walks = stats.get("poll_walks") or {}
-            if sampler == "cooperative" and walks.get("polls"):
-                t += walks["time_ns"]["p50"] * walks["polls"] / s["samples"]
-            return t / 1000
-    return None
+    s = sampler_entry(stats, sampler)
+    if not s.get("suspension_ns") or not s.get("samples"):
+        return None
+    t = s["suspension_ns"]["p50"]
+    walks = stats.get("poll_walks") or {}
+    if sampler == "cooperative" and walks.get("polls"):
+        t += walks["time_ns"]["p50"] * walks["polls"] / s["samples"]
+    return t / 1000
 
 
 def measure_sample_cost(b, quick, log):
@@ -74,10 +72,12 @@ def measure_sample_cost(b, quick, log):
                     flags = ["--profile", f"--sampler={sampler}", f"--interval={INTERVAL}"] + extra
                     _, stats, _ = b.run(spec, ["--xcomp"] + flags)
                     cpu[s].append(b.last_cpu)
-                    if samples_of(stats, sampler):
-                        samples[s].append(samples_of(stats, sampler))
-                    if on_thread_us(stats, sampler) is not None:
-                        own[s].append(on_thread_us(stats, sampler))
+                    n = sampler_entry(stats, sampler).get("samples")
+                    if n:
+                        samples[s].append(n)
+                    t = on_thread_us(stats, sampler)
+                    if t is not None:
+                        own[s].append(t)
             base = statistics.median(cpu["unprofiled"]) if cpu["unprofiled"] else None
             for s in SAMPLERS:
                 if base is None or not cpu[s] or not samples[s]:
