@@ -64,13 +64,16 @@ void on_thread(runtime::Thread* t, bool starting) {
     std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
     t->sampler_state.store(nullptr, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    // What will never be served: requests still in its ring, signals still pending (a
+    // What will never be served: requests still stored, signals still pending (a
     // handler that runs from now on finds no state and leaves no trace); what its
-    // handlers walked.
+    // handlers walked and the requests its store left out.
     {
       std::lock_guard<std::mutex> lock(st->events.mutex);
-      SampleRequest r;
-      while (st->ring.pop(r)) record_request_failure(st->events, Reason::thread_ended_before_poll, r, st->thread_id);
+      auto never_served = [&](const SampleRequest& r, uint64_t) {
+        record_request_failure(st->events, Reason::thread_ended_before_poll, r, st->thread_id);
+      };
+      while (st->requests.take(never_served)) {
+      }
       for (uint64_t n = st->signals_sent.load() - st->signals_handled.load(); n > 0; n--)
         count_failure_all(st->events.part, Reason::thread_gone);
     }
@@ -103,18 +106,20 @@ Event event(EventType type, SamplerId sampler, uint64_t id, int thread, uint64_t
   return e;
 }
 
+bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll && g_state.wants(s); }
+
 }  // namespace
 
 void EventBuffer::emit(const Event& e) {
   if (is_stack_sample(e)) part.add_sample(e);
   if (!g_state.jsonl.is_open()) return;
-  bool has_stack = e.type != EventType::FailedSample;
-  if (has_stack && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
-  std::string* sj = has_stack ? &stack_json[e.stack] : nullptr;
+  bool stacked = has_stack(e.type);
+  if (stacked && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
+  std::string* sj = stacked ? &stack_json[e.stack] : nullptr;
   if (sj != nullptr && sj->empty())
     append_stack_json(*sj, compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack));
   append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(),
-                    has_stack && !compact_stacks && part.stacks.truncated(e.stack));
+                    stacked && !compact_stacks && part.stacks.truncated(e.stack));
   if (lines.size() >= (1 << 16)) flush_lines();
 }
 
@@ -124,9 +129,10 @@ void EventBuffer::flush_lines() {
 }
 
 void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
-                   uint32_t stack, std::optional<Reason> biased, bool truncated) {
+                   uint32_t stack, std::optional<Reason> biased, bool truncated, uint64_t weight) {
   SamplerStats& s = b.part.stats[sampler];
   s.samples++;
+  s.represented += weight - 1;
   s.suspension_ns.push_back(held);
   if (truncated) s.truncated++;
   Event e = event(EventType::ExecutionSample, sampler, id, thread, ticks);
@@ -136,6 +142,7 @@ void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t tick
     s.biased[*biased]++;
   }
   e.stack = stack;
+  e.count = weight;
   b.emit(e);
 }
 
@@ -174,6 +181,16 @@ void record_failure(EventBuffer& b, SamplerId sampler, Reason reason, uint64_t i
   b.emit(e);
 }
 
+void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, std::optional<SamplerId> walk) {
+  for (SamplerId sampler : g_state.options.samplers) {
+    if (walk ? sampler != *walk : !served_at_poll(sampler)) continue;
+    b.part.stats[sampler].dropped[Reason::ring_full]++;
+    Event e = event(EventType::DroppedSample, sampler, id, thread, ticks);
+    e.reason = Reason::ring_full;
+    b.emit(e);
+  }
+}
+
 void count_interruption(Profile& p) {
   for (SamplerId sampler : g_state.options.samplers) p.stats[sampler].interruptions++;
 }
@@ -182,9 +199,6 @@ void record_failure_all(EventBuffer& b, Reason reason, uint64_t id, uint64_t tic
   for (SamplerId sampler : g_state.options.samplers) record_failure(b, sampler, reason, id, ticks, thread);
 }
 
-namespace {
-bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll && g_state.wants(s); }
-}  // namespace
 
 void record_request_failure(EventBuffer& b, Reason reason, const SampleRequest& r, int thread) {
   for (SamplerId sampler : g_state.options.samplers)

@@ -1,8 +1,8 @@
 // The interruption: where a sample begins. The sampler thread sent SIGPROF to a thread in
 // Java; its handler runs here, on that thread, with the interrupted registers. It does
 // only what is async-signal-safe: the handler walks of async and oracle (into the
-// thread's frame arena), the sample request for cooperative and safepoint (pushed into
-// the thread's ring, with its poll armed), or, when the sampler thread must hold the
+// thread's frame arena), the sample request for cooperative and safepoint (stored for
+// the thread's next poll, which it arms), or, when the sampler thread must hold the
 // thread (classical, --suspend=handshake), publishing the registers and waiting.
 #include <sched.h>
 #include <ucontext.h>
@@ -165,7 +165,8 @@ void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64
     recs[i].id = id;
     recs[i].ticks = ticks;
     recs[i].held_ns = held;
-    if (!st->walks.push(recs[i])) st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
+    if (!st->walks.push(recs[i]) && !st->left_out.push(ThreadSampling::LeftOut{id, ticks, recs[i].sampler}))
+      st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -182,10 +183,11 @@ void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint6
   r.ticks = ticks;
   r.held_ns = held;
   r.freed_seq = runtime::freed_code_count();
-  if (st->ring.push(r))
-    runtime::arm_poll(t);  // served at the thread's next poll (poll_client.cpp)
-  else
+  SampleRequest left_out;
+  if (st->requests.offer(r, left_out) &&
+      !st->left_out.push(ThreadSampling::LeftOut{left_out.id, left_out.ticks, std::nullopt}))
     st->ring_full.fetch_add(1, std::memory_order_relaxed);
+  runtime::arm_poll(t);  // served at the thread's next poll (poll_client.cpp)
 }
 
 void on_sigprof(int, siginfo_t*, void* context) {

@@ -16,6 +16,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
     SamplerStats& t = to.stats[sampler];
     t.interruptions += s.interruptions;
     t.samples += s.samples;
+    t.represented += s.represented;
     t.truncated += s.truncated;
     t.freed_code += s.freed_code;
     for (const auto& [r, n] : s.failed) t.failed[r] += n;
@@ -74,7 +75,7 @@ void merge_thread(Profile& profile, ThreadSampling* st, bool final) {
   std::lock_guard<std::mutex> lock(st->events.mutex);
   merge_into(profile, st->events);
   if (final)
-    for (uint64_t left = st->ring.size(); left > 0; left--)
+    for (uint64_t left = st->requests.pending(); left > 0; left--)
       count_request_failure(profile, Reason::program_ended_before_poll);
 }
 

@@ -1,5 +1,5 @@
 // At the thread's next poll (the poll the handler armed), in ordinary context on the
-// sampled thread itself: every request in its ring is served. The thread walks its own
+// sampled thread itself: every request stored for it is served. The thread walks its own
 // stack once, now walkable, and for each request records
 //   - cooperative (JEP 518): the sampled stack rebuilt from the request (reconstruct.cpp),
 //     or, when it cannot be, the poll-site stack as a biased sample with the reason;
@@ -271,12 +271,11 @@ class CooperativeClient : public runtime::PollClient {
   void on_poll(runtime::Thread* t) override {
     ThreadSampling* st = sampling_of(t);
     if (st == nullptr) return;
-    // Its own lock, hardly ever contended, held from the first pop to the last record: a
-    // profile taken meanwhile (merge.cpp) finds each request in the ring or recorded.
+    // Its own lock, hardly ever contended, held from the first request taken to the last
+    // record: a profile taken meanwhile (merge.cpp) finds each request stored or recorded.
     EventBuffer& b = st->events;
     std::lock_guard<std::mutex> lock(b.mutex);
-    SampleRequest r;
-    if (!st->ring.pop(r)) return;
+    if (st->requests.pending() == 0) return;
     uint64_t start = now_ns();
     PollStack s = stack_at_poll(t, st);
     intern_frames(b.compact, s);
@@ -287,11 +286,13 @@ class CooperativeClient : public runtime::PollClient {
     PollStack whole;  // the whole stack, walked only if a request needs a frame below the mark
     PollNative native;
     if (st->native != nullptr) native = native_at_poll(t, *st->native, b.compact, s.nodes[0]);
-    do {
+    // Requests stored while these are served (a signal at this poll finds the thread out
+    // of Java: failed requests) are served too, in the next round.
+    auto serve = [&](const SampleRequest& r, uint64_t weight) {
       uint64_t served = now_ns();
       if (r.kind == RequestKind::failed) {
         record_request_failure(b, r.reason, r, st->thread_id);
-        continue;
+        return;
       }
       bool cooperative = g_state.wants(SamplerId::cooperative), safepoint = g_state.wants(SamplerId::safepoint);
       uint32_t poll_site = s.nodes[0];
@@ -322,7 +323,8 @@ class CooperativeClient : public runtime::PollClient {
         if (unmixed)
           record_failure(b, SamplerId::cooperative, *unmixed, r.id, r.ticks, st->thread_id);
         else
-          record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false);
+          record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false,
+                        weight);
       }
       if (safepoint) {
         uint32_t stack = poll_site;
@@ -332,10 +334,12 @@ class CooperativeClient : public runtime::PollClient {
           record_failure(b, SamplerId::safepoint, *unmixed, r.id, r.ticks, st->thread_id);
         else
           record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, stack,
-                        biased_by_construction(SamplerId::safepoint), false);
+                        biased_by_construction(SamplerId::safepoint), false, weight);
       }
       record_latency(b, r, st->thread_id, used, served);
-    } while (st->ring.pop(r));
+    };
+    while (st->requests.take(serve)) {
+    }
     set_watermark(t, st, s);
     walks.time_ns.push_back(now_ns() - start);
   }

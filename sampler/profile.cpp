@@ -15,6 +15,7 @@ const char* event_type_name(EventType t) {
     case EventType::NativeMethodSample: return "NativeMethodSample";
     case EventType::SafepointLatency: return "SafepointLatency";
     case EventType::FailedSample: return "FailedSample";
+    case EventType::DroppedSample: return "DroppedSample";
   }
   return "UnknownEvent";
 }

@@ -52,8 +52,12 @@ class StackTraceRepository {
   std::unordered_map<StackTrace, uint32_t, Hash> ids_[2];  // [truncated]
 };
 
-enum class EventType : uint8_t { ExecutionSample, NativeMethodSample, SafepointLatency, FailedSample };
+// DroppedSample: an interruption whose request the thread's store left out of a stretch
+// too long to keep whole (ring_full); the samples kept from that stretch stand for it.
+enum class EventType : uint8_t { ExecutionSample, NativeMethodSample, SafepointLatency, FailedSample, DroppedSample };
 const char* event_type_name(EventType t);
+// Whether events of the type name a stack (samples and latencies; not failures or drops).
+inline bool has_stack(EventType t) { return t != EventType::FailedSample && t != EventType::DroppedSample; }
 
 struct Event {
   EventType type = EventType::ExecutionSample;
@@ -62,12 +66,14 @@ struct Event {
   int thread = 0;
   uint64_t time_ns = 0;    // when the interruption happened
   bool biased = false;     // ExecutionSample / NativeMethodSample: fell back to the poll-site stack
-  std::optional<Reason> reason;  // FailedSample: why; biased samples: why biased
+  std::optional<Reason> reason;  // FailedSample, DroppedSample: why; biased samples: why biased
   uint64_t latency_ns = 0; // SafepointLatency
-  uint32_t stack = 0;      // StackTraceRepository id (not for FailedSample)
-  // How many identical samples this entry stands for. The profiler keeps one entry per
-  // distinct (type, sampler, thread, stack, outcome) with its count, and the time and id
-  // of the first; only the .jsonl stream has every event.
+  uint32_t stack = 0;      // StackTraceRepository id (when has_stack)
+  // How many samples this entry stands for. The profiler keeps one entry per distinct
+  // (type, sampler, thread, stack, outcome) with its count, and the time and id of the
+  // first; only the .jsonl stream has every event. A sample kept from a stretch whose
+  // requests did not all fit in the thread's store stands for several (its weight,
+  // sampler/request_reservoir.h), so counts are what every share is computed from.
   uint64_t count = 1;
 };
 
@@ -75,6 +81,9 @@ struct Event {
 struct SamplerStats {
   uint64_t interruptions = 0;
   uint64_t samples = 0;                       // ExecutionSample + NativeMethodSample
+  // What the samples' weights add beyond one each: dropped ring_full requests that samples
+  // kept from the same stretch stand for. The samples' counts add up to samples + this.
+  uint64_t represented = 0;
   uint64_t truncated = 0;                     // samples whose stack the depth limit cut (classical, async)
   // reason -> count, in table order; a reason counted zero times may be listed (it is printed)
   std::map<Reason, uint64_t> failed;

@@ -26,6 +26,7 @@
 #include "sampler/profile.h"
 #include "sampler/profiler.h"
 #include "sampler/reconstruct.h"
+#include "sampler/request_reservoir.h"
 #include "sampler/sample_request.h"
 #include "sampler/spsc_ring.h"
 
@@ -143,11 +144,22 @@ struct EventBuffer {
 };
 
 // Per Mini thread, what sampling it needs (runtime::Thread::sampler_state points to it):
-// the ring the handler fills and the poll drains (cooperative, safepoint), the walks the
+// the requests the handler stores and the poll serves (cooperative, safepoint), the walks the
 // handler made (async, oracle) and what it had to count. It lives while the thread runs:
 // when the thread ends, what it holds is recorded and it is freed (event_buffers.cpp).
 struct ThreadSampling {
-  SpscRing<SampleRequest, 256> ring;
+  // The requests waiting for the thread's next poll (a uniform random subset of a long
+  // stretch without one), and what an interruption could not keep (a request the store
+  // left out, or a handler walk the walk ring had no room for), on its way to the sampler
+  // thread, which records each as a drop with its id (drain_walks). The sampler thread
+  // drains it every period and sends a thread at most one signal per period, each
+  // leaving out at most one request and kHandlerWalks walks, so it never fills.
+  RequestReservoir<256> requests{reinterpret_cast<uintptr_t>(this) ^ now_ns()};
+  struct LeftOut {
+    uint64_t id, ticks;
+    std::optional<SamplerId> walk;  // the sampler whose walk it was; none: the request
+  };
+  SpscRing<LeftOut, 32> left_out;
   SpscRing<WalkRecord, 512> walks;
   FrameArena<32768> arena;
   // Holding the thread (--suspend=handshake, and always for classical, which walks a
@@ -167,6 +179,8 @@ struct ThreadSampling {
   // new signal while one is pending would merge with it in the kernel, so none is sent
   // then; what is still pending when the thread or the program ends is a failure.
   std::atomic<uint64_t> signals_sent{0}, signals_handled{0};
+  // Requests and walks left out with no room in left_out to pass their ids on (never
+  // expected): counted as drops all the same, without an event.
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   runtime::Thread* thread = nullptr;
@@ -242,8 +256,9 @@ void on_sigprof(int, siginfo_t*, void* context);
 // The request for an interrupted context: built from the registers, or a failed one
 // when the thread had left Java.
 SampleRequest request_for(const Registers& regs, bool in_java);
-// Stamps a request with its interruption (id, when, how long the thread was held), pushes
-// it into the thread's ring and arms its poll (or counts a full ring).
+// Stamps a request with its interruption (id, when, how long the thread was held), offers
+// it to the thread's stored requests and arms its poll; a request the store leaves out
+// goes to the sampler thread as a drop.
 void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held);
 // The walks at the interruption (the samplers taken in_handler), into the thread's arena
 // from `cursor`; returns how many records it filled.
@@ -269,9 +284,10 @@ void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64
 
 // --- sampler_thread.cpp ----------------------------------------------------------------
 void sampler_loop();
-// Records the walks every thread's handler made (also once more at exit).
+// Records the walks every thread's handler made and the requests its store left out
+// (also once more at exit).
 void drain_all_walks();
-// Records the walks one thread's handler made (the caller holds threads_mutex).
+// The same for one thread (the caller holds threads_mutex).
 void drain_walks(ThreadSampling* st);
 
 // --- poll_client.cpp -------------------------------------------------------------------
@@ -290,8 +306,14 @@ void on_thread(runtime::Thread* t, bool starting);
 void count_interruption(Profile& p);
 // An ExecutionSample for one sampler; biased (fell back to the poll-site stack) when a
 // reason is given.
+// `weight`: how many requests of its stretch the sample stands for (RequestReservoir), 1
+// for every sample not served from a stretch that overflowed.
 void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,
-                   uint32_t stack, std::optional<Reason> biased, bool truncated);
+                   uint32_t stack, std::optional<Reason> biased, bool truncated, uint64_t weight = 1);
+// An interruption a thread could not keep (ring_full): a DroppedSample event with its id
+// for the samplers served at the poll (a request its store left out) or for the sampler
+// whose handler walk found no room (`walk`).
+void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, std::optional<SamplerId> walk);
 // The safepoint latency of a request served at a poll, from the interruption to
 // `served_ns`: counted for every sampler that takes its stack at the poll.
 void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);

@@ -40,7 +40,7 @@ const StackTrace& stack_of_id(const Profile& p, uint32_t id) {
 
 const StackTrace& event_stack(const Profile& p, const Event& e) {
   static const StackTrace empty;
-  return e.type == EventType::FailedSample ? empty : stack_of_id(p, e.stack);
+  return !has_stack(e.type) ? empty : stack_of_id(p, e.stack);
 }
 
 std::vector<std::pair<uint32_t, uint64_t>> count_stacks(const Profile& p,

@@ -4,11 +4,15 @@
 //   {"event":"NativeMethodSample", ...the same keys...}
 //   {"event":"SafepointLatency","sampler":S,"sample":N,"thread":T,"latency_ns":N,"stack":[F,...]}
 //   {"event":"FailedSample","sampler":S,"sample":N,"thread":T,"reason":R}
+//   {"event":"DroppedSample","sampler":S,"sample":N,"thread":T,"time_ns":N,"reason":R}
 // F = {"function":NAME,"line":N,"bci":N,"kind":K}, top frame first; "bci" is -1 when
 // unknown, "line" 0. The one addition: a biased sample with a known reason carries
 // "reason":R right after "biased":true, then "truncated":true for a stack the depth limit
-// cut, and "count":N for an entry of an aggregated profile that stands for N samples (the
-// profiler's own .jsonl is streamed event by event: event_stream.h). Also the JSON string
+// cut, and "count":N for an event that stands for N samples: an entry of an aggregated
+// profile, or in the profiler's own stream (written event by event: event_stream.h) a
+// sample kept from a stretch whose requests did not all fit in its thread's store, its
+// weight (sampler/request_reservoir.h). DroppedSample (one of this project's events, not
+// DESIGN.md's) names each interruption such a store left out. Also the JSON string
 // escaping all writers share.
 #include <ostream>
 #include <unordered_map>
@@ -144,6 +148,12 @@ void append_event_line(std::string& b, const Event& e, std::string_view stack_js
       b += ",\"reason\":";
       append_json_string(b, e.reason ? reason_name(*e.reason) : "");
       break;
+    case EventType::DroppedSample:
+      b += ",\"time_ns\":";
+      b += std::to_string(e.time_ns);
+      b += ",\"reason\":";
+      append_json_string(b, e.reason ? reason_name(*e.reason) : "");
+      break;
   }
   b += "}\n";
 }
@@ -152,9 +162,9 @@ void write_jsonl(const Profile& p, std::ostream& out) {
   std::string b;
   std::unordered_map<uint32_t, std::string> stack_json;  // each distinct stack rendered once
   for (const Event& e : p.events) {
-    std::string& sj = stack_json[e.type == EventType::FailedSample ? UINT32_MAX : e.stack];
+    std::string& sj = stack_json[has_stack(e.type) ? e.stack : UINT32_MAX];
     if (sj.empty()) append_stack_json(sj, event_stack(p, e));
-    append_event_line(b, e, sj, e.type != EventType::FailedSample && p.stacks.truncated(e.stack));
+    append_event_line(b, e, sj, has_stack(e.type) && p.stacks.truncated(e.stack));
     if (b.size() > (1 << 16)) {
       out << b;
       b.clear();

@@ -39,8 +39,8 @@ void append_percentiles(std::string& out, const Distribution& values) {
 void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st) {
   out += "  {\"name\": ";
   append_json_string(out, sampler_name(sampler));
-  out += fmt::format(",\n   \"interruptions\": {}, \"samples\": {}, \"truncated\": {},",
-                     st.interruptions, st.samples, st.truncated);
+  out += fmt::format(",\n   \"interruptions\": {}, \"samples\": {}, \"truncated\": {}, \"represented\": {},",
+                     st.interruptions, st.samples, st.truncated, st.represented);
   out += "\n   \"biased\": ";
   append_by_reason(out, st.biased);
   out += ",\n   \"failed\": ";

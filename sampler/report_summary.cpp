@@ -53,7 +53,8 @@ void shared(std::string& out, const Profile& p, const std::vector<SamplerId>& sa
                        "safepoint latency", percentiles_text(at_poll->latency_ns), waiting);
 }
 
-void top_lines(std::string& out, const std::vector<SamplerId>& samplers, const std::vector<Aggregate>& aggs) {
+void top_lines(std::string& out, const Profile& p, const std::vector<SamplerId>& samplers,
+               const std::vector<Aggregate>& aggs) {
   // The rows: every sampler's top lines, ordered by the reference's share (the oracle's
   // when it ran: the exact one), then by the largest share any sampler gives the line.
   size_t ref = 0;
@@ -107,7 +108,8 @@ void top_lines(std::string& out, const std::vector<SamplerId>& samplers, const s
     }
     const Row& t = sorted[i][0];
     out += fmt::format("  {:<{}}  {:<{}}  {:>6}  {:>12}  of {}\n", sampler_name(samplers[i]), sw, t.name(), nw,
-                       pct(t.self, aggs[i].samples), format_interval(wilson95(t.self, aggs[i].samples)),
+                       pct(t.self, aggs[i].samples),
+                       format_interval(share_interval(t.self, aggs[i].samples, stats_of(p, samplers[i]).samples)),
                        aggs[i].samples);
   }
 }
@@ -155,7 +157,7 @@ void write_summary(std::string& out, const Profile& p, const std::vector<Sampler
   std::vector<Aggregate> aggs;
   for (SamplerId s : samplers) aggs.push_back(aggregate(p, s));
   shared(out, p, samplers);
-  top_lines(out, samplers, aggs);
+  top_lines(out, p, samplers, aggs);
   accounting(out, p, samplers);
   uint64_t fewest = 0;
   std::string fewest_name;

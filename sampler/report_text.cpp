@@ -61,13 +61,24 @@ std::string pct(uint64_t part, uint64_t whole) {
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-Interval wilson95(uint64_t k, uint64_t n) {
-  if (n == 0) return {0, 100};
-  const double z = 1.959963984540054, nn = static_cast<double>(n), p = static_cast<double>(k) / nn;
+namespace {
+Interval wilson95_of(double p, double nn) {
+  const double z = 1.959963984540054;
   double denom = 1 + z * z / nn;
   double centre = (p + z * z / (2 * nn)) / denom;
   double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
   return {100 * std::max(0.0, centre - half), 100 * std::min(1.0, centre + half)};
+}
+}  // namespace
+
+Interval wilson95(uint64_t k, uint64_t n) {
+  if (n == 0) return {0, 100};
+  return wilson95_of(static_cast<double>(k) / static_cast<double>(n), static_cast<double>(n));
+}
+
+Interval share_interval(uint64_t k, uint64_t n, uint64_t kept) {
+  if (kept >= n || kept == 0) return wilson95(k, n);
+  return wilson95_of(static_cast<double>(k) / static_cast<double>(n), static_cast<double>(kept));
 }
 
 std::string format_interval(Interval i) { return fmt::format("{:.1f}-{:.1f}%", i.low, i.high); }
@@ -212,6 +223,9 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   for (const auto& [reason, n] : st.dropped) lines.push_back({std::string("  ") + reason_name(reason), n, ""});
   if (st.in_flight > 0)
     lines.push_back({"in flight", st.in_flight, "(sent, not yet ended when this profile was dumped)"});
+  for (Line& l : lines)
+    if (st.represented > 0 && l.label == std::string("  ") + reason_name(Reason::ring_full))
+      l.note = "(left out of stretches too long to keep whole; the samples kept stand for them)";
 
   size_t lw = std::string("interruptions").size();
   for (const auto& l : lines) lw = std::max(lw, l.label.size());
@@ -240,10 +254,14 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   if (biased > st.samples)
     out += fmt::format("    note: {} biased exceed the {} samples they are part of\n", biased,
                        st.samples);
-  if (a.samples != st.samples)
+  if (st.represented > 0)
+    out += fmt::format("    weighted: the {} samples stand for {} requests (each kept from a stretch without a poll "
+                       "counts for its share of the stretch), and the tables count them so\n",
+                       st.samples, st.samples + st.represented);
+  if (a.samples != st.samples + st.represented)
     out += fmt::format("    note: {} sample events recorded, but the counters say {} samples; "
                        "the tables below use the {} events\n",
-                       a.samples, st.samples, a.samples);
+                       a.samples, st.samples + st.represented, a.samples);
 }
 
 void timing(std::string& out, const SamplerStats& st, SamplerId sampler) {
@@ -294,14 +312,17 @@ void section(std::string& out, const Profile& p, SamplerId sampler,
   }
 
   std::vector<Row> fns = a.function_rows(), lns = a.line_rows();
-  out += fmt::format("\n  Shares are of this sampler's {} samples.\n", a.samples);
+  if (st.represented > 0)
+    out += fmt::format("\n  Shares are of this sampler's {} samples, weighted ({} taken).\n", a.samples, st.samples);
+  else
+    out += fmt::format("\n  Shares are of this sampler's {} samples.\n", a.samples);
   std::vector<Row> top_lines = sorted_rows(lns, true);
   out += "  Top lines by self, each share with its 95% confidence interval (Wilson):\n";
   size_t nw = 0;
   for (size_t i = 0; i < top_lines.size() && i < kTopWithInterval; ++i) nw = std::max(nw, top_lines[i].name().size());
   for (size_t i = 0; i < top_lines.size() && i < kTopWithInterval; ++i)
     out += fmt::format("    {:<{}}  {:>6}  {:>12}\n", top_lines[i].name(), nw, pct(top_lines[i].self, a.samples),
-                       format_interval(wilson95(top_lines[i].self, a.samples)));
+                       format_interval(share_interval(top_lines[i].self, a.samples, st.samples)));
   table(out, fns, true, "functions", a.samples, opt.top);
   table(out, fns, false, "functions", a.samples, opt.top);
   table(out, lns, true, "lines", a.samples, opt.top);

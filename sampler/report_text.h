@@ -42,6 +42,11 @@ struct Interval {
   double low = 0, high = 0;
 };
 Interval wilson95(uint64_t k, uint64_t n);
+// The interval of a share k / n of weighted samples (counts of events that stand for
+// several requests, sampler/request_reservoir.h) that rests on only `kept` samples really
+// taken: Wilson's with the share's proportion and kept observations. `kept` >= n is
+// wilson95(k, n).
+Interval share_interval(uint64_t k, uint64_t n, uint64_t kept);
 std::string format_interval(Interval i);  // "59.6-73.1%"
 
 // Below this many samples a share is rough (a 50% share is known to about ±10 points).

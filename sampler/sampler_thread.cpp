@@ -3,7 +3,8 @@
 // interruption.cpp); when the handler must wait (classical, --suspend=handshake) this
 // thread holds it, walks it (classical), builds its request and lets it go. A thread in
 // native code is not signalled: its stack is walked here from its anchor. Between visits
-// it records the walks the handlers made (async, oracle) into its own event buffer.
+// it records the walks the handlers made (async, oracle) and the requests the threads'
+// stores left out (drops, each with its id) into its own event buffer.
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -229,6 +230,11 @@ void sample_native(ThreadSampling* st, pid_t pid, int tid) {
 }  // namespace
 
 void drain_walks(ThreadSampling* st) {
+  if (st->left_out.size() > 0) {
+    std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
+    ThreadSampling::LeftOut l;
+    while (st->left_out.pop(l)) record_left_out(g_state.sampler_events, l.id, l.ticks, st->thread_id, l.walk);
+  }
   WalkRecord w;
   StackTrace trace;
   CompactTrace mini, native, mixed;
@@ -277,7 +283,7 @@ void sampler_loop() {
     } else {
       deadline = now;  // fell behind: do not burst
     }
-    if (g_state.want_handler_walks) drain_all_walks();
+    if (g_state.want_handler_walks || g_state.want_request) drain_all_walks();
     // The live threads only; a thread that ends waits for this period's visits before
     // its state is freed.
     std::lock_guard<std::mutex> lock(g_state.threads_mutex);

@@ -58,11 +58,10 @@ SAMPLERS = sampler_names(MINIVM)  # in report order, from the binary's own table
 def same_interruptions(ev, stderr):
     """Whether every method of a several-sampler run reported on the same interruptions, and
     the evidence. "The same interruptions" is what the text report counts per method; the
-    .jsonl only names those that ended in an event. A request dropped because its thread's
-    ring was full (ring_full) or still waiting when the program ended
-    (program_ended_before_poll) is counted without an id, for cooperative and safepoint only
-    (the other methods walk at the interruption): on a loaded machine arraycopy_heavy once
-    showed those two with 467 ids of the oracle's 543, the signature of ring_full drops. So
+    .jsonl only names those that ended in an event. A request still waiting when the program
+    ended (program_ended_before_poll) is counted without an id, for cooperative and safepoint
+    only (the other methods walk at the interruption); a dropped one (ring_full) has a
+    DroppedSample event, which this does not read, so drops count as without one here. So
     the counts must be equal, each method's ids plus what it counted without an id must
     make its count, and the ids it lacks of those any method reported must be among the
     ones it counted without an id."""

@@ -621,6 +621,65 @@ TEST_CASE("reports: the Wilson interval of a share", "[reports]") {
   CHECK(format_interval(wilson95(21, 30)) == "52.1-83.3%");
 }
 
+// A stretch without a poll of 40 requests, 4 kept (weights 10 each: stacks A, A, A, B) and
+// 36 left out (ring_full, each a DroppedSample), then 2 requests kept alone (weight 1, B).
+Profile weighted_profile() {
+  Profile p;
+  p.program = "prog.mini";
+  p.samplers = {SamplerId::cooperative};
+  p.interval_ns = 1000000;
+  p.duration_ns = 42000000;
+  uint32_t a = p.stacks.intern(kA), b = p.stacks.intern(kB);
+  const SamplerId co = SamplerId::cooperative;
+  uint64_t id = 1;
+  for (uint32_t stack : {a, a, a, b}) {
+    Event e = sample_event(co, id, stack);
+    e.count = 10;
+    p.add_sample(e);
+    id += 10;
+  }
+  Event dropped;
+  dropped.type = EventType::DroppedSample;
+  dropped.sampler = co;
+  dropped.sample = 2;
+  dropped.thread = 1;
+  dropped.time_ns = 2000000;
+  dropped.reason = Reason::ring_full;
+  p.events.push_back(dropped);
+  for (uint64_t k = 0; k < 2; k++) p.add_sample(sample_event(co, 41 + k, b));
+  SamplerStats& s = p.stats[co];
+  s.interruptions = 42;
+  s.samples = 6;
+  s.represented = 36;
+  s.dropped = {{Reason::ring_full, 36}};
+  return p;
+}
+
+TEST_CASE("reports: samples kept from a long stretch count by their weight", "[reports]") {
+  Profile p = weighted_profile();
+  std::string text = text_of(p);
+  INFO(text);
+  CHECK(has_line(text, "6 samples + 0 failed + 36 dropped = 42 = interruptions: all accounted for"));
+  CHECK(has_line(text, "weighted: the 6 samples stand for 42 requests (each kept from a stretch without a poll "
+                       "counts for its share of the stretch), and the tables count them so"));
+  CHECK(text.find("sample events recorded, but the counters say") == std::string::npos);
+  CHECK(has_line(text, "Shares are of this sampler's 42 samples, weighted (6 taken)."));
+  // compute:19 has 30 of 42 by weight; its interval rests on the 6 samples taken, not 42.
+  CHECK(has_line(text, "compute:19 71.4% " + format_interval(share_interval(30, 42, 6))));
+  CHECK(share_interval(30, 42, 6).low < wilson95(30, 42).low);
+  CHECK(format_interval(share_interval(21, 30, 30)) == format_interval(wilson95(21, 30)));
+  CHECK(collapsed_of(p) == "main;compute 30\nmain;fib;fib;fib 12\n");
+  // The stream's line of a weighted sample says how many it stands for; a drop has its own.
+  auto lines = split_lines(jsonl_of(p));
+  CHECK(lines[0] ==
+        "{\"event\":\"ExecutionSample\",\"sampler\":\"cooperative\",\"sample\":1,\"thread\":1,"
+        "\"time_ns\":1000000,\"biased\":false,\"count\":30,\"stack\":[{\"function\":\"compute\",\"line\":19,"
+        "\"bci\":12,\"kind\":\"jit\"},{\"function\":\"main\",\"line\":30,\"bci\":40,\"kind\":\"interp\"}]}");
+  CHECK(lines[2] == "{\"event\":\"DroppedSample\",\"sampler\":\"cooperative\",\"sample\":2,\"thread\":1,"
+                    "\"time_ns\":2000000,\"reason\":\"ring_full\"}");
+  CHECK(std::string(event_type_name(EventType::DroppedSample)) == "DroppedSample");
+}
+
 TEST_CASE("reports: --debug-info=safepoints is said to limit every sampler, the oracle too", "[reports]") {
   Profile p = one_sampler_profile();
   CHECK(text_of(p).find("--debug-info=safepoints") == std::string::npos);
