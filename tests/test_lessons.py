@@ -7,7 +7,13 @@ and `/tmp/` by a scratch directory), so a page and this test cannot disagree. Ea
 lesson then has its key facts checked from machine-readable output (`.jsonl` events,
 `--profile-stats`, `--gc-log` lines, the bench's CSV), never from the text report's
 layout. Shares are asked with margins a loaded 2-core machine keeps, and each rests on
-a minimum number of samples, checked first.
+a minimum number of samples, checked first. What the oracle measures on this CPU (how
+a loop's time splits between its lines, how long a stub runs) is never asked: a sampler's
+share is compared with the oracle's on the same interruptions, within sampling error or
+by a margin, and the oracle alone only where any x86-64 CPU gives the same (the loop of
+100,000 iterations beside one call). A lesson whose checks fail, or rest on too few
+samples, runs once more and the second run is judged (a real change fails both); the
+samples each check rests on are printed.
 
 Usage: test_lessons.py path/to/minivm
 """
@@ -120,7 +126,30 @@ def agreement(events, sampler, reference="oracle"):
 
 
 def enough(lesson, what, n, least):
+    print(f"{lesson.name}: {what}: {n} samples", flush=True)
     return check(f"{lesson.name}: {what} rests on at least {least} samples (got {n})", n >= least)
+
+
+Z = 3.29  # two-sided 99.9%
+
+
+def within_error(p, n, q, k):
+    """Whether shares p of n and q of k samples (fractions) differ by at most Z standard
+    errors of their difference, taken as if independent (wider than the same
+    interruptions need); the pooled share is kept off 0 and 1 so that a share nobody
+    has still allows a few samples."""
+    if not n or not k:
+        return False
+    pooled = min(max((p * n + q * k) / (n + k), 1.0 / (n + k)), 1.0 - 1.0 / (n + k))
+    return abs(p - q) <= Z * (pooled * (1 - pooled) * (1.0 / n + 1.0 / k)) ** 0.5
+
+
+def as_oracle(lesson, what, mine, ref, pred):
+    """Checks that the share of `mine`'s samples with `pred` is the oracle's (`ref`),
+    within sampling error."""
+    p, q = share(mine, pred), share(ref, pred)
+    return check(f"{lesson.name}: {what}: {p:.1%} of {len(mine)} against the oracle's {q:.1%} of {len(ref)}, "
+                 f"within sampling error", within_error(p, len(mine), q, len(ref)))
 
 
 def line_of(program, text):
@@ -143,14 +172,18 @@ def lesson_01(l):
     ev = l.events("/tmp/bias.jsonl")
     oracle, coop, sp = (samples(ev, s) for s in ("oracle", "cooperative", "safepoint"))
     if enough(l, "the bias shares", len(oracle), 100):
-        check(f"{l.name}: the oracle puts most samples on the loop, mix:{loop}",
-              share(oracle, lambda st: top(st) == ("mix", loop)) >= 0.8)
-        check(f"{l.name}: cooperative puts most samples on mix:{loop} too",
-              share(coop, lambda st: top(st) == ("mix", loop)) >= 0.8)
+        # remember runs once per 100,000 iterations of mix's loop: on any CPU the oracle
+        # has mix on top of nearly every sample (how the loop's lines share them is the CPU's).
+        check(f"{l.name}: the oracle puts most samples in mix's loop",
+              share(oracle, lambda st: st[0]["function"] == "mix") >= 0.8)
+        as_oracle(l, f"cooperative's share of mix:{loop}", coop, oracle, lambda st: top(st) == ("mix", loop))
+        as_oracle(l, f"cooperative's share of mix:{loop - 1}", coop, oracle, lambda st: top(st) == ("mix", loop - 1))
         check(f"{l.name}: cooperative agrees with the oracle on >= 90% of the same interruptions",
               agreement(ev, "cooperative") >= 0.9)
-        check(f"{l.name}: the safepoint sampler puts most samples on remember's return poll, remember:{ret}",
-              share(sp, lambda st: top(st) == ("remember", ret)) >= 0.6)
+        on_ret = lambda st: top(st) == ("remember", ret)  # noqa: E731
+        check(f"{l.name}: the safepoint sampler puts most samples on remember's return poll, remember:{ret}, "
+              f"50 points above the oracle ({share(sp, on_ret):.1%} against {share(oracle, on_ret):.1%})",
+              share(sp, on_ret) >= 0.6 and share(sp, on_ret) >= share(oracle, on_ret) + 0.5)
     listing = l.run("disasm examples").stdout
     check(f"{l.name}: disasm lists mix's loop as counted", re.search(r"loops: \[\d+\.\.\d+\] counted", listing))
 
@@ -184,7 +217,8 @@ def lesson_03(l):
     if enough(l, "debug info for every pc", len(oracle), 100):
         check(f"{l.name}: with all debug info the oracle's top frame is the inlined weigh on most samples",
               share(oracle, lambda st: st[0]["function"] == "weigh" and st[0]["kind"] == "inlined") >= 0.8)
-        check(f"{l.name}: ... mostly its loop body, weigh:{body}", share(oracle, lambda st: top(st) == ("weigh", body)) >= 0.4)
+        as_oracle(l, f"cooperative's share of the loop body, weigh:{body}", samples(full, "cooperative"), oracle,
+                  lambda st: top(st) == ("weigh", body))
         check(f"{l.name}: ... with main's compiled frame under it",
               share(oracle, lambda st: len(st) > 1 and st[1]["function"] == "main" and st[1]["kind"] == "jit") >= 0.8)
         check(f"{l.name}: cooperative agrees with the oracle on >= 90% of the same interruptions",
@@ -201,29 +235,42 @@ def lesson_04(l):
     plain, described = l.stats("/tmp/crc.json"), l.stats("/tmp/crc-stubs.json")
     ev, ev_stubs = l.events("/tmp/crc.jsonl"), l.events("/tmp/crc-stubs.jsonl")
     coop = plain["cooperative"]
+    in_stub = lambda st: st[0]["kind"] == "stub" and st[0]["function"] == "crc32"  # noqa: E731
+    # How long the CPU spends in the crc32 stub is its own (the oracle measures it); each
+    # sampler's part in it is said against the oracle's on the same interruptions.
+    oracle = samples(ev, "oracle")
+    stub = share(oracle, in_stub)
     if enough(l, "the stub shares", coop["samples"], 100):
-        check(f"{l.name}: without --stub-metadata most cooperative samples are biased, pc_in_stub",
-              coop["biased"].get("pc_in_stub", 0) >= 0.5 * coop["samples"], coop)
+        check(f"{l.name}: the oracle has the crc32 stub on top over checksum_blocks on {stub:.1%} of {len(oracle)}",
+              stub > 0.1 and share(oracle, lambda st: in_stub(st) and len(st) > 1
+                                   and st[1]["function"] == "checksum_blocks") == stub)
+        biased = coop["biased"].get("pc_in_stub", 0)
+        check(f"{l.name}: without --stub-metadata the cooperative samples biased pc_in_stub are the oracle's "
+              f"stub share ({biased} of {coop['samples']} against {stub:.1%})",
+              within_error(biased / max(1, coop["samples"]), coop["samples"], stub, len(oracle)), coop)
         for s in ("classical", "async"):
-            check(f"{l.name}: most {s} interruptions fail with pc_in_stub",
-                  plain[s]["failed"].get("pc_in_stub", 0) >= 0.5 * plain[s]["interruptions"], plain[s])
+            # Of the interruptions (a failure is no sample), against the oracle's samples in
+            # the stub of the same interruptions.
+            failed, n = plain[s]["failed"].get("pc_in_stub", 0), plain[s]["interruptions"]
+            ref = sum(1 for st in oracle.values() if st and in_stub(st)) / max(1, plain["oracle"]["interruptions"])
+            check(f"{l.name}: the {s} interruptions failed pc_in_stub are the oracle's share in the stub "
+                  f"({failed} of {n} against {ref:.1%})", within_error(failed / max(1, n), n, ref, n), plain[s])
         sp = plain["safepoint"]
         check(f"{l.name}: every safepoint sample is biased, taken_at_poll",
               sp["biased"].get("taken_at_poll", 0) == sp["samples"], sp)
-        check(f"{l.name}: the oracle puts most samples in the crc32 stub, over checksum_blocks",
-              share(samples(ev, "oracle"), lambda st: st[0]["kind"] == "stub" and st[0]["function"] == "crc32"
-                    and len(st) > 1 and st[1]["function"] == "checksum_blocks") >= 0.5)
     coop = described["cooperative"]
     if enough(l, "the described stub shares", coop["samples"], 100):
         check(f"{l.name}: with --stub-metadata no cooperative sample is biased by pc_in_stub",
               coop["biased"].get("pc_in_stub", 0) == 0, coop)
-        check(f"{l.name}: ... and most cooperative samples have the crc32 stub frame on top",
-              share(samples(ev_stubs, "cooperative"), lambda st: st[0]["kind"] == "stub" and st[0]["function"] == "crc32")
-              >= 0.5)
+        as_oracle(l, "with --stub-metadata, cooperative's share with the crc32 stub frame on top",
+                  samples(ev_stubs, "cooperative"), samples(ev_stubs, "oracle"), in_stub)
         check(f"{l.name}: ... agreeing with the oracle on >= 90% of the same interruptions",
               agreement(ev_stubs, "cooperative") >= 0.9)
-        check(f"{l.name}: classical still fails in the stub (--stub-metadata is for the cooperative sampler)",
-              described["classical"]["failed"].get("pc_in_stub", 0) >= 0.5 * described["classical"]["interruptions"])
+        cls, n = described["classical"], described["classical"]["interruptions"]
+        ref = sum(1 for st in samples(ev_stubs, "oracle").values() if st and in_stub(st)) / max(1, n)
+        check(f"{l.name}: classical still fails in the stub (--stub-metadata is for the cooperative sampler): "
+              f"{cls['failed'].get('pc_in_stub', 0)} of {n} against the oracle's {ref:.1%}",
+              within_error(cls["failed"].get("pc_in_stub", 0) / max(1, n), n, ref, n))
 
 
 def lesson_05(l):
@@ -283,6 +330,42 @@ def lesson_07(l):
         check(f"{l.name}: `{fragment}` prints its own time", re.search(r"^ms \d+ true$", l.run(fragment).stdout, re.M))
 
 
+def collected(fn, lesson):
+    """Runs a lesson's checks with their outcomes collected, not yet counted:
+    [(name, holds, detail)]."""
+    results = []
+
+    def collect(name, cond, detail=""):
+        results.append((name, bool(cond), detail))
+        return bool(cond)
+
+    g = globals()
+    real, g["check"] = g["check"], collect
+    try:
+        fn(lesson)
+    finally:
+        g["check"] = real
+    return results
+
+
+def run_lesson(minivm, page, fn, first):
+    """One run of a lesson's commands and its checks: (collected results, whether its
+    commands all ran); the page's own layout is checked on the first run only."""
+    tmp = tempfile.mkdtemp(prefix="lesson-")
+    try:
+        lesson = Lesson(minivm, os.path.join(LESSONS, page), tmp)
+        if first:
+            check(f"{page}: has commands", lesson.runs)
+            programs = set(re.findall(r"examples/lessons/(\w+\.mini)", " ".join(t for t, _ in lesson.runs)))
+            for listing in blocks(os.path.join(LESSONS, page), "mini"):
+                check(f"{page}: its program listing is exactly one of the programs it runs ({sorted(programs)})",
+                      any(listing == open(os.path.join(LESSONS, p)).read() for p in programs))
+        ran = all(p.returncode == 0 for _, p in lesson.runs)
+        return (collected(fn, lesson) if ran else []), ran
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     minivm = sys.argv[1]
     pages = sorted(f for f in os.listdir(LESSONS) if PAGE.match(f))
@@ -299,18 +382,16 @@ def main():
         headings = re.findall(r"^## (.+)$", open(os.path.join(LESSONS, page)).read(), re.M)
         check(f"{page}: has The program, Commands, What to look for, Question and, last, Answer ({headings})",
               headings == ["The program", "Commands", "What to look for", "Question", "Answer"])
-        tmp = tempfile.mkdtemp(prefix="lesson-")
-        try:
-            lesson = Lesson(minivm, os.path.join(LESSONS, page), tmp)
-            check(f"{page}: has commands", lesson.runs)
-            programs = set(re.findall(r"examples/lessons/(\w+\.mini)", " ".join(t for t, _ in lesson.runs)))
-            for listing in blocks(os.path.join(LESSONS, page), "mini"):
-                check(f"{page}: its program listing is exactly one of the programs it runs ({sorted(programs)})",
-                      any(listing == open(os.path.join(LESSONS, p)).read() for p in programs))
-            if all(p.returncode == 0 for _, p in lesson.runs):
-                checks[f"lesson_{page[:2]}"](lesson)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        fn = checks[f"lesson_{page[:2]}"]
+        results, ran = run_lesson(minivm, page, fn, True)
+        if ran and not all(ok for _, ok, _ in results):
+            # A share near its bound, or too few samples on a loaded machine: the whole
+            # lesson once more, and the second run is the one judged.
+            print(f"{page}: {sum(not ok for _, ok, _ in results)} of {len(results)} checks failed on the first run: "
+                  f"{[n for n, ok, _ in results if not ok]}; running the lesson again and judging that run", flush=True)
+            results, ran = run_lesson(minivm, page, fn, False)
+        for name, ok, detail in results:
+            check(name, ok, detail)
     finish()
 
 
