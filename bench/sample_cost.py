@@ -42,7 +42,7 @@ def sampler_entry(stats, sampler):
 def on_thread_us(stats, sampler):
     """What the sampled thread itself spent per sample, in µs, from the profiler's own
     timings: the signal handler's p50 (suspension), plus for cooperative its poll's p50
-    shared by the requests that poll served (a poll serves every request in the ring)."""
+    shared by the requests that poll served (a poll serves every request stored for the thread)."""
     s = sampler_entry(stats, sampler)
     if not s.get("suspension_ns") or not s.get("samples"):
         return None
@@ -150,7 +150,7 @@ def write_sample_cost(out_dir, cost):
     if on:
         md.append("The part that differs between the samplers, measured on the sampled thread by the profiler itself "
                   "(median of the runs): its signal handler's p50, plus for cooperative its poll's p50 times polls "
-                  "over samples, since one poll serves every request waiting in the ring (not counted: entering and "
+                  "over samples, since one poll serves every request waiting for it (not counted: entering and "
                   "leaving the safepoint blob, about 0.1 µs a poll). The rest of the "
                   "figures above (the sampler thread's visit, the kernel's signal delivery) is the same work for "
                   "every sampler, and its run-to-run noise is several µs per sample.\n")

@@ -68,9 +68,9 @@ void account_unserved(Profile& profile, bool final) {
     for (auto& [sampler, st] : profile.stats) st.in_flight = st.interruptions > ended(st) ? st.interruptions - ended(st) : 0;
 }
 
-// A live thread's buffer, and at exit the requests still in its ring (failures), under the
-// buffer's lock: the thread's poll pops and records under it, so each request is counted
-// once, in the ring or as recorded.
+// A live thread's buffer, and at exit the requests still stored for it (failures), under
+// the buffer's lock: the thread's poll takes and records under it, so each request is
+// counted once, stored or as recorded.
 void merge_thread(Profile& profile, ThreadSampling* st, bool final) {
   std::lock_guard<std::mutex> lock(st->events.mutex);
   merge_into(profile, st->events);

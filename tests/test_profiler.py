@@ -301,7 +301,8 @@ with tempfile.TemporaryDirectory() as tmp:
               walks)
 
     # A long counted loop still serves requests within a bound (the strip-mined latch
-    # poll), and the latency shows the wait; without strip mining the ring overflows.
+    # poll), and the latency shows the wait; without strip mining the thread's store of
+    # requests overflows (tests/test_stretches.py checks what it keeps).
     # The bound is checked on the median: a strip poll comes every ~1 ms of the loop's CPU
     # time, but any one request also waits while the thread is off its core, and on a
     # loaded machine the longest wait (seen: 107 ms, 233 ms) measures the scheduler.
@@ -328,11 +329,11 @@ with tempfile.TemporaryDirectory() as tmp:
           and lat[len(lat) // 2] < 100e6, f"{len(lat)} latencies; {se[-1500:]}")
     # Every method but classical: classical holds the thread for each interruption, and on
     # a loaded machine a hold can wait a whole time slice (4 ms), too few interruptions in
-    # the loop to fill the ring (256).
+    # the loop to fill the store (256).
     rc, so, se = run("--xcomp", "--strip-mining=0", "--profile", "--sampler=cooperative,async,safepoint,oracle",
                      "--interval=500us", f"--profile-out={out}", long_loop)
     drops = re.search(r"ring_full\s+(\d+)", se)
-    check("without strip mining the loop never polls: its requests overflow the ring (counted)",
+    check("without strip mining the loop never polls: its requests overflow the store (counted)",
           rc == 0 and drops and int(drops.group(1)) > 0 and accounted(se), se[-1500:])
     check("the dropped requests are the interruptions cooperative and safepoint lack",
           *same_interruptions(events(out), se))
