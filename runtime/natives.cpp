@@ -22,6 +22,12 @@
 
 namespace runtime {
 
+namespace {
+std::atomic<int> g_print_errno{0};
+}
+
+int print_write_errno() { return g_print_errno.load(std::memory_order_relaxed); }
+
 int64_t native_nanotime() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -204,7 +210,12 @@ extern "C" int64_t* minivm_rt_print(Thread* t, const uint8_t* bcp, int64_t* sp, 
       append_value(line, item.type, *arg--);
   }
   line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stdout);  // one locked write: lines never interleave
+  errno = 0;
+  // One locked write: lines never interleave.
+  if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() && errno != 0) {
+    int none = 0;
+    g_print_errno.compare_exchange_strong(none, errno, std::memory_order_relaxed);
+  }
   return sp + n;
 }
 
