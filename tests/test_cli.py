@@ -202,7 +202,7 @@ with tempfile.TemporaryDirectory() as tmp:
                          ([f"--{digits}"], "unknown option")):
         rc, out, err = run("run", *args, defs)
         check(f"{args[-1][:12]}... (100,000 characters): refused in a short line naming {needle}",
-              rc == 2 and needle in err and len(err) < 600 and "characters)" in err, err[:600])
+              rc == 2 and needle in err and len(err) < 1000 and "characters)" in err, err[:1000])
     for name, text in (("literal", f"fn main() {{ print({digits}); }}\n"),
                        ("float literal", f"fn main() {{ print(1.{digits}e99999); }}\n"),
                        ("name", f"fn main() {{ print(x{digits}); }}\n")):
