@@ -104,6 +104,10 @@ std::string format_stack_trace(Thread* t, size_t max_frames) {
 }
 
 [[noreturn]] void throw_runtime_error(Thread* t, const std::string& message) {
+  throw_runtime_error(t, message, {});
+}
+
+[[noreturn]] void throw_runtime_error(Thread* t, const std::string& message, const std::vector<ThreadInError>& others) {
   static std::mutex error_mutex;
   if (!error_mutex.try_lock() || g_exiting.load()) {
     // Another thread is already reporting an error or exiting: it ends the program.
@@ -111,6 +115,8 @@ std::string format_stack_trace(Thread* t, size_t max_frames) {
   }
   std::fflush(stdout);
   std::string text = "error: " + message + "\n" + format_stack_trace(t);
+  for (const ThreadInError& other : others)
+    text += "thread " + std::to_string(other.thread->id) + ", " + other.doing + ":\n" + format_stack_trace(other.thread);
   std::fwrite(text.data(), 1, text.size(), stderr);
   exit_vm(1);
 }

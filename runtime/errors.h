@@ -1,6 +1,7 @@
 // Mini runtime errors and the orderly end of the process.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace runtime {
 
@@ -11,6 +12,16 @@ class Thread;
 // program with exit status 1. An error in any thread ends the program this way; if two
 // threads fail at once, the first one reports.
 [[noreturn]] void throw_runtime_error(Thread* t, const std::string& message);
+
+// Another thread an error is about (a deadlock's), and what it is doing ("waiting in join
+// for thread 2"); stopped outside Mini code with its anchor set, so its stack can be walked.
+struct ThreadInError {
+  Thread* thread;
+  std::string doing;
+};
+// As above, with each of `others`' Mini stack traces after t's, under a line naming it:
+// "thread 1, waiting in join for thread 2:".
+[[noreturn]] void throw_runtime_error(Thread* t, const std::string& message, const std::vector<ThreadInError>& others);
 
 // Hooks run once, in registration order, before the process exits (normally or on a
 // runtime error), e.g. to write a profile.

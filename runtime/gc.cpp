@@ -179,34 +179,73 @@ std::string format_gc_event(const GcEvent& e) {
   return line;
 }
 
-void collect(Thread* requester, GcCause cause, uint64_t seen) {
-  GcEvent e;
-  e.cause = cause;
-  e.requester = requester != nullptr ? requester->id : -1;
-  uint64_t start = now_ns();
-  bool ran = false;
-  SafepointStats stats = run_at_safepoint([&] {
-    // Another thread's collection may have ended while this one waited to request.
-    if (g_count.load(std::memory_order_acquire) != seen) return;
-    ran = true;
-    e.heap_before = heap_used_bytes();
+namespace {
+
+// One collection's bookkeeping and its --gc-log line, around the mark-sweep.
+class Collection {
+ public:
+  Collection(Thread* requester, GcCause cause) : start_(now_ns()) {
+    e_.cause = cause;
+    e_.requester = requester != nullptr ? requester->id : -1;
+  }
+
+  // At the safepoint.
+  void run() {
+    ran_ = true;
+    e_.heap_before = heap_used_bytes();
     const SafepointStats& sp = current_safepoint();
     if (sp.slowest_thread >= 0)
       for (Thread* t : VM::get().threads())
-        if (t->id == sp.slowest_thread) e.slowest_where = where(t);
-    MarkSweep().run(e);
-    e.heap_after = heap_used_bytes();
-    e.id = g_count.fetch_add(1, std::memory_order_acq_rel) + 1;
+        if (t->id == sp.slowest_thread) e_.slowest_where = where(t);
+    MarkSweep().run(e_);
+    e_.heap_after = heap_used_bytes();
+    e_.id = g_count.fetch_add(1, std::memory_order_acq_rel) + 1;
+  }
+
+  // After the safepoint: logs and keeps the event, if the collection ran.
+  void finish(const SafepointStats& stats) {
+    if (!ran_) return;
+    e_.pause_ns = now_ns() - start_;
+    e_.time_to_safepoint_ns = stats.time_to_safepoint_ns;
+    e_.threads_stopped = stats.threads;
+    e_.slowest_thread = stats.slowest_thread;
+    e_.heap_max = heap_max_bytes();
+    if (g_log.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", format_gc_event(e_).c_str());
+    std::lock_guard<std::mutex> lock(g_last_mutex);
+    g_last = e_;
+  }
+
+ private:
+  GcEvent e_;
+  uint64_t start_;
+  bool ran_ = false;
+};
+
+}  // namespace
+
+void collect(Thread* requester, GcCause cause, uint64_t seen) {
+  Collection c(requester, cause);
+  SafepointStats stats = run_at_safepoint([&] {
+    // Another thread's collection may have ended while this one waited to request.
+    if (g_count.load(std::memory_order_acquire) == seen) c.run();
   });
-  if (!ran) return;
-  e.pause_ns = now_ns() - start;
-  e.time_to_safepoint_ns = stats.time_to_safepoint_ns;
-  e.threads_stopped = stats.threads;
-  e.slowest_thread = stats.slowest_thread;
-  e.heap_max = heap_max_bytes();
-  if (g_log.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", format_gc_event(e).c_str());
-  std::lock_guard<std::mutex> lock(g_last_mutex);
-  g_last = e;
+  c.finish(stats);
+}
+
+bool collect_for_allocation(Thread* requester, GcCause cause, uint64_t seen,
+                            const std::function<bool(bool collected)>& allocate) {
+  Collection c(requester, cause);
+  bool allocated = false;
+  SafepointStats stats = run_at_safepoint([&] {
+    if (g_count.load(std::memory_order_acquire) != seen && allocate(false)) {
+      allocated = true;
+      return;
+    }
+    c.run();
+    allocated = allocate(true);
+  });
+  c.finish(stats);
+  return allocated;
 }
 
 }  // namespace runtime

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "runtime/gc_roots.h"
@@ -17,7 +18,7 @@ class Thread;
 
 enum class GcCause : uint8_t {
   allocation_budget,  // the bytes handed out since the last collection reached the budget
-  heap_full,          // no free range could hold an allocation even after a collection
+  heap_full,          // no free range could hold an allocation that the budget allowed
   a_lot,              // --gc-a-lot: a thread returning from the runtime to Mini code
 };
 const char* gc_cause_name(GcCause c);
@@ -38,9 +39,18 @@ struct GcEvent {
 };
 
 // Collects at a global safepoint, unless a collection has ended since the caller read
-// gc_count() == seen (then the caller just retries its allocation). Called in the VM
-// (requester's anchor set) or from a thread that is not a Mini thread.
+// gc_count() == seen. Called in the VM (requester's anchor set) or from a thread that is
+// not a Mini thread.
 void collect(Thread* requester, GcCause cause, uint64_t seen);
+// For an allocation that did not fit (the caller read gc_count() == seen before trying):
+// at one global safepoint, with every other thread stopped, calls `allocate(false)` if a
+// collection has ended since `seen`, and if that does not succeed (or none has), collects
+// and calls `allocate(true)`. So the room a collection makes goes to the allocation that
+// asked for it, not to a thread that happens to run first afterwards. Returns whether
+// `allocate` succeeded; false means even a collection left no room for it. `allocate`
+// must not stop for a safepoint (it runs inside one).
+bool collect_for_allocation(Thread* requester, GcCause cause, uint64_t seen,
+                            const std::function<bool(bool collected)>& allocate);
 uint64_t gc_count();
 
 // `--gc-log`: one line per collection on stderr.

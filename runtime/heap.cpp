@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,7 +36,6 @@ size_t g_cursor = 0;                // ranges before it are exhausted or too sma
 size_t g_live_after_gc = 0;
 size_t g_allocated_since_gc = 0;
 size_t g_trigger = kMinTrigger;
-size_t g_largest_free_after_gc = 0;  // the largest free range the last sweep left
 
 void write_free_chunk(char* begin, char* end) {
   auto* a = reinterpret_cast<Array*>(begin);
@@ -72,15 +72,74 @@ char* carve(size_t min, size_t max, size_t from, size_t* got, size_t* dirty) {
   return nullptr;
 }
 
-[[noreturn]] void heap_exhausted(Thread* t, int64_t length) {
-  size_t live;
+// Room carved for one allocation: a new TLAB for a small array, else the array itself.
+struct Carved {
+  char* p = nullptr;
+  size_t got = 0;             // bytes carved
+  size_t dirty = 0;           // how many of the first bytes may hold old arrays
+  bool over_budget = false;   // refused because the allocation budget is spent
+};
+
+// Carves room for an array of `bytes` from the free ranges: within the allocation budget,
+// or, right after a collection, up to the heap's size. Retires t's TLAB first for a small
+// array, whose refill it is.
+Carved carve_for(Thread* t, size_t bytes, bool small, bool beyond_budget) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Carved c;
+  size_t used = g_live_after_gc + g_allocated_since_gc;
+  size_t want = small ? std::max(bytes, kTlabBytes) : bytes;
+  if (!beyond_budget && used + want > g_trigger) {
+    c.over_budget = true;
+    return c;
+  }
+  if (small) {
+    retire_tlab(t);
+    c.p = carve(bytes, kTlabBytes, g_cursor, &c.got, &c.dirty);
+    if (c.p == nullptr) c.p = carve(bytes, kTlabBytes, 0, &c.got, &c.dirty);
+  } else {
+    c.p = carve(bytes, bytes, 0, &c.got, &c.dirty);
+  }
+  return c;
+}
+
+// The array at the start of `c`, zeroed, and the rest of a small array's room as t's TLAB.
+Array* hand_out(Thread* t, const Carved& c, ArrayKind kind, int64_t length, size_t bytes, bool small) {
+  // Reused memory holds dead arrays: zero it as it is handed out (HotSpot zeroes TLABs
+  // the same way), outside the lock; fresh memory is zero already.
+  std::memset(c.p, 0, c.dirty);
+  if (small) {
+    t->core.tlab_top = reinterpret_cast<uintptr_t>(c.p + bytes);
+    t->core.tlab_end = reinterpret_cast<uintptr_t>(c.p + c.got);
+  }
+  auto* a = reinterpret_cast<Array*>(c.p);
+  a->kind = kind;
+  a->length = length;
+  return a;
+}
+
+std::string mib(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
+  return text;
+}
+
+// An array larger than the heap, or one that a collection made for it still left no room
+// for: the live arrays leave less than `bytes`, or (nothing moves) no gap between them is
+// that large.
+[[noreturn]] void heap_exhausted(Thread* t, int64_t length, size_t bytes) {
+  size_t live, largest = 0;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     live = g_live_after_gc;
+    for (const FreeRange& r : g_free) largest = std::max(largest, size_t(r.end - r.begin));
   }
-  throw_runtime_error(t, "heap exhausted: new array of " + std::to_string(length) + " elements does not fit (" +
-                             std::to_string(live >> 20) + " MiB live after collection, --heap=" +
-                             std::to_string(g_max >> 20) + "m)");
+  std::string why = bytes > g_max          ? "larger than the whole heap"
+                    : bytes > g_max - live ? mib(live) + " live after collection"
+                                           : "the largest free range between the " + mib(live) +
+                                                 " of live arrays is " + mib(largest) +
+                                                 " (the collector does not move arrays)";
+  throw_runtime_error(t, "heap exhausted: new array of " + std::to_string(length) + " elements (" + mib(bytes) +
+                             ") does not fit: " + why + ", --heap=" + std::to_string(g_max >> 20) + "m");
 }
 
 }  // namespace
@@ -124,51 +183,27 @@ void retire_tlab(Thread* t) {
 
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
   if (length < 0) throw_runtime_error(t, "negative array size " + std::to_string(length));
-  if (uint64_t(length) > (g_max - sizeof(Array)) / 8) heap_exhausted(t, length);
+  if (uint64_t(length) > (g_max - sizeof(Array)) / 8)
+    heap_exhausted(t, length, uint64_t(length) < SIZE_MAX / 16 ? array_bytes(length) : SIZE_MAX);
   size_t bytes = array_bytes(length);
   bool small = length <= kMaxTlabLength;
-  // First within the allocation budget; after a collection, with only the heap's size
-  // as the limit. Other threads may take the room a collection made before this thread
-  // gets to it, so it collects and tries again; the heap is exhausted when a collection
-  // that ended after its failure left no room for it even with every thread's garbage
-  // gone (or, as a guard against starvation, after kMaxAttempts collections).
-  constexpr int kMaxAttempts = 64;
-  for (int attempt = 0;; attempt++) {
-    uint64_t seen = gc_count();
-    char* p = nullptr;
-    size_t got = 0, dirty = 0;
-    bool room = true;
-    {
-      std::lock_guard<std::mutex> lock(g_mutex);
-      if (attempt > 0) room = g_live_after_gc + bytes <= g_max && g_largest_free_after_gc >= bytes;
-      size_t used = g_live_after_gc + g_allocated_since_gc;
-      size_t want = small ? std::max(bytes, kTlabBytes) : bytes;
-      if (room && (attempt > 0 || used + want <= g_trigger)) {
-        if (small) {
-          retire_tlab(t);
-          p = carve(bytes, kTlabBytes, g_cursor, &got, &dirty);
-          if (p == nullptr) p = carve(bytes, kTlabBytes, 0, &got, &dirty);
-        } else {
-          p = carve(bytes, bytes, 0, &got, &dirty);
-        }
-      }
-    }
-    if (p != nullptr) {
-      // Reused memory holds dead arrays: zero it as it is handed out (HotSpot zeroes
-      // TLABs the same way), outside the lock; fresh memory is zero already.
-      std::memset(p, 0, dirty);
-      if (small) {
-        t->core.tlab_top = reinterpret_cast<uintptr_t>(p + bytes);
-        t->core.tlab_end = reinterpret_cast<uintptr_t>(p + got);
-      }
-      auto* a = reinterpret_cast<Array*>(p);
-      a->kind = kind;
-      a->length = length;
-      return a;
-    }
-    if (!room || attempt == kMaxAttempts) heap_exhausted(t, length);
-    collect(t, attempt == 0 ? GcCause::allocation_budget : GcCause::heap_full, seen);
+  uint64_t seen = gc_count();  // before the attempt: a collection after it may have made room
+  Carved c = carve_for(t, bytes, small, /*beyond_budget=*/false);
+  if (c.p == nullptr) {
+    // The collection's safepoint makes the allocation too, while every other thread is
+    // stopped: retried first if another thread's collection has ended since `seen`, else
+    // (or if that fails) right after this one's sweep. Room made by a collection and handed
+    // out afterwards would go to whichever thread ran first, and on a loaded machine the
+    // thread that needed it, woken last, could lose that race every time: it would report a
+    // full heap with nothing live.
+    bool ok = collect_for_allocation(t, c.over_budget ? GcCause::allocation_budget : GcCause::heap_full, seen,
+                                     [&](bool collected) {
+                                       c = carve_for(t, bytes, small, /*beyond_budget=*/collected);
+                                       return c.p != nullptr;
+                                     });
+    if (!ok) heap_exhausted(t, length, bytes);
   }
+  return hand_out(t, c, kind, length, bytes, small);
 }
 
 HeapWalk heap_prepare_walk() {
@@ -208,8 +243,6 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   free.erase(std::remove_if(free.begin(), free.end(),
                             [](const FreeRange& r) { return size_t(r.end - r.begin) < kMinFreeRange; }),
              free.end());
-  g_largest_free_after_gc = 0;
-  for (const FreeRange& r : free) g_largest_free_after_gc = std::max(g_largest_free_after_gc, size_t(r.end - r.begin));
   g_free = std::move(free);
   g_cursor = 0;
   g_live_after_gc = live_bytes;

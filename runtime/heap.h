@@ -48,8 +48,10 @@ size_t heap_max_bytes();
 size_t heap_used_bytes();
 
 // Allocates a zeroed array on `t` (the slow path: refills t's TLAB or carves a large
-// array, collecting first when the allocation budget is spent). A negative length, or
-// a live set that does not leave room for it, is a Mini runtime error (no return).
+// array; when the allocation budget is spent or nothing fits, a collection, whose
+// safepoint makes this allocation before any other thread resumes). A negative length,
+// or live arrays that leave no room for it even after that collection, is a Mini runtime
+// error (no return).
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length);
 
 // Ends t's TLAB: its unused tail becomes a free chunk. At thread end and before a

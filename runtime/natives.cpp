@@ -3,8 +3,11 @@
 #include <time.h>
 
 #include <array>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,12 @@
 #include "vm/builtins.h"
 
 namespace runtime {
+
+namespace {
+std::atomic<int> g_print_errno{0};
+}
+
+int print_write_errno() { return g_print_errno.load(std::memory_order_relaxed); }
 
 int64_t native_nanotime() {
   timespec ts;
@@ -40,12 +49,53 @@ void native_spin_ns(Thread* t, int64_t ns) {
   }
 }
 
+namespace {
+
+std::mutex g_join_mutex;  // every Thread::joining
+
+// The threads of the cycle that t joining `target` would close, t first: following whom
+// each thread waits for in join leads from target back to t. Empty when it does not. A
+// cycle is never recorded (its last join reports it instead), so every walk ends.
+std::vector<Thread*> join_cycle(Thread* t, Thread* target) {
+  std::vector<Thread*> cycle{t};
+  for (Thread* u = target; u != nullptr; u = u->joining) {
+    if (u == t) return cycle;
+    cycle.push_back(u);
+  }
+  return {};
+}
+
+// A cycle of joins can never end: every thread in it waits for one that waits too. The
+// others are blocked in their join with their anchors set, and stay so.
+[[noreturn]] void report_deadlock(Thread* t, const std::vector<Thread*>& cycle) {
+  std::string message = "deadlock: every thread in a cycle of joins is waiting for the next: thread " +
+                        std::to_string(t->id) + " joins thread " + std::to_string(cycle[1]->id);
+  std::vector<ThreadInError> others;
+  for (size_t i = 1; i < cycle.size(); i++) {
+    Thread* next = i + 1 < cycle.size() ? cycle[i + 1] : t;
+    message += ", which joins thread " + std::to_string(next->id);
+    others.push_back({cycle[i], "waiting in join for thread " + std::to_string(next->id)});
+  }
+  throw_runtime_error(t, message, others);
+}
+
+}  // namespace
+
 void native_join(Thread* t, int64_t handle) {
   Thread* target = VM::get().thread_by_handle(handle);
   if (target == nullptr) throw_runtime_error(t, "join of unknown thread handle " + std::to_string(handle));
   if (target == t) throw_runtime_error(t, "thread " + std::to_string(handle) + " cannot join itself");
   ThreadInVM blocked(t, ThreadState::blocked);
+  std::vector<Thread*> cycle;
+  {
+    std::lock_guard<std::mutex> lock(g_join_mutex);
+    cycle = join_cycle(t, target);
+    if (cycle.empty()) t->joining = target;
+  }
+  if (!cycle.empty()) report_deadlock(t, cycle);
   VM::get().join_thread(target);
+  std::lock_guard<std::mutex> lock(g_join_mutex);
+  t->joining = nullptr;
 }
 
 static std::string range_text(int64_t from, int64_t n) {
@@ -160,7 +210,12 @@ extern "C" int64_t* minivm_rt_print(Thread* t, const uint8_t* bcp, int64_t* sp, 
       append_value(line, item.type, *arg--);
   }
   line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stdout);  // one locked write: lines never interleave
+  errno = 0;
+  // One locked write: lines never interleave.
+  if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() && errno != 0) {
+    int none = 0;
+    g_print_errno.compare_exchange_strong(none, errno, std::memory_order_relaxed);
+  }
   return sp + n;
 }
 

@@ -102,6 +102,10 @@ class Thread {
   int64_t vm_result = 0;
   std::vector<int64_t> osr_buffer;  // core.osr_buffer points into it
 
+  // The thread this one waits for in `join`, or nullptr: the edges in which a deadlock is
+  // found (runtime/natives.cpp, under its join lock).
+  Thread* joining = nullptr;
+
   pthread_t pthread{};
   std::mutex done_mutex;
   std::condition_variable done_cv;

@@ -192,7 +192,7 @@ int64_t VM::run(Method* m, const int64_t* args) {
   return t->result;
 }
 
-int VM::run_main() {
+int64_t VM::run_main() {
   Method* main = method(module_->main_index);
   Thread* t = start_thread(main, nullptr);
   // Like Java's non-daemon threads, the program ends when every thread has ended.
@@ -206,7 +206,7 @@ int VM::run_main() {
     join_thread(w);
   }
   bool returns_int = module_->functions[module_->main_index]->result == vm::Type::Int;
-  return returns_int ? int(t->result) : 0;
+  return returns_int ? t->result : 0;
 }
 
 bool VM::is_method(const Method* m) const {

@@ -45,8 +45,8 @@ class VM {
   int64_t* globals() { return globals_.data(); }
 
   // Runs main on a new Mini thread, waits for it and for every thread it started, and
-  // returns the exit status (main's int result, else 0).
-  int run_main();
+  // returns main's int result (0 for a main without one); the exit status is the CLI's.
+  int64_t run_main();
 
   // Runs m(args) on a new Mini thread and returns its result slot (tests, tools).
   int64_t run(Method* m, const int64_t* args);

@@ -15,8 +15,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def run(*args, stdin=None, stdout=subprocess.PIPE):
-    p = subprocess.run([MINIVM, *args], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=60, stdin=stdin)
+def run(*args, stdin=None, stdout=subprocess.PIPE, cwd=None):
+    p = subprocess.run([MINIVM, *args], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=60, stdin=stdin,
+                       cwd=cwd)
     return p.returncode, p.stdout or "", p.stderr
 
 
@@ -177,6 +178,69 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"--define {arg} is refused, naming the global, exit 2", rc == 2 and needle in err and out == "", err)
     rc, out, err = run("run", "-D", "N", defs)
     check("--define without '=' is a usage error", usage_error(rc, err, "--define", "NAME=VALUE"), err)
+    # Exactly the literals a source may write (LANGUAGE.md): hex, '_' between digits, exponents.
+    for args, expected in ((["N=0x10"], "16 1.5 false"), (["N=0xFF_FF"], "65535 1.5 false"),
+                           (["N=-0x10"], "-16 1.5 false"), (["N=-9223372036854775808"], "-9223372036854775808 1.5 false"),
+                           (["F=2.5e3"], "3 2500.0 false"), (["F=1_000.25"], "3 1000.25 false"),
+                           (["F=-2.5e-1"], "3 -0.25 false"), (["N=1__0"], "10 1.5 false")):
+        rc, out, err = run("run", *[a for d in args for a in ("-D", d)], defs)
+        check(f"--define {' '.join(args)} takes the Mini literal", rc == 0 and out == expected + "\n", out + err)
+    for arg, needle in (("N=0x", "at least one digit after '0x'"), ("N=_1", "is not an int literal"),
+                        ("N=1_", "'_' in a number must be between digits"), ("N=9223372036854775808", "does not fit"),
+                        ("N=1.5", "is not an int literal"), ("N= 5", "is not an int literal"),
+                        ("N=5 // x", "is not an int literal"), ("N=+5", "is not an int literal"),
+                        ("N=0x1p3", "is not an int literal"), ("F=2", "(write 2.0)"), ("F=inf", "is not a float literal"),
+                        ("F=1e999", "out of range"), ("F=.5", "is not a float literal"), ("B=-true", "not a bool literal")):
+        rc, out, err = run("run", "-D", arg, defs)
+        check(f"--define {arg} is refused, saying why, exit 2", rc == 2 and needle in err and out == "", err)
+
+    # A huge value is quoted shortened in its error line, wherever it is echoed.
+    digits = "7" * 100_000
+    for args, needle in ((["-D", "N=" + digits], "--define"), (["-D", "B=" + digits], "--define"),
+                         ([f"--heap={digits}"], "--heap"), ([f"--interval={digits}s"], "--interval"),
+                         ([f"--stack={digits}x"], "--stack"), ([f"--sampler={digits}"], "--sampler"),
+                         ([f"--{digits}"], "unknown option")):
+        rc, out, err = run("run", *args, defs)
+        check(f"{args[-1][:12]}... (100,000 characters): refused in a short line naming {needle}",
+              rc == 2 and needle in err and len(err) < 1000 and "characters)" in err, err[:1000])
+    for name, text in (("literal", f"fn main() {{ print({digits}); }}\n"),
+                       ("float literal", f"fn main() {{ print(1.{digits}e99999); }}\n"),
+                       ("name", f"fn main() {{ print(x{digits}); }}\n")):
+        long_source = os.path.join(tmp, "long_token.mini")
+        with open(long_source, "w") as f:
+            f.write(text)
+        rc, out, err = run("run", long_source)
+        check(f"a compile error about a 100,000-character {name} quotes it shortened",
+              rc == 2 and err.startswith(long_source + ":1:") and len(err) < 600 and "characters)" in err, err[:600])
+    rc, out, err = run("run", os.path.join(tmp, "x" * 100_000 + ".mini"))
+    check("a 100,000-character program path is quoted shortened", rc == 2 and len(err) < 600, err[:600])
+
+    # `--` ends the options: what follows is the program, even if it starts with '-'.
+    rc, out, err = run("run", "--xint", "--", hello)
+    check("run --xint -- PROGRAM runs the program", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
+    rc, out, err = run("run", hello, "--")
+    check("run PROGRAM -- runs the program", rc == 7 and out == "hello 3\n", f"{rc} {out!r} {err!r}")
+    dashed = os.path.join(tmp, "-dashed.mini")
+    with open(dashed, "w") as f:
+        f.write("fn main() { print(5); }\n")
+    rc, out, err = run("run", "--", "-dashed.mini", cwd=tmp)
+    check("run -- -dashed.mini runs a program whose name starts with '-'", rc == 0 and out == "5\n", out + err)
+    rc, out, err = run("run", "--", hello, "--xint")
+    check("after --, an option is an operand: a second program is refused",
+          usage_error(rc, err, "takes one program", "--xint"), err)
+    rc, out, err = run("disasm", "--", hello)
+    check("disasm -- PROGRAM lists it", rc == 0 and "main" in out, out + err)
+
+    # main's result becomes the exit status modulo 256, and a note says so when it differs.
+    ret = os.path.join(tmp, "ret.mini")
+    with open(ret, "w") as f:
+        f.write("var R: int = 0;\nfn main(): int { return R; }\n")
+    for value, status in (("256", 0), ("-1", 255), ("4294967296", 0), ("300", 44)):
+        rc, out, err = run("run", "-D", f"R={value}", ret)
+        check(f"main returning {value}: exit {status}, with a note on stderr",
+              rc == status and f"main returned {value}; the exit status is that modulo 256: {status}" in err, err)
+    rc, out, err = run("run", "-D", "R=255", ret)
+    check("main returning 255: exit 255, no note", rc == 255 and err == "", err)
 
     # Bad values name the option and what it accepts; conflicts are refused.
     rc, out, err = run("run", "--suspend=bogus", hello)
@@ -243,6 +307,43 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("run", "--format=txt", hello)
     check("--format without --profile-out is refused", usage_error(rc, err, "--format", "--profile-out"), err)
 
+    # Outputs that would destroy the program or each other are refused before the run, by
+    # the files' identity: the same name, a second link, a symbolic link, ./ and ../.
+    program_text = open(hello).read()
+    link = os.path.join(tmp, "hello_link.mini")
+    os.symlink(hello, link)
+    hard = os.path.join(tmp, "hello_hard.mini")
+    os.link(hello, hard)
+    dotted = os.path.join(tmp, ".", "..", os.path.basename(tmp), "hello.mini")
+    for args, needle in ((["-o", hello, "--format=txt"], "--profile-out"), (["--profile-stats", hello], "--profile-stats"),
+                         (["-o", link, "--format=txt"], "--profile-out"), (["-o", hard, "--format=json"], "--profile-out"),
+                         (["-o", dotted, "--format=txt"], "--profile-out")):
+        rc, out, err = run("run", *args, hello)
+        check(f"{' '.join(args)}: the program itself is refused as an output",
+              usage_error(rc, err, needle, "is the program being run") and out == ""
+              and open(hello).read() == program_text, err)
+    same = os.path.join(tmp, "same.json")
+    os.mkdir(os.path.join(tmp, "sub"))
+    for first, second in ((same, same), (same, os.path.join(tmp, "sub", "..", "same.json"))):
+        rc, out, err = run("run", "-o", first, "--profile-stats", second, hello)
+        check("-o and --profile-stats naming one file (not yet there) is refused",
+              usage_error(rc, err, "--profile-out", "--profile-stats", "are the same file") and out == ""
+              and not os.path.exists(same), err)
+    open(same, "w").close()
+    os.symlink(same, os.path.join(tmp, "same_link.json"))
+    rc, out, err = run("run", "-o", same, "--profile-stats", os.path.join(tmp, "same_link.json"), hello)
+    check("-o FILE and --profile-stats LINK-TO-FILE is refused", usage_error(rc, err, "are the same file"), err)
+    rc, out, err = run("run", "-o", "-", "--format=json", "--profile-stats=-", hello)
+    check("-o - and --profile-stats=- (two documents on stdout) is refused",
+          usage_error(rc, err, "--profile-out -", "--profile-stats -", "standard output") and out == "", out + err)
+    redirected = os.path.join(tmp, "redirected.txt")
+    with open(redirected, "w") as stdout_file:
+        rc, out, err = run("run", "-o", redirected, hello, stdout=stdout_file)
+    check("-o FILE while stdout goes to FILE is refused (it would overwrite the program's output)",
+          usage_error(rc, err, "--profile-out", "where standard output goes"), err)
+    rc, out, err = run("run", "-o", "/dev/null", "--format=txt", "--profile-stats=/dev/null", hello)
+    check("/dev/null for both outputs is fine: writing it twice loses nothing", rc == 7, err)
+
     # A profile or output that could not be written makes the exit status non-zero.
     with open("/dev/full", "w") as full:
         rc, out, err = run("run", "--xcomp", "-o", "/dev/full", "--format=txt", loop_ok)
@@ -251,11 +352,19 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, out, err = run("run", "--xcomp", "--profile-stats=/dev/full", loop_ok)
         check("statistics that cannot be written: exit 1", rc == 1 and "No space left" in err, err)
         rc, out, err = run("run", "--xcomp", loop_ok, stdout=full)
-        check("a write error on stdout: reported, exit 1", rc == 1 and "standard output" in err, err)
+        check("a write error on stdout: reported with its reason, exit 1",
+              rc == 1 and "error writing standard output: No space left on device" in err, err)
+        chatty = os.path.join(tmp, "chatty.mini")
+        with open(chatty, "w") as f:  # more than stdio's buffer: the first write fails in print
+            f.write("fn main() { for i in 0..3000 { print(i, i, i); } }\n")
+        rc, out, err = run("run", chatty, stdout=full)
+        check("a write error in the middle of the output: reported with its reason",
+              rc == 1 and "error writing standard output: No space left on device" in err, err)
         rc, out, err = run("run", "--xcomp", "-o", "-", "--format=collapsed", loop_ok, stdout=full)
         check("a profile on a full stdout: exit 1", rc == 1 and "standard output" in err, err)
         rc, out, err = run("disasm", hello, stdout=full)
-        check("disasm on a full stdout: exit 1", rc == 1 and "standard output" in err, err)
+        check("disasm on a full stdout: exit 1, with the reason",
+              rc == 1 and "error writing standard output: No space left on device" in err, err)
         rc, out, err = run("--help", stdout=full)
         check("--help on a full stdout: exit 1", rc == 1, err)
 

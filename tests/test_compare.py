@@ -151,6 +151,20 @@ with tempfile.TemporaryDirectory() as tmp:
           rc == 3 and "No samples" in out and re.search(r"^\s+2 R\s", out, re.M), out + err)
 
 with tempfile.TemporaryDirectory() as tmp:
+    # --html naming the program (by its name, a symbolic link or a second link) would
+    # overwrite the program being run: refused before the run, the program intact.
+    short = os.path.join(tmp, "short.mini")
+    with open(short, "w") as f:
+        f.write("fn main(): int {\n    return 3;\n}\n")
+    os.symlink(short, os.path.join(tmp, "short_link.mini"))
+    os.link(short, os.path.join(tmp, "short_hard.mini"))
+    for name in ("short.mini", "short_link.mini", "short_hard.mini", "./short.mini"):
+        rc, out, err = run("compare", "--html", os.path.join(tmp, name), short)
+        check(f"compare --html {name} (the program) is refused before the run",
+              usage_error(rc, err, "--html", "is the program being run") and out == ""
+              and open(short).read().startswith("fn main"), err)
+
+with tempfile.TemporaryDirectory() as tmp:
     page = os.path.join(tmp, "compare.html")
     rc, out, err = run("compare", "--xcomp", "--html", page, prog, env={**os.environ, "TMPDIR": tmp})
     check("--html: exit status 0 and the listing on stdout", rc == 0 and "safepoint" in out, err)

@@ -8,6 +8,7 @@
 
 #include "vm/codegen.h"
 #include "vm/parser.h"
+#include "vm/text.h"
 #include "vm/typecheck.h"
 #include "vm/verifier.h"
 
@@ -30,7 +31,8 @@ std::unique_ptr<Module> compile_source(std::string_view file, std::string_view s
       return report(1, 1, fmt::format("internal error: verifier: {}@{}: {}", v.function, v.bci, v.message));
     return module;
   } catch (const FrontendError& e) {
-    return report(e.pos.line, e.pos.col, e.message);
+    // A diagnostic quotes tokens and names, which may be as long as the file.
+    return report(e.pos.line, e.pos.col, with_long_words_shortened(e.message));
   } catch (const std::bad_alloc&) {
     return report(1, 1, "out of memory while compiling");
   }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 namespace vm {
 
@@ -37,6 +38,34 @@ std::string quoted(std::string_view s) {
     else out += c;
   }
   return out + "\"";
+}
+
+namespace {
+// Where a cut near `at` falls so that it splits no UTF-8 character.
+size_t character_boundary(std::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (uint8_t(text[at]) & 0xC0) == 0x80) at--;
+  return at;
+}
+}  // namespace
+
+std::string shortened(std::string_view text) {
+  if (text.size() <= kMaxQuoted) return std::string(text);
+  size_t head = character_boundary(text, 96), tail = character_boundary(text, text.size() - 32);
+  return std::string(text.substr(0, head)) + "..." + std::string(text.substr(tail)) + " (" +
+         std::to_string(text.size()) + " characters)";
+}
+
+std::string with_long_words_shortened(std::string_view message) {
+  std::string out;
+  size_t i = 0;
+  while (i < message.size()) {
+    size_t end = i;
+    while (end < message.size() && message[end] != ' ' && message[end] != '\n') end++;
+    out += shortened(message.substr(i, end - i));
+    if (end < message.size()) out += message[end++];
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace vm

@@ -90,6 +90,8 @@ void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
                                  " is not for compare: it runs every sampler and prints its own report (see minivm run)");
   resolve_run_flags(compare, o.run);
   if (!o.html_path.empty()) {
+    std::string clash = clashing_outputs_reason(o.run.program, {{"--html", o.html_path}});
+    if (!clash.empty()) throw CLI::ValidationError(clash);
     std::string why = unwritable_reason(o.html_path);
     if (o.html_path == "-") why = "the page needs a file name";
     if (!why.empty()) throw CLI::ValidationError("--html " + o.html_path + ": " + why);

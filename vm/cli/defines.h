@@ -1,7 +1,8 @@
 // `minivm run --define NAME=VALUE` (-D): a top-level global's initial value replaced
 // before main runs, so a program takes a size or duration without the language having
 // program arguments. Mini globals have a literal initialiser of type int, float or bool
-// (LANGUAGE.md); the value must be a literal of the same type.
+// (LANGUAGE.md); the value must be a literal of the same type, written as the source would
+// write it: 0x10, 1_000, -2.5e3, true.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 // The `minivm` command line: the commands and their option tables on CLI11, usage errors
 // (one line, exit 2), and dispatch to run, disasm or a help topic. The one place that
 // wires the front end, the runtime, the interpreter, the JIT and the sampler together.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "vm/cli/outputs.h"
 #include "vm/cli/run_command.h"
 #include "vm/cli/run_flags.h"
+#include "vm/text.h"
 
 namespace {
 
@@ -31,24 +33,30 @@ constexpr const char* kSynopsis =
     "       minivm --help | --version\n";
 
 constexpr const char* kExitStatus =
-    "Exit status: main's int result; 1 on a Mini runtime error, or when the program's\n"
-    "output or a profile could not be written and it would have been 0; 2 on a compile\n"
-    "error or bad usage.";
+    "Exit status: main's int result modulo 256 (a note on stderr says so when the result is\n"
+    "not 0-255); 1 on a Mini runtime error, or when the program's output or a profile could\n"
+    "not be written and it would have been 0; 2 on a compile error or bad usage.";
 
-// The usage error every bad command line ends in: what is wrong, where to read more.
+// The usage error every bad command line ends in: what is wrong, where to read more. The
+// message quotes what the user typed, which may be of any length.
 [[noreturn]] void usage_error(const std::string& message, const CLI::App* command) {
   std::string help = command ? "minivm " + command->get_name() + " --help" : "minivm --help";
-  std::fprintf(stderr, "minivm: %s\nTry '%s'.\n", message.c_str(), help.c_str());
+  std::fprintf(stderr, "minivm: %s\nTry '%s'.\n", vm::with_long_words_shortened(message).c_str(), help.c_str());
   std::exit(2);
 }
 
-// Arguments CLI11 left over (the commands allow extras so that the message is ours).
+// Arguments CLI11 left over (the commands allow extras so that the message is ours). The
+// first `--` among them is the end of the options, as POSIX has it: CLI11 has taken what
+// follows it as positionals (the program), and left the rest, operands too, here.
 void refuse_extras(const CLI::App& app, const CLI::App* command, const char* noun, const std::string& positional) {
   std::vector<std::string> extras = app.remaining();
-  if (extras.empty()) return;
+  auto end_of_options = std::find(extras.begin(), extras.end(), "--");
   std::string where = command ? " for " + command->get_name() : "";
-  for (const std::string& e : extras)
-    if (e.size() > 1 && e[0] == '-') usage_error("unknown option '" + e.substr(0, e.find('=')) + "'" + where, command);
+  for (auto e = extras.begin(); e != end_of_options; ++e)
+    if (e->size() > 1 && (*e)[0] == '-')
+      usage_error("unknown option '" + e->substr(0, e->find('=')) + "'" + where, command);
+  if (end_of_options != extras.end()) extras.erase(end_of_options);
+  if (extras.empty()) return;
   if (command == nullptr) usage_error("unknown command '" + extras[0] + "'", nullptr);
   usage_error(command->get_name() + " takes one " + noun + ", got '" + positional + "' and '" + extras[0] + "'", command);
 }
@@ -97,7 +105,8 @@ int main(int argc, char** argv) {
   app.footer(topics_footer());
 
   cli::RunOptions run_options;
-  CLI::App* run = app.add_subcommand("run", "compile PROGRAM.mini and run it; its exit status is main's int result");
+  CLI::App* run =
+      app.add_subcommand("run", "compile PROGRAM.mini and run it; its exit status is main's int result modulo 256");
   run->allow_extras();
   run->set_help_flag("-h,--help", "print run's options and exit");
   run->footer(kExitStatus);

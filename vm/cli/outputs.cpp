@@ -6,7 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <optional>
+
+#include "runtime/natives.h"
 
 namespace cli {
 
@@ -27,12 +31,77 @@ std::string unwritable_reason(const std::string& path) {
   return "";
 }
 
+namespace {
+
+struct FileId {
+  dev_t dev;
+  ino_t ino;
+  bool operator==(const FileId&) const = default;
+};
+
+// The file `path` names ("-": standard output), if it exists.
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st;
+  if ((path == "-" ? fstat(STDOUT_FILENO, &st) : stat(path.c_str(), &st)) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+// Whether standard output is a regular file (which a second writer would truncate).
+bool stdout_is_a_file() {
+  struct stat st;
+  return fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The absolute path a file not created yet will have.
+std::string future_path(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? path : p.string();
+}
+
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == "-" && b == "-") return true;
+  std::optional<FileId> ia = file_id(a), ib = file_id(b);
+  if (ia && ib) return *ia == *ib && file_id("/dev/null") != ia;
+  if (ia || ib || a == "-" || b == "-") return false;  // one exists, or stdout is closed
+  return future_path(a) == future_path(b);
+}
+
+std::string clashing_outputs_reason(const std::string& program, const std::vector<NamedFile>& outputs) {
+  for (size_t i = 0; i < outputs.size(); i++) {
+    const NamedFile& out = outputs[i];
+    if (out.path != "-" && same_file(out.path, program))
+      return out.option + " " + out.path + " is the program being run (" + program +
+             "): writing there would destroy it";
+    if (out.path != "-" && stdout_is_a_file() && same_file(out.path, "-"))
+      return out.option + " " + out.path +
+             " is where standard output goes: writing there would overwrite the program's output";
+    for (size_t j = 0; j < i; j++) {
+      const NamedFile& other = outputs[j];
+      if (!same_file(other.path, out.path)) continue;
+      if (other.path == "-" && out.path == "-")
+        return other.option + " - and " + out.option +
+               " - both write to standard output, where the two would run together: give one of them a file";
+      return other.option + " " + other.path + " and " + out.option + " " + out.path +
+             " are the same file: one would overwrite the other";
+    }
+  }
+  return "";
+}
+
 bool flush_stdout() {
-  std::cout.flush();
+  // The first flush that fails says why (cout writes through stdout's buffer); a failed
+  // write drops the buffer, so a second flush succeeds and says nothing.
   errno = 0;
+  std::cout.flush();
+  int flush_errno = errno;
   bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good();
+  if (flush_errno == 0) flush_errno = errno;
   if (!ok) {
-    const char* why = errno != 0 ? std::strerror(errno) : "a write failed";
+    int first = runtime::print_write_errno() != 0 ? runtime::print_write_errno() : flush_errno;
+    const char* why = first != 0 ? std::strerror(first) : "a write failed";
     std::fprintf(stderr, "minivm: error writing standard output: %s\n", why);
   }
   return ok;

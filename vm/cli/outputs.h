@@ -3,6 +3,7 @@
 // the exit status.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace cli {
 
@@ -10,6 +11,24 @@ namespace cli {
 // can (as far as can be known without writing: a full disk shows only when written).
 // "-" (standard output) always can.
 std::string unwritable_reason(const std::string& path);
+
+// Whether `a` and `b` name one file, by identity: "-" is standard output (whatever it is
+// connected to); a file that exists is compared by device and inode, so that a second
+// link, a symbolic link, "./x" or "../d/x" is the same file; one that does not exist yet
+// by its absolute path with "." and ".." and the symbolic links of its existing
+// directories resolved. The null device is never a clash: writing it twice loses nothing.
+bool same_file(const std::string& a, const std::string& b);
+
+// A file the command line names, and the option that names it ("--profile-out").
+struct NamedFile {
+  std::string option;
+  std::string path;
+};
+// Why the outputs of a run cannot all be written as asked, or "": an output that is the
+// program being run (writing it would destroy the program) or the file standard output
+// was redirected to (the program's output), or two outputs that are one file (one would
+// overwrite the other, or two documents would run together on stdout).
+std::string clashing_outputs_reason(const std::string& program, const std::vector<NamedFile>& outputs);
 
 // Flushes standard output; if anything written to it was lost (a full disk, a closed
 // descriptor), says so on stderr and returns false.

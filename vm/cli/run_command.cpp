@@ -47,6 +47,17 @@ class ProfileSignalsHeld {
   sigset_t set_{};
 };
 
+// The exit status for main's result: its low 8 bits, as a C program's or a shell's exit
+// status is. Where that is not the result itself (256 would end as a silent 0, -1 as
+// 255), a note on stderr says so.
+int exit_status_of_main(int64_t result) {
+  int status = int(uint64_t(result) & 0xff);
+  if (result != status)
+    std::fprintf(stderr, "minivm: main returned %lld; the exit status is that modulo 256: %d\n", (long long)result,
+                 status);
+  return status;
+}
+
 }  // namespace
 
 void run_command(RunOptions o, const AfterProfile& after) {
@@ -86,12 +97,13 @@ void run_command(RunOptions o, const AfterProfile& after) {
   if (o.stress_unload_ns) jit::start_stress_unload(jit::StressUnloadOptions{o.jit, *o.stress_unload_ns});
   if (o.profile) sampler::start_profiler(o.profiler);
   held.release();
-  int status = vm.run_main();
+  int64_t result = vm.run_main();
   // Checked here rather than in the exit hooks, which cannot change the status. The
   // program's output comes first; a profile on stdout is checked by its writer.
   bool output_ok = flush_stdout();
   bool profile_ok = !o.profile || sampler::finish_profiler();
   if (o.profile && after) profile_ok &= after(sampler::current_profile());
+  int status = exit_status_of_main(result);
   if (!output_ok || !profile_ok) status = failed_output_status(status);
   runtime::exit_vm(status);
 }

@@ -9,6 +9,7 @@
 #include "vm/cli/help_format.h"
 #include "vm/cli/outputs.h"
 #include "vm/cli/values.h"
+#include "vm/text.h"
 
 namespace cli {
 
@@ -27,7 +28,7 @@ constexpr uint64_t kMaxPeriodNs = 10'000'000'000ull;
 
 [[noreturn]] void bad(const std::string& noun, const std::string& option, const std::string& text,
                       const std::string& why) {
-  throw CLI::ValidationError(fmt::format("bad {} '{}' for {}: {}", noun, text, option, why));
+  throw CLI::ValidationError(fmt::format("bad {} '{}' for {}: {}", noun, vm::shortened(text), option, why));
 }
 
 // What an option's value is: its name in the help ("SIZE"), what it accepts (appended to
@@ -320,10 +321,14 @@ void resolve_run_flags(const CLI::App& run, RunOptions& o) {
   }
   // The text report goes to stderr, unless it is going to stdout already.
   if (p.out_path == "-" && p.out_format == sampler::OutputFormat::txt) p.text_report = false;
-  for (auto [name, path] : {std::pair{"--profile-out", &p.out_path}, std::pair{"--profile-stats", &p.stats_path}}) {
-    if (path->empty()) continue;
-    std::string why = unwritable_reason(*path);
-    if (!why.empty()) throw CLI::ValidationError(fmt::format("{} {}: {}", name, *path, why));
+  std::vector<NamedFile> outputs;
+  for (auto [name, path] : {std::pair{"--profile-out", &p.out_path}, std::pair{"--profile-stats", &p.stats_path}})
+    if (!path->empty()) outputs.push_back({name, *path});
+  std::string clash = clashing_outputs_reason(o.program, outputs);
+  if (!clash.empty()) throw CLI::ValidationError(clash);
+  for (const NamedFile& out : outputs) {
+    std::string why = unwritable_reason(out.path);
+    if (!why.empty()) throw CLI::ValidationError(fmt::format("{} {}: {}", out.option, out.path, why));
   }
 }
 

@@ -9,18 +9,19 @@
 #include <cstring>
 
 #include "vm/frontend.h"
+#include "vm/text.h"
 
 namespace cli {
 
 bool read_source(const std::string& path, std::string& text, std::string& error) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    error = "cannot read '" + path + "': is a directory";
+    error = "cannot read '" + vm::shortened(path) + "': is a directory";
     return false;
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
+    error = "cannot open '" + vm::shortened(path) + "': " + std::strerror(errno);
     return false;
   }
   // Read in pieces up to one byte past the limit: a size from stat is not to be trusted
@@ -34,11 +35,11 @@ bool read_source(const std::string& path, std::string& text, std::string& error)
   int read_errno = errno;
   std::fclose(f);
   if (failed) {
-    error = "cannot read '" + path + "': " + std::strerror(read_errno);
+    error = "cannot read '" + vm::shortened(path) + "': " + std::strerror(read_errno);
     return false;
   }
   if (text.size() > kMaxSourceBytes) {
-    error = "cannot read '" + path + "': larger than " + std::to_string(kMaxSourceBytes >> 20) +
+    error = "cannot read '" + vm::shortened(path) + "': larger than " + std::to_string(kMaxSourceBytes >> 20) +
             " MiB, the most a Mini source file may be";
     return false;
   }
