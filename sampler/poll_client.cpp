@@ -188,7 +188,10 @@ PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
   if (s.marked_slot != nullptr) runtime::unmark_return_slot(t, s.marked_slot);
   s.marked_slot = nullptr;
   st->watermark.clear();
-  if (!s.deep) walk(t, false, s);  // (a stack the cache made too deep: walked from the top)
+  if (!s.deep) {  // (a stack the cache made too deep: walked from the top)
+    s.below = TraceTree::kEmpty;
+    walk(t, false, s);
+  }
   return s;
 }
 
