@@ -374,10 +374,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # memory of a few, and the hot loop after them is visited at the full rate. Before
     # per-thread state was freed this run peaked at gigabytes, and the sampler's visits
     # went round every thread ever started (a dozen samples of the hot loop in 2 s).
-    # Each thread frees its state on its own way out, so the bound holds on a loaded
-    # machine too (a busy process per core): there, a state of 1 MB a thread (a frame
-    # arena every thread had) waiting for its thread to get a core again reached 80 MB
-    # (and 406 MB once) against 35 MB quiet.
+    # A thread's state is freed by the thread itself as it ends, and holds only what its
+    # samplers use, so the peak is bounded by the threads alive at once (100 here) even on
+    # a loaded machine (a busy process per core), where threads waiting for a core all
+    # overlap: with 1 MB a thread (a frame arena each had) the run reached 88 MB there
+    # (406 MB once) against 53 MB quiet.
     short = os.path.join(ROOT, "tests", "profiler", "many_short_threads.mini")
     for loaded, samplers in ((False, "cooperative"), (False, "all"), (True, "cooperative"), (True, "all")):
         label = f"{samplers}{', loaded' if loaded else ''}"
