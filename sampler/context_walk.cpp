@@ -90,25 +90,31 @@ WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink
                       WalkResult{}, depth_limit);
 }
 
-WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink) {
+WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit) {
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) return unknown_top_pc(regs.pc);
   WalkResult r;
   uintptr_t caller_pc = 0, caller_fp = 0;
+  // False when the frame does not fit: the arena is full, or the depth limit cuts the
+  // stack here (r.truncated: the walk ends as a sample of the frames put).
   auto put = [&](const CompactFrame& f) {
+    if (r.depth == depth_limit) {
+      r.truncated = true;
+      return false;
+    }
     if (!sink.put(f)) return false;
     r.depth++;
     return true;
   };
+  auto not_put = [&] { return r.truncated ? r : WalkResult{Reason::arena_full}; };
   switch (blob->kind) {
     case runtime::BlobKind::call_stub: return WalkResult{Reason::pc_in_call_stub};  // entering or leaving Mini code
     case runtime::BlobKind::return_barrier: return WalkResult{Reason::pc_in_runtime_stub};  // (registers_of moved the pc out of it)
     case runtime::BlobKind::stub: {
       const runtime::StubFrame* sf = blob->stub_frame_at(regs.pc);
       if (sf == nullptr) return WalkResult{Reason::no_frame_description};
-      if (!put(CompactFrame{nullptr, blob->frame_name.c_str(), -1, runtime::FrameKind::stub}))
-        return WalkResult{Reason::arena_full};
-      return walk_callers(t, step_out_of_stub(*sf, regs), false, false, sink, r, UINT32_MAX);
+      if (!put(CompactFrame{nullptr, blob->frame_name.c_str(), -1, runtime::FrameKind::stub})) return not_put();
+      return walk_callers(t, step_out_of_stub(*sf, regs), false, false, sink, r, depth_limit);
     }
     case runtime::BlobKind::compiled:
     case runtime::BlobKind::interpreter:
@@ -120,7 +126,7 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
   if (blob->kind == runtime::BlobKind::compiled) {
     runtime::ScopeChain scopes = static_cast<const runtime::CompiledCode*>(blob)->scopes_at(regs.pc);
     for (uint32_t k = 0; k < scopes.count; k++)
-      if (!put(CompactFrame{scopes[k].method, nullptr, scopes[k].bci, scopes.kind(k)})) return WalkResult{Reason::arena_full};
+      if (!put(CompactFrame{scopes[k].method, nullptr, scopes[k].bci, scopes.kind(k)})) return not_put();
   } else if (blob->kind == runtime::BlobKind::interpreter) {
     const runtime::PcRange* special = blob->special_at(regs.pc);
     auto phase = special != nullptr ? std::optional(special->info().phase) : std::nullopt;
@@ -140,13 +146,14 @@ WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink
       if (m == nullptr) return WalkResult{Reason::bad_bcp};
       bci = int32_t(bcp - m->code);
     }
-    if (!put(CompactFrame{m, nullptr, bci, runtime::FrameKind::interp})) return WalkResult{Reason::arena_full};
+    if (!put(CompactFrame{m, nullptr, bci, runtime::FrameKind::interp})) return not_put();
   }
   // (In the safepoint blob the thread is at the poll: its caller, the polling frame, is
   // the top Mini frame, at the poll.)
   uintptr_t cfa = 0;
   if (!step_out(*row, regs, cfa, caller_pc, caller_fp)) return WalkResult{Reason::no_frame_description};
-  return walk_callers(t, runtime::FramePos{cfa, caller_fp, caller_pc}, false, false, sink, r, UINT32_MAX);
+  if (r.truncated) return r;
+  return walk_callers(t, runtime::FramePos{cfa, caller_fp, caller_pc}, false, false, sink, r, depth_limit);
 }
 
 runtime::FramePos step_out_of_stub(const runtime::StubFrame& sf, const Registers& regs) {
@@ -188,16 +195,19 @@ struct ProtectedWalk {
   runtime::Thread* t;
   const Registers* regs;
   FrameSink* sink;
+  uint32_t depth_limit;
   WalkResult result;
 };
 void run_walk(void* arg) {
   auto* w = static_cast<ProtectedWalk*>(arg);
-  w->result = w->exact ? walk_exact(w->t, *w->regs, *w->sink) : walk_guess(w->t, *w->regs, *w->sink);
+  w->result = w->exact ? walk_exact(w->t, *w->regs, *w->sink, w->depth_limit)
+                       : walk_guess(w->t, *w->regs, *w->sink, w->depth_limit);
 }
 }  // namespace
 
-WalkResult walk_protected(bool exact, runtime::Thread* t, const Registers& regs, FrameSink& sink) {
-  ProtectedWalk w{exact, t, &regs, &sink, {}};
+WalkResult walk_protected(bool exact, runtime::Thread* t, const Registers& regs, FrameSink& sink,
+                          uint32_t depth_limit) {
+  ProtectedWalk w{exact, t, &regs, &sink, depth_limit, {}};
   if (!runtime::protected_call(&run_walk, &w)) return WalkResult{Reason::crashed_in_walk};
   return w.result;
 }

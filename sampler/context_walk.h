@@ -11,8 +11,8 @@
 //     in the frame (updated at calls and polls), not from the live bcp register.
 //   - exact (`oracle`): steps out of the top frame with the complete per-pc frame
 //     description (the blobs' FrameRows, the stubs' frame tables), so every pc is
-//     parsed, the top position is the interrupted pc (or the live bcp), and only the
-//     arena's capacity limits the depth.
+//     parsed and the top position is the interrupted pc (or the live bcp); cut at the
+//     profile's depth limit like the others.
 // Both are async-signal-safe: no allocation, no locks; frames go to a FrameSink.
 #pragma once
 #include <cstddef>
@@ -48,7 +48,7 @@ class FrameSink {
 struct WalkResult {
   std::optional<Reason> failure;  // none: a sample
   uint32_t depth = 0;             // frames put
-  bool truncated = false;         // guess walks: the depth limit cut the stack
+  bool truncated = false;         // the depth limit cut the stack
   bool freed_code = false;        // a pc it used, in no blob, lies in code already freed
 };
 
@@ -63,10 +63,11 @@ bool step_out(const runtime::FrameRow& row, const Registers& regs, uintptr_t& cf
 runtime::FramePos step_out_of_stub(const runtime::StubFrame& sf, const Registers& regs);
 
 WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit = kGuessDepthLimit);
-WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink);
+WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit = UINT32_MAX);
 
 // Either walk under crash protection (runtime/signals.h): a crash while reading the
-// stack ends the walk as failure `crashed_in_walk`.
-WalkResult walk_protected(bool exact, runtime::Thread* t, const Registers& regs, FrameSink& sink);
+// stack ends the walk as failure `crashed_in_walk`. Frames beyond `depth_limit` are cut.
+WalkResult walk_protected(bool exact, runtime::Thread* t, const Registers& regs, FrameSink& sink,
+                          uint32_t depth_limit);
 
 }  // namespace sampler

@@ -4,6 +4,7 @@
 // buffer's part of the profile (the caller holds that buffer's mutex). Each event's
 // counters go to its sampler's stats in the same call, so events and counters agree.
 #include <algorithm>
+#include <bit>
 
 #include "sampler/profiler_state.h"
 #include "sampler/report.h"
@@ -21,7 +22,7 @@ size_t TraceNodeHash::operator()(const TraceNode& n) const {
 uint32_t TraceTree::push(uint32_t caller, const CompactFrame& frame) {
   uint32_t last = nodes_[caller].last_callee;
   if (last != UINT32_MAX && nodes_[last].frame == frame) return last;
-  TraceNode n{caller, frame, nodes_[caller].depth + 1};
+  TraceNode n{caller, frame, nodes_[caller].depth + 1, nodes_[caller].truncated};
   auto [it, fresh] = ids_.try_emplace(n, uint32_t(nodes_.size()));
   if (fresh) nodes_.push_back(n);
   nodes_[caller].last_callee = it->second;
@@ -36,14 +37,40 @@ uint32_t TraceTree::intern(const CompactTrace& t, uint32_t below) {
 
 CompactTrace TraceTree::trace(uint32_t node) const {
   CompactTrace t;
-  for (; node != kEmpty; node = nodes_[node].caller) t.push_back(nodes_[node].frame);
+  t.reserve(nodes_[node].depth);
+  for (; node != kEmpty && node != kCut; node = nodes_[node].caller) t.push_back(nodes_[node].frame);
   return t;
+}
+
+uint32_t TraceTree::cut(uint32_t node, uint32_t limit) {
+  if (nodes_[node].depth <= limit) return node;
+  CompactTrace top = trace(node);
+  top.resize(limit);
+  return intern(top, kCut);
+}
+
+uint32_t depth_limit(SamplerId s) {
+  uint32_t limit = g_state.options.stack_depth;
+  bool guessing = s == SamplerId::classical || s == SamplerId::async;
+  return guessing ? std::min(limit, kGuessDepthLimit) : limit;
+}
+
+size_t handler_arena_frames() {
+  // What one interruption's handler walks can write, each sampler's deepest walk with its
+  // C/C++ frames; room for two such interruptions between the sampler thread's drains.
+  size_t per_interruption = 0;
+  for (SamplerId s : g_state.options.samplers)
+    if (stack_taken(s) == StackTaken::in_handler)
+      per_interruption += depth_limit(s) + (g_state.options.native_frames ? kNativeWalkMax : 0);
+  return std::bit_ceil(std::max<size_t>(1024, 2 * per_interruption));
 }
 
 void on_thread(runtime::Thread* t, bool starting) {
   if (starting) {
     auto* st = new ThreadSampling();
     if (g_state.options.native_frames) st->native = std::make_unique<NativeWalkBuffers>();
+    // (Not value-initialised: that would write the whole arena.)
+    if (g_state.want_handler_walks) st->walks.reset(new HandlerWalks(handler_arena_frames()));
     st->thread = t;
     st->thread_id = t->id;
     {
@@ -118,8 +145,8 @@ void EventBuffer::emit(const Event& e) {
   std::string* sj = stacked ? &stack_json[e.stack] : nullptr;
   if (sj != nullptr && sj->empty())
     append_stack_json(*sj, compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack));
-  append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(),
-                    stacked && !compact_stacks && part.stacks.truncated(e.stack));
+  bool truncated = stacked && (compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack));
+  append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(), truncated);
   if (lines.size() >= (1 << 16)) flush_lines();
 }
 
@@ -146,10 +173,12 @@ void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t tick
   b.emit(e);
 }
 
-void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack) {
+void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
+                   bool truncated) {
   for (SamplerId sampler : g_state.options.samplers) {  // every sampler sees the same native sample
     SamplerStats& s = b.part.stats[sampler];
     s.samples++;
+    if (truncated) s.truncated++;
     s.suspension_ns.push_back(held);
     Event e = event(EventType::NativeMethodSample, sampler, id, thread, ticks);
     e.stack = stack;

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "runtime/stack_walker.h"
 
@@ -29,31 +30,36 @@ struct CompactFrame {
 
 inline CompactFrame compact_frame(const runtime::Frame& f) { return CompactFrame{f.method, nullptr, f.bci, f.kind}; }
 
-template <size_t Capacity>
 class FrameArena {
-  static_assert((Capacity & (Capacity - 1)) == 0, "capacity must be a power of two");
-
  public:
+  // Room for `capacity` frames (a power of two). The slots are not initialised: a page of
+  // them costs memory only once a walk has written there.
+  explicit FrameArena(size_t capacity) : capacity_(capacity), slots_(new Slot[capacity]) {}
   // Producer: where the next frame goes.
   uint64_t cursor() const { return tail_.load(std::memory_order_relaxed); }
   // Producer: stores f at `cur` and advances it; false when the arena is full.
   bool put(uint64_t& cur, const CompactFrame& f) {
-    if (cur - head_.load(std::memory_order_acquire) >= Capacity) return false;
-    slots_[cur & (Capacity - 1)] = f;
+    if (cur - head_.load(std::memory_order_acquire) >= capacity_) return false;
+    slots_[cur & (capacity_ - 1)].frame = f;
     cur++;
     return true;
   }
   // Producer: publishes everything written up to `cur`.
   void commit(uint64_t cur) { tail_.store(cur, std::memory_order_release); }
   // Consumer.
-  const CompactFrame& at(uint64_t i) const { return slots_[i & (Capacity - 1)]; }
+  const CompactFrame& at(uint64_t i) const { return slots_[i & (capacity_ - 1)].frame; }
   void release_to(uint64_t i) { head_.store(i, std::memory_order_release); }
-  static constexpr size_t capacity() { return Capacity; }
+  size_t capacity() const { return capacity_; }
 
  private:
+  union Slot {
+    Slot() {}  // leaves the frame unwritten (put writes it before at reads it)
+    CompactFrame frame;
+  };
   alignas(64) std::atomic<uint64_t> head_{0};
   alignas(64) std::atomic<uint64_t> tail_{0};
-  CompactFrame slots_[Capacity];
+  size_t capacity_;
+  std::unique_ptr<Slot[]> slots_;
 };
 
 }  // namespace sampler

@@ -46,12 +46,15 @@ Registers registers_of(const ucontext_t* uc, const runtime::Thread* t) {
 class ArenaSink : public FrameSink {
  public:
   ArenaSink(ThreadSampling* st, uint64_t& cursor) : st_(st), cursor_(cursor) {}
-  bool put(const CompactFrame& f) override { return st_->arena.put(cursor_, f); }
+  bool put(const CompactFrame& f) override { return st_->walks->arena.put(cursor_, f); }
 
  private:
   ThreadSampling* st_;
   uint64_t& cursor_;
 };
+
+// Where the handler's next walk goes in the arena (0 when no sampler walks there).
+uint64_t arena_cursor(const ThreadSampling* st) { return st->walks != nullptr ? st->walks->arena.cursor() : 0; }
 
 }  // namespace
 
@@ -82,7 +85,7 @@ void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& r
   st->regs = regs;
   st->regs_in_java = in_java;
   st->handler_entry_ns = start;
-  st->pending_cursor = st->arena.cursor();
+  st->pending_cursor = arena_cursor(st);
   st->pending_count = walk_in_handler(t, st, regs, in_java, context, st->pending_cursor, st->pending);
   // A thread in native code, held for --native-frames: the sampler thread merges this walk
   // with the Mini frames from its anchor (sampler_thread.cpp, sample_native).
@@ -100,7 +103,7 @@ void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& r
 WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registers& regs, bool in_java,
                             FrameSink& sink) {
   if (!in_java) return WalkResult{Reason::not_in_java};
-  return walk_protected(/*exact=*/sampler == SamplerId::oracle, t, regs, sink);
+  return walk_protected(/*exact=*/sampler == SamplerId::oracle, t, regs, sink, depth_limit(sampler));
 }
 
 int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, const void* context,
@@ -160,12 +163,13 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
 
 void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64_t ticks, uint64_t held,
                 uint64_t cursor) {
-  st->arena.commit(cursor);
+  if (st->walks == nullptr) return;  // no sampler walks in the handler
+  st->walks->arena.commit(cursor);
   for (int i = 0; i < n; i++) {
     recs[i].id = id;
     recs[i].ticks = ticks;
     recs[i].held_ns = held;
-    if (!st->walks.push(recs[i]) && !st->left_out.push(ThreadSampling::LeftOut{id, ticks, recs[i].sampler}))
+    if (!st->walks->records.push(recs[i]) && !st->left_out.push(ThreadSampling::LeftOut{id, ticks, recs[i].sampler}))
       st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
   }
 }
@@ -216,7 +220,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
     return;
   }
   st->signals_handled.fetch_add(1, std::memory_order_release);
-  uint64_t cursor = st->arena.cursor();
+  uint64_t cursor = arena_cursor(st);
   WalkRecord recs[kHandlerWalks];
   int n = walk_in_handler(t, st, regs, in_java, context, cursor, recs);
   SampleRequest r;

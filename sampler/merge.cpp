@@ -36,7 +36,8 @@ void merge_into(Profile& to, const EventBuffer& buf) {
     if (!buf.compact_stacks) {
       e.stack = to.stacks.intern(from.stacks.get(e.stack), from.stacks.truncated(e.stack));
     } else {
-      if (named_id[e.stack] < 0) named_id[e.stack] = to.stacks.intern(named(buf.compact.trace(e.stack)));
+      if (named_id[e.stack] < 0)
+        named_id[e.stack] = to.stacks.intern(named(buf.compact.trace(e.stack)), buf.compact.truncated(e.stack));
       e.stack = uint32_t(named_id[e.stack]);
     }
     to.add_sample(e);

@@ -13,6 +13,12 @@
 // (runtime/return_barrier.h): everything below it is unchanged since, and its stack is
 // already a node of the tree. So a sample costs what changed on the stack, not its depth.
 // After serving, the thread caches every frame below its top one and marks the top one.
+//
+// A stack deeper than the depth limit (--stack-depth) is cut: each sample keeps the top
+// frames of its stack, marked truncated, like the oracle's walk at the interruption. Then
+// nothing is cached or marked, and each request walks only its sampled frame and the
+// frames the limit keeps below it, reached by frame pointers from the top (poll_window).
+// So neither the poll's memory nor a sample's decoding grows with the recursion.
 #include <algorithm>
 
 #include "runtime/code_unloading.h"
@@ -25,26 +31,41 @@ namespace sampler {
 
 namespace {
 
+// The most frames a sample taken at the poll keeps (cooperative and safepoint alike).
+uint32_t poll_depth_limit() { return depth_limit(SamplerId::cooperative); }
+
 // The thread's stack at this poll: `frames` from the top down to the marked frame (or to
-// the bottom), over the cached stack `below`.
+// the bottom), over the cached stack `below`; when deeper than the depth limit (`deep`),
+// its top frames over TraceTree::kCut.
 struct PollStack {
   std::vector<runtime::Frame> frames;
   uint32_t below = TraceTree::kEmpty;
   uintptr_t* marked_slot = nullptr;  // the marked frame's return slot, when the walk met it
   bool complete = false;             // reached the bottom or the mark: a new mark can be set
+  bool deep = false;                 // more frames than the depth limit: `frames` are the top ones
   std::vector<uint32_t> nodes;       // nodes[i]: the stack from frames[i] down; nodes[size] = below
 };
 
 // Walks the thread's frames into `s` from the top: to the bottom, to the marked frame
-// (`to_mark`), or up to the first frame at `stop_fp` (not included). False when a
-// `stop_fp` was given and the walk did not meet it.
+// (`to_mark`), or up to the first frame at `stop_fp` (not included), but never more than
+// the depth limit (then `deep`, with the top frames over kCut). False when a `stop_fp`
+// was given and the walk did not meet it.
 bool walk(runtime::Thread* t, bool to_mark, PollStack& s, uintptr_t stop_fp = 0) {
   s.frames.clear();
+  s.deep = false;
   runtime::StackWalker w(t);
   if (to_mark) w.stop_at_return_barrier();
   runtime::Frame f;
+  const size_t limit = poll_depth_limit();
   while (w.next(f)) {
     if (stop_fp != 0 && f.pos.fp == stop_fp) return true;
+    if (s.frames.size() == limit) {
+      s.deep = true;
+      s.complete = false;
+      s.marked_slot = nullptr;
+      s.below = TraceTree::kCut;
+      return stop_fp == 0;
+    }
     s.frames.push_back(f);
   }
   s.complete = w.stop() == runtime::WalkStop::entry || w.stop() == runtime::WalkStop::return_barrier;
@@ -125,14 +146,15 @@ size_t matched_stale_frames(runtime::Thread* t, ThreadSampling* st, uint64_t dep
   return run;
 }
 
-PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
+// The stack at the poll through the watermark (the stack within the depth limit).
+PollStack watermarked_stack(runtime::Thread* t, ThreadSampling* st) {
   PollStack s;
   uint64_t depth = t->core.barrier_depth;
   uintptr_t stop_fp = 0;
   uintptr_t* marked = nullptr;
   if (size_t m = matched_stale_frames(t, st, depth, stop_fp, marked); m > 0) {
     // (A walk that does not meet the matched frames, never expected, walks again below.)
-    if (walk(t, false, s, stop_fp) && !s.frames.empty()) {
+    if (walk(t, false, s, stop_fp) && !s.frames.empty() && !s.deep) {
       st->watermark.resize(depth + m);
       s.below = st->watermark.back().node;
       s.marked_slot = marked;
@@ -141,6 +163,7 @@ PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
     }
   }
   walk(t, true, s);
+  if (s.deep) return s;
   if (s.marked_slot != nullptr) {
     if (mark_over_cache(st, depth, s.marked_slot)) {
       st->watermark.resize(depth);
@@ -155,6 +178,97 @@ PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
   }
   st->watermark.clear();
   return s;
+}
+
+PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
+  PollStack s = watermarked_stack(t, st);
+  if (!s.deep && s.frames.size() + st->events.compact.depth(s.below) <= poll_depth_limit()) return s;
+  // Deeper than the limit: no mark and no cache (their nodes would be whole stacks); the
+  // top frames, cut.
+  if (s.marked_slot != nullptr) runtime::unmark_return_slot(t, s.marked_slot);
+  s.marked_slot = nullptr;
+  st->watermark.clear();
+  if (!s.deep) {  // (a stack the cache made too deep: walked from the top)
+    s.below = TraceTree::kEmpty;
+    walk(t, false, s);
+  }
+  return s;
+}
+
+// Where a request's sampled frame is: the first physical frame whose fp is at or above
+// this address (reconstruct's rule: a compiled frame's real fp, fp + 16, above the
+// request's sp; an interpreted frame's fp; the caller's fp of a frame being built or
+// torn down). 0 when the request needs no frame.
+uintptr_t sampled_frame_key(const SampleRequest& r) {
+  switch (r.kind) {
+    case RequestKind::compiled:
+    case RequestKind::stub: return r.sp - 15;
+    case RequestKind::interpreted: return r.fp;
+    case RequestKind::compiled_over_caller:
+    case RequestKind::interpreted_over_caller: return r.caller_fp;
+    case RequestKind::unparsable:
+    case RequestKind::failed: break;
+  }
+  return 0;
+}
+
+// For a stack deeper than the limit: the frames from the physical frame at `key` down
+// (a request's sampled frame and its callers), as many as the limit keeps below that
+// frame's own scopes; `cut` when more remain. The frame is found among the top frames
+// walked, or further down by frame pointers alone (two loads a frame, no decoding, no
+// memory): the one case where that distance is large is a recursion that descended
+// without a poll since the interruption.
+void poll_window(runtime::Thread* t, const PollStack& s, uintptr_t key, std::vector<runtime::Frame>& out, bool& cut) {
+  out.clear();
+  cut = false;
+  if (s.frames.empty()) return;
+  runtime::FramePos pos;
+  auto it = std::find_if(s.frames.begin(), s.frames.end(), [&](const runtime::Frame& f) { return f.pos.fp >= key; });
+  if (it != s.frames.end()) {
+    pos = it->pos;
+  } else {
+    uintptr_t fp = s.frames.back().pos.fp;
+    for (;;) {
+      auto* frame = reinterpret_cast<uintptr_t*>(fp);
+      uintptr_t caller = frame[runtime::kFrameSavedFpOffset / 8];
+      if (!t->on_stack(caller) || (caller & 7) != 0 || caller <= fp) return;  // not on this stack
+      pos = runtime::FramePos{fp + 16, caller, runtime::real_return_pc(t->core, frame[runtime::kFrameReturnPcOffset / 8])};
+      if (caller >= key) break;
+      fp = caller;
+    }
+  }
+  runtime::StackWalker w(t, pos);
+  runtime::Frame f;
+  const size_t limit = poll_depth_limit();
+  size_t below = 0;  // frames under the sampled frame's own scopes
+  while (w.next(f)) {
+    if (below == limit) {
+      cut = true;
+      return;
+    }
+    if (f.pos.fp != pos.fp) below++;
+    out.push_back(f);
+  }
+}
+
+// A request served at a poll deeper than the limit: the sampled stack rebuilt from its
+// window, its top frames kept (over kCut when cut). Never falls back to a whole walk.
+std::optional<Reason> reconstruct_deep(runtime::Thread* t, const SampleRequest& r, const PollStack& s,
+                                       TraceTree& tree, std::vector<runtime::Frame>& window, uint32_t& used) {
+  bool cut = false;
+  if (uintptr_t key = sampled_frame_key(r); key != 0) poll_window(t, s, key, window, cut);
+  CompactTrace top;
+  size_t from = 0;
+  std::optional<Reason> failure = reconstruct(r, window, top, from);
+  if (failure) return failure;
+  const size_t limit = poll_depth_limit();
+  for (size_t k = from; k < window.size(); k++) top.push_back(compact_frame(window[k]));
+  if (top.size() > limit) {
+    top.resize(limit);
+    cut = true;
+  }
+  used = tree.intern(top, cut ? TraceTree::kCut : TraceTree::kEmpty);
+  return std::nullopt;
 }
 
 void intern_frames(TraceTree& tree, PollStack& s) {
@@ -209,6 +323,9 @@ __attribute__((noinline)) PollNative native_at_poll(runtime::Thread* t, NativeWa
     n.ok = n.over_tail = true;
     return n;
   }
+  // A stack deeper than the limit is not walked with libunwind (that walk would grow with
+  // it): its cut samples need no C/C++ frames, a sample rebuilt whole fails.
+  if (tree.truncated(poll_node)) return n;
   n.poll_physical = physical_frames(tree.trace(poll_node));
   jit::NativeWalk w = jit::walk_native_stack(nb.poll.data(), nb.poll.size(), &t->core);
   while (w.end == jit::WalkEnd::truncated) {
@@ -254,6 +371,9 @@ uint32_t over_tail(TraceTree& tree, NativeWalkBuffers& nb, uint32_t node) {
 // rebuilt) with the poll's C/C++ frames merged in.
 std::optional<Reason> mix(TraceTree& tree, NativeWalkBuffers& nb, const PollNative& n, uint32_t& stack,
                           uint32_t shared) {
+  // At a poll every C/C++ frame lies below the bottom Mini frame, which a cut stack does
+  // not reach: its top frames are all Mini frames.
+  if (tree.truncated(stack)) return std::nullopt;
   if (!n.ok) return Reason::native_walk_failed;
   if (n.over_tail) {
     stack = over_tail(tree, nb, stack);
@@ -284,6 +404,7 @@ class CooperativeClient : public runtime::PollClient {
     walks.frames_walked += s.frames.size();
     walks.frames_cached += b.compact.depth(s.below);
     PollStack whole;  // the whole stack, walked only if a request needs a frame below the mark
+    std::vector<runtime::Frame> window;  // a deep stack's frames from a request's sampled frame
     PollNative native;
     if (st->native != nullptr) native = native_at_poll(t, *st->native, b.compact, s.nodes[0]);
     // Requests stored while these are served (a signal at this poll finds the thread out
@@ -303,7 +424,9 @@ class CooperativeClient : public runtime::PollClient {
         size_t from = 0;
         std::optional<Reason> failure = reconstruct(r, s.frames, top, from);
         uint32_t shared = poll_site;  // the part of `used` that is the poll's own frames
-        if (failure && s.below != TraceTree::kEmpty) {
+        if (s.deep) {
+          failure = reconstruct_deep(t, r, s, b.compact, window, used);
+        } else if (failure && s.below != TraceTree::kEmpty) {
           if (whole.frames.empty()) {
             walk(t, false, whole);
             intern_frames(b.compact, whole);
@@ -314,6 +437,8 @@ class CooperativeClient : public runtime::PollClient {
         } else if (!failure) {
           used = b.compact.intern(top, shared = s.nodes[from]);
         }
+        // A frame rebuilt over its caller makes a stack one deeper than the poll's.
+        used = b.compact.cut(used, poll_depth_limit());
         // The request's raw pcs checked against the code freed since the interruption.
         if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
             (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
@@ -323,8 +448,8 @@ class CooperativeClient : public runtime::PollClient {
         if (unmixed)
           record_failure(b, SamplerId::cooperative, *unmixed, r.id, r.ticks, st->thread_id);
         else
-          record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure, false,
-                        weight);
+          record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure,
+                        b.compact.truncated(used), weight);
       }
       if (safepoint) {
         uint32_t stack = poll_site;
@@ -334,7 +459,7 @@ class CooperativeClient : public runtime::PollClient {
           record_failure(b, SamplerId::safepoint, *unmixed, r.id, r.ticks, st->thread_id);
         else
           record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, stack,
-                        biased_by_construction(SamplerId::safepoint), false, weight);
+                        biased_by_construction(SamplerId::safepoint), b.compact.truncated(stack), weight);
       }
       record_latency(b, r, st->thread_id, used, served);
     };

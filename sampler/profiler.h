@@ -14,6 +14,12 @@
 
 namespace sampler {
 
+// The deepest stack a sample keeps: its top frames, the stack cut there and marked
+// `[truncated]`, so that a sample's cost and memory are bounded whatever the recursion.
+// async-profiler's default; JFR's stackdepth goes up to 2048.
+inline constexpr uint32_t kDefaultStackDepth = 2048;
+inline constexpr uint32_t kMaxStackDepth = 65536;
+
 struct ProfilerOptions {
   uint64_t interval_ns = 1'000'000;     // --interval
   std::vector<SamplerId> samplers{SamplerId::cooperative};  // --sampler, in report order
@@ -25,6 +31,7 @@ struct ProfilerOptions {
   std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
   bool native_frames = false;           // --native-frames: mixed stacks (sampler/mixed_stack.h)
+  uint32_t stack_depth = kDefaultStackDepth;  // --stack-depth: frames a sample keeps at most
   bool text_report = true;              // the text profile on stderr at exit
   uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
   bool debug_info_at_safepoints = false;  // --debug-info=safepoints with compiled code (the report says so)

@@ -93,6 +93,7 @@ struct TraceNode {
   uint32_t caller;
   CompactFrame frame;
   uint32_t depth = 0;                // frames in the stack it ends (not part of its identity)
+  bool truncated = false;            // the stack hangs from kCut (follows from `caller`)
   uint32_t last_callee = UINT32_MAX;  // a node over this one, the one pushed last (a memo)
 };
 struct TraceNodeHash {
@@ -101,16 +102,24 @@ struct TraceNodeHash {
 struct TraceNodeEq {
   bool operator()(const TraceNode& a, const TraceNode& b) const { return a.caller == b.caller && a.frame == b.frame; }
 };
+//
+// A stack cut at the depth limit hangs from its own root, kCut (no frame: it stands for
+// the missing outermost callers), so that it is a different stack from the same frames
+// complete, as in StackTraceRepository.
 class TraceTree {
  public:
   static constexpr uint32_t kEmpty = 0;
-  TraceTree() : nodes_{TraceNode{kEmpty, CompactFrame{}}} {}
+  static constexpr uint32_t kCut = 1;
+  TraceTree() : nodes_{TraceNode{kEmpty, CompactFrame{}}, TraceNode{kEmpty, CompactFrame{}, 0, true}} {}
   // The node of `frame` called from the stack `caller`.
   uint32_t push(uint32_t caller, const CompactFrame& frame);
   // A whole trace, top first.
   uint32_t intern(const CompactTrace& t, uint32_t below = kEmpty);
-  // The trace of a node, top first.
+  // The trace of a node, top first (without the kCut root).
   CompactTrace trace(uint32_t node) const;
+  // The stack `node` with at most `limit` frames: itself, or its top `limit` frames cut.
+  uint32_t cut(uint32_t node, uint32_t limit);
+  bool truncated(uint32_t node) const { return nodes_[node].truncated; }
   uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
   uint32_t caller(uint32_t node) const { return nodes_[node].caller; }
   const CompactFrame& frame(uint32_t node) const { return nodes_[node].frame; }
@@ -143,6 +152,17 @@ struct EventBuffer {
   void flush_lines();  // appends `lines` to the stream
 };
 
+// The walks a thread's handler made (async, oracle) and their frames, waiting for the
+// sampler thread. Most of a thread's sampling state when it exists, so it exists only
+// while a sampler that walks in the handler runs; the arena holds a few interruptions'
+// walks at the deepest (handler_arena_frames) and its pages cost memory once written.
+struct HandlerWalks {
+  explicit HandlerWalks(size_t arena_frames) : arena(arena_frames) {}
+  SpscRing<WalkRecord, 512> records;
+  FrameArena arena;
+};
+size_t handler_arena_frames();  // event_buffers.cpp
+
 // Per Mini thread, what sampling it needs (runtime::Thread::sampler_state points to it):
 // the requests the handler stores and the poll serves (cooperative, safepoint), the walks the
 // handler made (async, oracle) and what it had to count. It lives while the thread runs:
@@ -160,8 +180,7 @@ struct ThreadSampling {
     std::optional<SamplerId> walk;  // the sampler whose walk it was; none: the request
   };
   SpscRing<LeftOut, 32> left_out;
-  SpscRing<WalkRecord, 512> walks;
-  FrameArena<32768> arena;
+  std::unique_ptr<HandlerWalks> walks;  // only with a sampler that walks in the handler
   // Holding the thread (--suspend=handshake, and always for classical, which walks a
   // suspended thread): the sampler asks (kAsked), the handler publishes its registers
   // (kPublished) and waits, the sampler does its part and lets it go (kResume); the
@@ -297,6 +316,9 @@ runtime::PollClient& poll_client();
 runtime::CodeRootClient& code_root_client();
 
 // --- event_buffers.cpp: per-thread state and recording into a buffer's part ----------
+// The most frames a sample of `s` keeps (--stack-depth; classical and async at most
+// kGuessDepthLimit, JFR's default, as the walks they imitate).
+uint32_t depth_limit(SamplerId s);
 // The VM's thread hook: a starting thread gets its ThreadSampling; an ending one's
 // unserved requests are failures.
 void on_thread(runtime::Thread* t, bool starting);
@@ -318,7 +340,8 @@ void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, st
 // `served_ns`: counted for every sampler that takes its stack at the poll.
 void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
 // A NativeMethodSample for every sampler: a thread in native code is walked once for all.
-void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack);
+void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
+                   bool truncated);
 // A failed interruption for one sampler, with a FailedSample event when its id is known.
 void record_failure(EventBuffer& b, SamplerId sampler, Reason reason, uint64_t id, uint64_t ticks, int thread);
 // The same for every sampler.

@@ -195,10 +195,19 @@ void sample_native(ThreadSampling* st, pid_t pid, int tid) {
       return;
     }
   }
-  std::vector<runtime::Frame> frames = runtime::frames_from_anchor(t);
+  // The builtin over the frames from the anchor, cut at the depth limit (the builtin counts).
+  const uint32_t limit = g_state.options.stack_depth;
   CompactTrace trace;
-  if (!frames.empty()) trace.push_back(CompactFrame{frames[0].method, nullptr, frames[0].bci, FrameKind::native});
-  for (const runtime::Frame& f : frames) trace.push_back(compact_frame(f));
+  bool cut = false;
+  runtime::StackWalker walker(t);
+  for (runtime::Frame f; walker.next(f);) {
+    if (trace.empty()) trace.push_back(CompactFrame{f.method, nullptr, f.bci, FrameKind::native});
+    if (trace.size() == limit) {
+      cut = true;
+      break;
+    }
+    trace.push_back(compact_frame(f));
+  }
   std::optional<Reason> failure;
   if (st->native != nullptr) {
     const NativeWalkBuffers& nb = *st->native;
@@ -208,6 +217,7 @@ void sample_native(ThreadSampling* st, pid_t pid, int tid) {
       CompactTrace native(nb.handler_walk.count), mixed;
       native.resize(classify(nb.handler, nb.handler_walk.count, true, native.data()));
       size_t mini = physical_frames(trace) - (trace.empty() ? 0 : 1);  // the native frame is not one
+      if (cut) native.resize(through_top_markers(native, mini));
       failure = interleave(native, trace, mini, mini, /*native_on_top=*/true, mixed);
       trace = std::move(mixed);
     }
@@ -224,7 +234,7 @@ void sample_native(ThreadSampling* st, pid_t pid, int tid) {
   if (failure)
     record_failure_all(b, *failure, id, start, st->thread_id);
   else
-    record_native(b, id, start, held_ns, st->thread_id, b.part.stacks.intern(named(trace)));
+    record_native(b, id, start, held_ns, st->thread_id, b.part.stacks.intern(named(trace), cut), cut);
 }
 
 }  // namespace
@@ -238,13 +248,15 @@ void drain_walks(ThreadSampling* st) {
   WalkRecord w;
   StackTrace trace;
   CompactTrace mini, native, mixed;
-  while (st->walks.pop(w)) {
+  if (st->walks == nullptr) return;
+  const FrameArena& arena = st->walks->arena;
+  while (st->walks->records.pop(w)) {
     trace.clear();
     mini.clear();
     native.clear();
-    for (uint32_t i = 0; i < w.count; i++) mini.push_back(st->arena.at(w.begin + i));
-    for (uint32_t i = 0; i < w.native_count; i++) native.push_back(st->arena.at(w.begin + w.count + i));
-    st->arena.release_to(w.begin + w.count + w.native_count);
+    for (uint32_t i = 0; i < w.count; i++) mini.push_back(arena.at(w.begin + i));
+    for (uint32_t i = 0; i < w.native_count; i++) native.push_back(arena.at(w.begin + w.count + i));
+    st->walks->arena.release_to(w.begin + w.count + w.native_count);
     std::optional<Reason> failure = w.failure;
     if (!failure && st->native != nullptr) {
       // The handler's libunwind walk around the Mini frames (sampler/mixed_stack.h).

@@ -24,6 +24,40 @@ def run(*args, timeout=300):
     return run_minivm(MINIVM, "run", *args, timeout=timeout)
 
 
+# Starts a command and writes its peak RSS (KB) to a file. A child's ru_maxrss includes the
+# memory of the process it was forked from until its exec (the kernel keeps the old
+# mm's high-water mark), so minivm is started from this small process, not from the test,
+# whose own memory (the events it has read) would be measured instead.
+PEAK_SHIM = """import resource, subprocess, sys
+p = subprocess.run(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(p.returncode % 256)
+"""
+
+
+def run_peak(tmp, *args):
+    """`minivm run ARGS...` to its end: (exit status, stdout, stderr, its peak RSS in MB)."""
+    peak = os.path.join(tmp, "peak.kb")
+    p = subprocess.run([sys.executable, "-c", PEAK_SHIM, peak, MINIVM, "run", *args], capture_output=True, text=True)
+    with open(peak) as f:
+        return p.returncode, p.stdout, p.stderr, int(f.read()) / 1024
+
+
+class BusySiblings:
+    """One busy process per core while the block runs: a loaded machine, on which a thread
+    waits for a core."""
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
 # The outcomes the profiler counts without an interruption id (so without a .jsonl event).
 WITHOUT_ID = ("program_ended_before_poll", "signal_not_delivered", "thread_gone")
 
@@ -350,29 +384,85 @@ with tempfile.TemporaryDirectory() as tmp:
     # memory of a few, and the hot loop after them is visited at the full rate. Before
     # per-thread state was freed this run peaked at gigabytes, and the sampler's visits
     # went round every thread ever started (a dozen samples of the hot loop in 2 s).
+    # A thread's state is freed by the thread itself as it ends, and holds only what its
+    # samplers use, so the peak is bounded by the threads alive at once (100 here) even on
+    # a loaded machine (a busy process per core), where threads waiting for a core all
+    # overlap: with 1 MB a thread (a frame arena each had) the run reached 88 MB there
+    # against 53 MB quiet. (The 406 MB once seen here was this test's own memory: see
+    # PEAK_SHIM.)
     short = os.path.join(ROOT, "tests", "profiler", "many_short_threads.mini")
-    for samplers in ("cooperative", "all"):
+    for loaded, samplers in ((False, "cooperative"), (False, "all"), (True, "cooperative"), (True, "all")):
+        label = f"{samplers}{', loaded' if loaded else ''}"
         out = os.path.join(tmp, "short.jsonl")
-        with open(os.path.join(tmp, "short.out"), "w+") as fo, open(os.path.join(tmp, "short.err"), "w+") as fe:
-            p = subprocess.Popen([MINIVM, "run", "--xint", "--profile", f"--sampler={samplers}", f"--profile-out={out}",
-                                  short], stdout=fo, stderr=fe)
-            _, status, usage = os.wait4(p.pid, 0)  # this child's own peak RSS (ru_maxrss, KB)
-            p.returncode = os.waitstatus_to_exitcode(status)
-            fo.seek(0)
-            fe.seek(0)
-            so, se = fo.read(), fe.read()
-        peak_mb = usage.ru_maxrss / 1024
-        check(f"10,000 short threads under --profile run ({samplers})",
-              p.returncode == 0 and so == "ended 10000\nhot true\n", se[-2000:])
-        check(f"their accounting adds up ({samplers})", accounted(se), se[-3000:])
-        check(f"10,000 ended threads cost megabytes, not gigabytes ({samplers}): peak {peak_mb:.0f} MB", peak_mb < 400,
+        args = ("--xint", "--profile", f"--sampler={samplers}", f"--profile-out={out}", short)
+        if loaded:
+            with BusySiblings():
+                rc, so, se, peak_mb = run_peak(tmp, *args)
+        else:
+            rc, so, se, peak_mb = run_peak(tmp, *args)
+        check(f"10,000 short threads under --profile run ({label})", rc == 0 and so == "ended 10000\nhot true\n",
+              se[-2000:])
+        check(f"their accounting adds up ({label})", accounted(se), se[-3000:])
+        check(f"10,000 ended threads cost megabytes, not gigabytes ({label}): peak {peak_mb:.0f} MB", peak_mb < 64,
               f"{peak_mb:.0f} MB")
+        if loaded:
+            continue  # the rate is the quiet runs' to check
         hot = sum(1 for e in events(out) if e["event"] == "ExecutionSample" and e["sampler"] == "cooperative"
                   and e["stack"][0]["function"] == "hot")
         # About 2 s at 1 kHz: ~1,100 samples on a quiet machine, a dozen when the visits went
         # round every ended thread; 100 separates the two with room for a loaded machine,
         # whose sampler thread waits for a core.
         check(f"the hot loop after them is sampled at the full rate ({samplers}): {hot} samples", hot >= 100, hot)
+
+    # A thread's sampling state is what its samplers use: 400 threads alive at once cost the
+    # profiler kilobytes each (each had a 1 MB frame arena, for walks only async and the
+    # oracle make: 446 MB against 11 MB unprofiled).
+    live = os.path.join(ROOT, "tests", "profiler", "many_live_threads.mini")
+    rc, so, se, alone_mb = run_peak(tmp, "--xint", live)
+    check("400 live threads run", rc == 0 and so == "started 400\n", se[-2000:])
+    # (Every sampler that does not hold the thread: classical holds 400 threads one by one.)
+    for samplers in ("cooperative", "cooperative,safepoint,async,oracle"):
+        rc, so, se, peak_mb = run_peak(tmp, "--xint", "--profile", f"--sampler={samplers}", live)
+        per_thread_kb = (peak_mb - alone_mb) * 1024 / 400
+        check(f"400 live threads under --profile run ({samplers})", rc == 0 and so == "started 400\n", se[-2000:])
+        check(f"a live thread costs the profiler kilobytes ({samplers}): {per_thread_kb:.0f} KB a thread "
+              f"({peak_mb:.0f} MB against {alone_mb:.0f} MB)", per_thread_kb < 128, f"{per_thread_kb:.0f} KB")
+
+    # A recursion 300,000 frames deep: every sample keeps its top --stack-depth frames
+    # (classical and async 64), marked truncated, and the oracle's cut stack is the
+    # cooperative one. Neither the poll's walk, the trace tree, the watermark nor the
+    # handler's walk grows with the depth: the memory stays near the unprofiled run's
+    # (it was 4 GB, and the run took 6 minutes instead of 5 s).
+    deep = os.path.join(ROOT, "tests", "profiler", "deep_stack.mini")
+    rc, so, se, alone_mb = run_peak(tmp, "--xint", "--stack=128m", deep)
+    check("a 300,000-deep recursion runs", rc == 0 and so == "true\n", se[-2000:])
+    out = os.path.join(tmp, "deep.jsonl")
+    rc, so, se, peak_mb = run_peak(tmp, "--xint", "--stack=128m", "--sampler=all", f"--profile-out={out}", deep)
+    check("... and under --sampler=all", rc == 0 and so == "true\n" and accounted(se), se[-3000:])
+    check(f"its profile costs megabytes: peak {peak_mb:.0f} MB against {alone_mb:.0f} MB", peak_mb < alone_mb + 64,
+          f"{peak_mb:.0f} MB")
+    by_id = collections.defaultdict(dict)
+    for e in events(out):
+        if e["event"] == "ExecutionSample":
+            by_id[e["sample"]][e["sampler"]] = e
+    limits = {"cooperative": 2048, "safepoint": 2048, "oracle": 2048, "classical": 64, "async": 64}
+    samples = [e for d in by_id.values() for e in d.values()]
+    wrong = [(e["sampler"], len(e["stack"])) for e in samples
+             if not e.get("truncated") or len(e["stack"]) != limits[e["sampler"]]]
+    # (A sample taken in the first moments of the descent may be whole: under the limit.)
+    wrong = [w for w in wrong if w[1] >= limits[w[0]]]
+    check(f"every deep sample is cut at its sampler's limit and marked truncated ({len(samples)} samples)",
+          samples and not wrong, wrong[:10])
+    both = [d for d in by_id.values() if "cooperative" in d and "oracle" in d and not d["cooperative"]["biased"]]
+    differ = [d["cooperative"]["sample"] for d in both
+              if (d["cooperative"]["stack"], d["cooperative"].get("truncated")) != (d["oracle"]["stack"],
+                                                                                    d["oracle"].get("truncated"))]
+    check(f"the cooperative cut stack is the oracle's ({len(both)} interruptions)", both and not differ, differ[:10])
+    check("the text report counts them", re.search(r"cooperative .*truncated \d+", se), se[-3000:])
+    rc, so, se, _ = run_peak(tmp, "--xint", "--stack=128m", "--stack-depth=100", f"--profile-out={out}", deep)
+    cut = [len(e["stack"]) for e in events(out) if e["event"] == "ExecutionSample" and e.get("truncated")]
+    check(f"--stack-depth=100 keeps 100 frames ({len(cut)} cut samples)", rc == 0 and cut and set(cut) == {100},
+          collections.Counter(cut))
 
     # Stress: 8 threads at 10 kHz, interpreted and tiered.
     stress = os.path.join(ROOT, "tests", "profiler", "stress_threads.mini")

@@ -34,7 +34,7 @@ TEST_CASE("crash protection: a fault in a protected call is a failure, not a cra
 }
 
 TEST_CASE("frame arena: a full arena refuses frames until the consumer releases them") {
-  sampler::FrameArena<8> arena;
+  sampler::FrameArena arena(8);
   uint64_t cur = arena.cursor();
   sampler::CompactFrame f;
   for (int i = 0; i < 8; i++) {

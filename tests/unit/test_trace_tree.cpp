@@ -27,7 +27,7 @@ TEST_CASE("trace tree: a stack pushed again is the same node, a different frame 
   CHECK(tree.push(TraceTree::kEmpty, at(2)) != a);
   CHECK(tree.depth(ab) == 2);
   CHECK(tree.depth(a) == 1);
-  CHECK(tree.size() == 5);  // the empty stack, a, ab, ac and the other root frame
+  CHECK(tree.size() == 6);  // the empty stack, the cut root, a, ab, ac and the other root frame
 }
 
 TEST_CASE("trace tree: a deep stack rebuilt frame by frame interns to the node it had", "[trace_tree]") {
@@ -47,4 +47,22 @@ TEST_CASE("trace tree: a deep stack rebuilt frame by frame interns to the node i
   CHECK(tree.trace(second) == other);
   CHECK(tree.intern(deep) == first);
   CHECK(tree.trace(first) == deep);
+}
+
+TEST_CASE("trace tree: a stack cut at a depth keeps its top frames under the cut root", "[trace_tree]") {
+  TraceTree tree;
+  sampler::CompactTrace deep;
+  for (int32_t i = 0; i < 100; i++) deep.push_back(at(i));  // top first
+  uint32_t whole = tree.intern(deep);
+  CHECK_FALSE(tree.truncated(whole));
+  CHECK(tree.cut(whole, 100) == whole);  // within the limit: itself
+  uint32_t cut = tree.cut(whole, 10);
+  CHECK(tree.truncated(cut));
+  CHECK(tree.depth(cut) == 10);
+  CHECK(tree.trace(cut) == sampler::CompactTrace(deep.begin(), deep.begin() + 10));
+  // The same top frames complete are another stack; cut again, the same node.
+  uint32_t short_whole = tree.intern(sampler::CompactTrace(deep.begin(), deep.begin() + 10));
+  CHECK(short_whole != cut);
+  CHECK_FALSE(tree.truncated(short_whole));
+  CHECK(tree.cut(whole, 10) == cut);
 }

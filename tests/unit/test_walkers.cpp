@@ -380,7 +380,8 @@ TEST_CASE("walkers: a fault while reading the stack ends a protected walk as cra
   VectorSink sink;
   for (bool exact : {false, true}) {
     INFO("exact " << exact);
-    CHECK(reason_of(sampler::walk_protected(exact, &s.stack.thread, regs, sink)) == "crashed_in_walk");
+    CHECK(reason_of(sampler::walk_protected(exact, &s.stack.thread, regs, sink, sampler::kGuessDepthLimit)) ==
+          "crashed_in_walk");
   }
   munmap(none, page);
 }

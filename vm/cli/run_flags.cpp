@@ -287,6 +287,16 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
   option(run, "--interval", kProfiling, "time between samples: 250us, 1ms, 2s",
          duration_value("interval", kMinPeriodNs, kMaxPeriodNs, o.profiler.interval_ns, o.profiler.interval_ns));
   option(run, "--sampler", kProfiling, sampler_help(), samplers_value(o.profiler.samplers));
+  option(run, "--stack-depth", kProfiling,
+         "the most frames a sample keeps: a deeper stack is cut to its top N frames and marked [truncated] "
+         "(classical and async stop at 64 frames already, as JFR's default)",
+         Value{"N", fmt::format("from 1 to {}; default {}", sampler::kMaxStackDepth, sampler::kDefaultStackDepth),
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto v = parse_whole(text, 1, sampler::kMaxStackDepth, why);
+                 if (!v) bad("depth", option, text, why);
+                 o.profiler.stack_depth = uint32_t(*v);
+               }});
   flag(run, "--stub-metadata", kProfiling,
        "give the intrinsic stubs (arraycopy, crc32) a frame description, so a sample inside one is its compiled "
        "caller with a stub frame on top",
