@@ -66,8 +66,9 @@ std::vector<std::string> rate_shortfall(const Profile& p, const SamplingRate& r)
     if (auto it = p.stats.find(SamplerId::classical);
         it != p.stats.end() && !it->second.suspension_ns.empty()) {
       Percentiles held = percentiles(it->second.suspension_ns);
-      why += fmt::format("; classical holds each thread until walked: p50 {}, p99 {}", format_us(held.p50),
-                         format_us(held.p99));
+      why += fmt::format("; for classical it waits until each thread's handler runs, then walks it, holding it "
+                         "p50 {}, p99 {}",
+                         format_us(held.p50), format_us(held.p99));
     }
     causes.emplace_back(r.missed, why + ")");
   }

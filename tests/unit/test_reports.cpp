@@ -1039,8 +1039,8 @@ TEST_CASE("reports: the interruption rate against the one asked for, and why it 
   CHECK(text.find(fmt::format("per running thread against 2000/s")) != std::string::npos);
   // Largest cause first, each with its numbers.
   CHECK(text.find("    short by: 2400 in 600 periods the sampler thread missed, still busy when their time came "
-                  "(a period's visits took p50 2000 µs, p99 2500 µs against the 500 µs interval; classical holds "
-                  "each thread until walked: p50 1000 µs, p99 1100 µs)\n") != std::string::npos);
+                  "(a period's visits took p50 2000 µs, p99 2500 µs against the 500 µs interval; for classical it "
+                  "waits until each thread's handler runs, then walks it, holding it p50 1000 µs, p99 1100 µs)\n") != std::string::npos);
   CHECK(text.find("              500 signals not sent, signal_coalesced: the previous one was still pending") !=
         std::string::npos);
   CHECK(text.find("classical held the threads the others would have interrupted: run it on its own "
