@@ -10,6 +10,19 @@
 
 namespace sampler {
 
+namespace {
+
+void merge_schedule(Profile::Schedule& to, const Profile::Schedule& from) {
+  to.periods += from.periods;
+  to.periods_missed += from.periods_missed;
+  to.visits_due += from.visits_due;
+  to.visits_missed += from.visits_missed;
+  to.not_running += from.not_running;
+  to.period_ns.merge(from.period_ns);
+}
+
+}  // namespace
+
 void merge_into(Profile& to, const EventBuffer& buf) {
   const Profile& from = buf.part;
   for (const auto& [sampler, s] : from.stats) {
@@ -31,6 +44,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
   to.poll_walks.frames_walked += from.poll_walks.frames_walked;
   to.poll_walks.frames_cached += from.poll_walks.frames_cached;
   to.poll_walks.time_ns.merge(from.poll_walks.time_ns);
+  merge_schedule(to.schedule, from.schedule);
   std::vector<int64_t> named_id(buf.compact.size(), -1);  // each compact trace named once
   for (Event e : from.events) {
     if (!buf.compact_stacks) {

@@ -145,6 +145,19 @@ struct Profile {
     uint64_t polls = 0, frames_walked = 0, frames_cached = 0;
     Distribution time_ns;
   } poll_walks;
+  // The sampler thread's schedule (sampler_thread.cpp): the time of a period comes every
+  // --interval, and a period visits up to threads_per_period live threads. Each visit due
+  // was made (an interruption, or a thread found not running Mini code or a native) or
+  // fell in a period the sampler thread missed, still busy with earlier visits when its
+  // time came. SamplingRate (report.h) reads these against the interruptions.
+  struct Schedule {
+    uint64_t periods = 0;         // periods whose time came while the sampler ran
+    uint64_t periods_missed = 0;  // of them, skipped: the thread was behind
+    uint64_t visits_due = 0;      // Σ over periods (missed ones too) of the threads to visit
+    uint64_t visits_missed = 0;   // of them, in missed periods
+    uint64_t not_running = 0;     // visits to a thread blocked, in the VM, starting or ending
+    Distribution period_ns;       // wall time of each period's visits, to hold against the interval
+  } schedule;
 
   // Adds `e` (e.count samples) to `events`, to the entry with the same type, sampler,
   // thread, stack and outcome if there is one: memory grows with the distinct stacks,

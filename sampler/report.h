@@ -155,4 +155,35 @@ Percentiles percentiles(const Distribution& values);  // report_text.cpp
 // Nanoseconds as microseconds: "0.12 µs", "4.20 µs", "42.0 µs", "420 µs", "12345 µs".
 std::string format_us(uint64_t ns);  // report_text.cpp
 
+// The rate of interruptions achieved against the rate asked for, from the sampler
+// thread's schedule (Profile::Schedule). Asked: every thread running Mini code or a
+// native, once per --interval (at most threads_per_period threads a period); a thread
+// found blocked or in the VM is not asked for. Achieved: the interruptions that reached
+// their thread. What is short has a cause: visits due in periods the sampler thread
+// missed (its visits took longer than the interval, e.g. holding threads for classical,
+// or it had no core when their time came),
+// signals coalesced (the previous one still pending: the thread had not run since, off
+// its core), and the rest (a thread gone as it was signalled; in a dump, visits under way).
+struct SamplingRate {
+  uint64_t asked = 0, achieved = 0;
+  uint64_t missed = 0, coalesced = 0, other = 0;  // asked = achieved + missed + coalesced + other
+  uint64_t periods_missed = 0;
+  double asked_hz = 0;     // per running thread: one interruption per interval
+  double achieved_hz = 0;  // per running thread: asked_hz scaled by achieved / asked
+  // Achieved under kRateKept of asked: the reports say so and why.
+  bool short_of_asked() const { return asked > 0 && double(achieved) < kRateKept * double(asked); }
+  static constexpr double kRateKept = 0.9;
+};
+SamplingRate sampling_rate(const Profile& p);  // report_rate.cpp
+// "73 of 4,940 interruptions asked for (1.5%): 29.6/s per running thread against
+// 2000/s": the rate in one line, without a newline.
+std::string format_rate(const SamplingRate& r);
+// Why the rate fell short, one clause per cause with its numbers, largest first; empty
+// when it did not.
+std::vector<std::string> rate_shortfall(const Profile& p, const SamplingRate& r);
+// Classical ran beside other samplers and the sampler thread missed periods: classical
+// holds every thread it visits until it has walked it, so the others got fewer
+// interruptions than they would alone.
+bool classical_throttles(const Profile& p, const SamplingRate& r);
+
 }  // namespace sampler

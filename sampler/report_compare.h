@@ -16,7 +16,13 @@ struct CompareReport {
   std::vector<std::string> source;  // the program's lines; line 1 is source[0]
   std::vector<LinePoll> polls;      // where the code that ran polls
   std::string mode;                 // how the code ran: "interpreted (--xint)", ...
+  std::string program;              // the program's path as given, for the commands suggested
 };
+
+// When classical held the threads so long that the sampler thread missed periods
+// (classical_throttles, report.h): what to run instead, the others apart from classical
+// and classical on its own, as one sentence naming both commands; "" otherwise.
+std::string classical_apart_hint(const CompareReport& report);
 
 // The source lines that have samples or polls (with a line of context, longer gaps
 // elided), a column per sampler (the oracle first), the poll kinds of each line, the

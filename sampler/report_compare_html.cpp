@@ -12,7 +12,10 @@
 // "polls":[{"line","mark","function"}],"stats":[{"name","interruptions","samples",
 // "failed":{reason:n},"biased":{...},"dropped":{...}}],"reasons":{name:meaning},
 // "names":[functions],"kinds":[frame kinds],"stacks":[[[name,line,kind],...top first]],
-// "agg":[[column,stack,count,biased]],"events":[the first .jsonl events],"eventsTotal":N}.
+// "agg":[[column,stack,count,biased]],"events":[the first .jsonl events],"eventsTotal":N,
+// "rate": the interruption rate against the one asked for ("" when nothing was asked),
+// "rateShort":[why it fell short, each cause with its numbers],"apart": the commands that
+// run classical apart when it throttled the others, or ""}.
 // Timestamps and latencies of single samples exist only in the .jsonl stream (a Profile
 // aggregates by stack), so the timeline and the per-poll-site times are built from the
 // first `max_events` of its events; the page says when it kept fewer than all.
@@ -56,6 +59,10 @@ class DataWriter {
                           json_string(runtime::poll_kind_mark(lp.kind)), json_string(lp.function));
     });
     list("stats", t.columns, [&](SamplerId s) { stats(s); });
+    SamplingRate rate = sampling_rate(p_);
+    out_ += ",\"rate\":" + json_string(rate.asked ? format_rate(rate) : "");
+    list("rateShort", rate_shortfall(p_, rate), [&](const std::string& c) { append_json_string(out_, c); });
+    out_ += ",\"apart\":" + json_string(classical_apart_hint(r_));
     reasons();
     stacks();
     events(events_jsonl, max_events);

@@ -69,7 +69,7 @@ svg text{font:11px system-ui,sans-serif;fill:#374151}
 .legend span{margin-right:14px;display:inline-block}
 #latency svg{max-width:560px}
 </style></head><body>
-<header><h1 id="title">minivm compare</h1><div class="sub" id="summary"></div>
+<header><h1 id="title">minivm compare</h1><div class="sub" id="summary"></div><div class="sub" id="rate"></div>
 <p class="how">Every sampler saw the <b>same interruptions</b> of the program. The <b>oracle</b> knows exactly where
 each one landed; the others show where they <i>think</i> it landed. A sampler that only looks at the stack at the next
 <b>safepoint poll</b> moves time onto the lines that hold polls (marked in the <b>poll</b> column). Click any source line
@@ -133,6 +133,8 @@ $('title').textContent = 'minivm compare: ' + D.program;
 const inter = Math.max(...D.stats.map(s => s.interruptions));
 $('summary').textContent = `${ncol} samplers on the same ${inter} interruptions, every ${fmtUs(D.interval_ns)} for ` +
   `${(D.duration_ns / 1e9).toFixed(2)} s; code ${D.mode}. Reference: ${cols[0]}${D.oracle ? ' (exact)' : ''}.`;
+$('rate').textContent = (D.rate ? 'rate: ' + D.rate : '') +
+  (D.rateShort.length ? ' \u00b7 short by: ' + D.rateShort.join('; ') : '') + (D.apart ? ' \u00b7 ' + D.apart : '');
 
 // ---- the source table ----
 let selected = 0;

@@ -51,6 +51,18 @@ std::string interval(uint64_t ns) {
 
 }  // namespace
 
+std::string classical_apart_hint(const CompareReport& rep) {
+  const Profile& p = *rep.profile;
+  SamplingRate r = sampling_rate(p);
+  if (!classical_throttles(p, r)) return "";
+  std::string prog = rep.program.empty() ? p.program : rep.program;
+  return fmt::format("classical held every thread it visited until it had walked it, so the sampler thread missed "
+                     "{} periods and every sampler got fewer interruptions. For the others at their own rate: "
+                     "minivm compare --no-classical [the same options] {}; for classical on its own interruptions: "
+                     "minivm run --profile --sampler=classical [the same options] {}",
+                     r.periods_missed, prog, prog);
+}
+
 void write_compare_text(const CompareReport& rep, std::ostream& out) {
   const CompareTable& t = rep.table;
   const Profile& p = *rep.profile;
@@ -62,6 +74,10 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
   for (const auto& [s, st] : p.stats) interruptions = std::max(interruptions, st.interruptions);
   out << fmt::format("{}: {} samplers on the same {} interruptions, every {} for {:.2f} s; code {}\n", p.program, n,
                      interruptions, interval(p.interval_ns), double(p.duration_ns) / 1e9, rep.mode);
+  SamplingRate rate = sampling_rate(p);
+  if (rate.asked) out << "rate: " << format_rate(rate) << "\n";
+  for (const std::string& cause : rate_shortfall(p, rate)) out << "  short by: " << cause << "\n";
+  if (std::string hint = classical_apart_hint(rep); !hint.empty()) out << hint << "\n";
   out << fmt::format("% of each sampler's samples whose top frame is on the line; {} is the reference.\n",
                      t.has_oracle ? "the oracle (exact, from complete metadata)" : sampler_name(t.columns[0]));
   if (std::all_of(t.samples.begin(), t.samples.end(), [](uint64_t k) { return k == 0; }))

@@ -11,6 +11,8 @@
 // Under several samplers a selector switches between them.
 //
 // Embedded data (id="profile-data"): {"program","lines","interval_ns","duration_ns",
+// "rate": the interruption rate against the one asked for (format_rate, report.h; "" when
+// nothing was asked), "rate_short": [why it fell short, each cause with its numbers],
 // "names":[function names], "samplers":[{"name","interruptions","samples","biased",
 // "failed","dropped","root":NODE}]}, NODE = {"f": index into names (-1 for the root),
 // "v": samples through it, "s": samples with it on top, "k": samples per frame kind
@@ -193,6 +195,7 @@ button.on{background:#333;color:#fff;border-color:#333}
 <span id="info"></span>
 </div>
 <div class="bar"><span id="stats"></span></div>
+<div class="bar"><span id="rate"></span></div>
 <div id="help"><span id="layout"></span>; width = samples.
 Click a bar to zoom in, click the outermost bar or <b>reset</b> (Esc) to zoom out. Search, then Enter / Shift+Enter
 (or &#9664; &#9654;) for the next / previous match. <b>flame</b> turns the graph upside down; <b>reverse</b> shows callers. Hover for counts.</div>
@@ -472,6 +475,7 @@ function choose(i) {
 }
 
 document.title = 'minivm profile: ' + D.program;
+$('rate').textContent = D.rate ? 'rate: ' + D.rate + (D.rate_short.length ? ' \u00b7 short by: ' + D.rate_short.join('; ') : '') : '';
 $('title').textContent = 'minivm profile: ' + D.program;
 D.samplers.forEach((s, i) => {
   const o = document.createElement('option');
@@ -537,6 +541,16 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
   doc += opt.lines ? "true" : "false";
   doc += ",\"interval_ns\":" + std::to_string(p.interval_ns);
   doc += ",\"duration_ns\":" + std::to_string(p.duration_ns);
+  SamplingRate rate = sampling_rate(p);
+  doc += ",\"rate\":";
+  append_json_string(doc, rate.asked ? format_rate(rate) : "");
+  doc += ",\"rate_short\":[";
+  std::vector<std::string> causes = rate_shortfall(p, rate);
+  for (size_t i = 0; i < causes.size(); i++) {
+    if (i) doc += ',';
+    append_json_string(doc, causes[i]);
+  }
+  doc += ']';
   doc += ",\n\"names\":" + names;
   doc += ",\n\"samplers\":[\n" + samplers_json + "]}";
   doc += kScript;

@@ -58,6 +58,21 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
                      crashed == st.failed.end() ? 0 : crashed->second, st.freed_code);
 }
 
+// The interruption rate achieved against the one asked for, with its shortfall by
+// cause (SamplingRate, report.h) and the schedule it is read from.
+void append_rate(std::string& out, const Profile& p) {
+  SamplingRate r = sampling_rate(p);
+  const Profile::Schedule& s = p.schedule;
+  out += fmt::format("\n \"rate\": {{\"asked\": {}, \"achieved\": {}, \"asked_hz\": {:.1f}, \"achieved_hz\": {:.1f}, "
+                     "\"short\": {},\n          \"short_by\": {{\"sampler_behind\": {}, \"signal_coalesced\": {}, "
+                     "\"other\": {}}},\n          \"periods\": {}, \"periods_missed\": {}, \"visits_due\": {}, "
+                     "\"not_running\": {}, \"period_ns\": ",
+                     r.asked, r.achieved, r.asked_hz, r.achieved_hz, r.short_of_asked() ? "true" : "false", r.missed,
+                     r.coalesced, r.other, s.periods, s.periods_missed, s.visits_due, s.not_running);
+  append_percentiles(out, s.period_ns);
+  out += fmt::format(",\n          \"classical_throttles\": {}}},", classical_throttles(p, r) ? "true" : "false");
+}
+
 }  // namespace
 
 void write_stats_json(const Profile& p, std::ostream& os) {
@@ -75,6 +90,7 @@ void write_stats_json(const Profile& p, std::ostream& os) {
   out += fmt::format("}},\n \"code_unloading\": {{\"retired\": {}, \"freed\": {}, \"rounds\": {}, "
                      "\"kept_in_use\": {}, \"unwalkable_rounds\": {}}},",
                      u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds);
+  append_rate(out, p);
   out += "\n \"samplers\": [";
   bool first = true;
   for (SamplerId sampler : report_samplers(p)) {

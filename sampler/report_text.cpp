@@ -329,6 +329,19 @@ void section(std::string& out, const Profile& p, SamplerId sampler,
   table(out, lns, false, "lines", a.samples, opt.top);
 }
 
+// The interruption rate against the one asked for and, when it fell short, why; with
+// classical beside other samplers behind it, how to give the others their own rate.
+void rate_lines(std::string& out, const Profile& p) {
+  SamplingRate r = sampling_rate(p);
+  if (r.asked == 0) return;
+  out += "  rate: " + format_rate(r) + "\n";
+  std::vector<std::string> causes = rate_shortfall(p, r);
+  for (size_t i = 0; i < causes.size(); i++) out += (i == 0 ? "    short by: " : "              ") + causes[i] + "\n";
+  if (classical_throttles(p, r))
+    out += "    classical held the threads the others would have interrupted: run it on its own "
+           "(--sampler=classical) and the others without it (e.g. --sampler=cooperative,safepoint,oracle)\n";
+}
+
 }  // namespace
 
 void closing_notes(std::string& out, const Profile& p, uint64_t fewest, const std::string& fewest_sampler) {
@@ -368,6 +381,7 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
                        format_duration(p.sampler_thread_cpu_ns), format_us(q.p50), format_us(q.p99),
                        format_us(q.max), q.n);
   }
+  rate_lines(out, p);
   if (p.poll_walks.polls > 0) {
     const Profile::PollWalks& w = p.poll_walks;
     Percentiles q = percentiles(w.time_ns);

@@ -177,8 +177,9 @@ void release_native(ThreadSampling* st) {
 // transition back waits while walk_in_progress is set), and records a NativeMethodSample:
 // the builtin it is in (a native frame) over the frames from the anchor. With
 // --native-frames the C/C++ frames the handler walked are merged in: what the builtin
-// called above it, the thread's start below.
-void sample_native(ThreadSampling* st, pid_t pid, int tid) {
+// called above it, the thread's start below. False, with nothing counted, when the thread
+// got back to Java before it could be walked.
+bool sample_native(ThreadSampling* st, pid_t pid, int tid) {
   runtime::Thread* t = st->thread;
   uint64_t start = now_ns();
   // Held in its handler (mixed stacks), or kept from returning to Java while walked (its
@@ -186,13 +187,13 @@ void sample_native(ThreadSampling* st, pid_t pid, int tid) {
   bool held = st->native != nullptr && hold_for_native_walk(st, pid, tid);
   if (held && (st->regs_in_java || t->get_state() != runtime::ThreadState::in_native)) {  // it got back first
     release_native(st);
-    return;
+    return false;
   }
   if (!held) {
     t->walk_in_progress.store(true, std::memory_order_seq_cst);
     if (t->get_state() != runtime::ThreadState::in_native) {  // it got back first
       t->walk_in_progress.store(false, std::memory_order_release);
-      return;
+      return false;
     }
   }
   // The builtin over the frames from the anchor, cut at the depth limit (the builtin counts).
@@ -235,6 +236,18 @@ void sample_native(ThreadSampling* st, pid_t pid, int tid) {
     record_failure_all(b, *failure, id, start, st->thread_id);
   else
     record_native(b, id, start, held_ns, st->thread_id, b.part.stacks.intern(named(trace), cut), cut);
+  return true;
+}
+
+// A period's time came: `missed` more came and went while this thread was busy with
+// earlier visits, and `visits` threads are due now (and were due in each missed one).
+void count_period(uint64_t missed, size_t visits) {
+  std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+  Profile::Schedule& s = g_state.sampler_events.part.schedule;
+  s.periods += 1 + missed;
+  s.periods_missed += missed;
+  s.visits_due += visits * (1 + missed);
+  s.visits_missed += visits * missed;
 }
 
 }  // namespace
@@ -288,41 +301,52 @@ void sampler_loop() {
   while (g_state.running.load(std::memory_order_acquire)) {
     deadline += g_state.options.interval_ns;
     uint64_t now = now_ns();
+    uint64_t missed = 0;
     if (deadline > now) {
       std::unique_lock<std::mutex> wait(g_state.wake_mutex);
       auto stopped = [] { return !g_state.running.load(std::memory_order_acquire); };
       if (g_state.wake.wait_for(wait, std::chrono::nanoseconds(deadline - now), stopped)) break;
     } else {
-      deadline = now;  // fell behind: do not burst
+      // Fell behind: the periods whose time passed meanwhile are missed, not made up in a
+      // burst.
+      missed = (now - deadline) / g_state.options.interval_ns;
+      deadline = now;
     }
+    uint64_t period_start = now_ns();
     if (g_state.want_handler_walks || g_state.want_request) drain_all_walks();
     // The live threads only; a thread that ends waits for this period's visits before
     // its state is freed.
     std::lock_guard<std::mutex> lock(g_state.threads_mutex);
     const std::vector<ThreadSampling*>& threads = g_state.threads;
-    if (threads.empty()) continue;
     size_t visits = std::min(threads.size(), g_state.options.threads_per_period);
+    count_period(missed, visits);
+    if (threads.empty()) continue;
     for (size_t i = 0; i < visits; i++) {
       ThreadSampling* st = threads[(next + i) % threads.size()];
       runtime::Thread* t = st->thread;
       int tid = t->tid.load(std::memory_order_acquire);
-      if (tid == 0) continue;
       runtime::ThreadState state = t->get_state();
-      if (state != runtime::ThreadState::in_java && state != runtime::ThreadState::in_native)
-        continue;  // in_vm and blocked threads are not sampled: not running Mini code, not in a native
-      if (state == runtime::ThreadState::in_java && g_state.hold)
+      // in_vm and blocked threads are not sampled: not running Mini code, not in a native.
+      bool running = tid != 0 && (state == runtime::ThreadState::in_java || state == runtime::ThreadState::in_native);
+      if (running && state == runtime::ThreadState::in_java && g_state.hold)
         held_sample(st, pid, tid);
-      else if (state == runtime::ThreadState::in_java)
+      else if (running && state == runtime::ThreadState::in_java)
         send_signal(st, pid, tid);
-      else
-        sample_native(st, pid, tid);
-      uint64_t after = thread_cpu_ns();
+      else if (running)
+        running = sample_native(st, pid, tid);
       std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+      if (!running) {
+        g_state.sampler_events.part.schedule.not_running++;
+        continue;
+      }
+      uint64_t after = thread_cpu_ns();
       g_state.sampler_events.part.sampler_cpu_ns.push_back(after - cpu);
       g_state.sampler_events.part.sampler_thread_cpu_ns = after;
       cpu = after;
     }
     next = (next + visits) % threads.size();
+    std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+    g_state.sampler_events.part.schedule.period_ns.push_back(now_ns() - period_start);
   }
   std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
   g_state.sampler_events.part.sampler_thread_cpu_ns = thread_cpu_ns();

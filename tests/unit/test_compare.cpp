@@ -1,10 +1,15 @@
 // Unit tests of the per-line comparison behind `minivm compare` (sampler/compare.h), on a
 // Profile built by hand: the oracle's column first whatever the report order, shares of
 // each sampler's own samples, the largest disagreement with the oracle and whose it is,
-// lines that only hold a poll, and a stub frame's samples on the "no line" row.
+// lines that only hold a poll, a stub frame's samples on the "no line" row, and the
+// listing's rate line with the hint to run classical apart when it held the others back.
+#include <sstream>
+
 #include <catch2/catch.hpp>
 
 #include "sampler/compare.h"
+#include "sampler/report.h"
+#include "sampler/report_compare.h"
 
 using namespace sampler;
 using runtime::PollKind;
@@ -112,4 +117,47 @@ TEST_CASE("compare: a stub or native top frame is the no-line row, last, and wit
   REQUIRE(t.rows.back().percent[1] == Approx(0.0));
   REQUIRE(row(t, 7).worst_pp == Approx(75.0));
   REQUIRE(row(t, 7).worst == SamplerId::classical);
+}
+
+TEST_CASE("compare: the rate achieved against the one asked for, and classical apart when it held the others back",
+          "[compare]") {
+  Profile p = counted_loop_profile();
+  p.program = "loop.mini";
+  p.samplers.push_back(SamplerId::classical);
+  p.interval_ns = 1'000'000;
+  // 10 interruptions reached the thread; 90 visits fell in the 90 periods the sampler
+  // thread missed while classical held the thread.
+  for (SamplerId s : p.samplers) p.stats[s].interruptions = 10;
+  p.stats[SamplerId::classical].suspension_ns = {5'000'000};
+  p.schedule.periods = 100;
+  p.schedule.periods_missed = 90;
+  p.schedule.visits_due = 100;
+  p.schedule.visits_missed = 90;
+  p.schedule.period_ns = {5'000'000};
+  CompareReport rep;
+  rep.profile = &p;
+  rep.table = compare_lines(p, {});
+  rep.program = "dir/loop.mini";
+  std::ostringstream out;
+  write_compare_text(rep, out);
+  std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("rate: 10 of 100 interruptions asked for (10.0%): 100.0/s per running thread against 1000/s\n") !=
+        std::string::npos);
+  CHECK(text.find("  short by: 90 in 90 periods the sampler thread missed") != std::string::npos);
+  CHECK(text.find("minivm compare --no-classical [the same options] dir/loop.mini") != std::string::npos);
+  CHECK(text.find("minivm run --profile --sampler=classical [the same options] dir/loop.mini") != std::string::npos);
+  CHECK(classical_apart_hint(rep) != "");
+
+  // Without classical (compare --no-classical) nothing held the thread: no hint to give.
+  p.samplers.pop_back();
+  p.stats.erase(SamplerId::classical);
+  CHECK(classical_apart_hint(rep) == "");
+  // The rate asked for, achieved: the rate line alone.
+  p.schedule = {};
+  p.schedule.periods = p.schedule.visits_due = 10;
+  std::ostringstream full;
+  write_compare_text(rep, full);
+  CHECK(full.str().find("rate: 10 of 10 interruptions asked for (100.0%)") != std::string::npos);
+  CHECK(full.str().find("short by") == std::string::npos);
 }

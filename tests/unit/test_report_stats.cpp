@@ -58,6 +58,36 @@ Profile two_samplers() {
   p.poll_walks.frames_walked = 7;
   p.poll_walks.frames_cached = 900;
   p.poll_walks.time_ns = {3000, 1000, 2000};
+  // 12 periods of one thread, found blocked twice: 10 visits asked for, 10 made.
+  p.schedule.periods = 12;
+  p.schedule.visits_due = 12;
+  p.schedule.not_running = 2;
+  p.schedule.period_ns = {30000, 10000, 20000};
+  return p;
+}
+
+// Four threads at 500 µs beside classical, which held them: of 4,000 visits due 2,400 fell
+// in the 600 periods the sampler thread missed and 100 found a thread blocked; of the
+// 1,500 interruptions 500 were signals coalesced. 1,000 of 3,900 asked for (25.6%).
+Profile throttled() {
+  Profile p;
+  p.program = "threads.mini";
+  p.samplers = {SamplerId::cooperative, SamplerId::classical};
+  p.interval_ns = 500'000;
+  p.duration_ns = 500'000'000;
+  for (SamplerId s : p.samplers) {
+    SamplerStats& st = p.stats[s];
+    st.interruptions = 1500;
+    st.samples = 1000;
+    st.failed[Reason::signal_coalesced] = 500;
+  }
+  p.stats[SamplerId::classical].suspension_ns = {900'000, 1'100'000, 1'000'000};
+  p.schedule.periods = 1000;
+  p.schedule.periods_missed = 600;
+  p.schedule.visits_due = 4000;
+  p.schedule.visits_missed = 2400;
+  p.schedule.not_running = 100;
+  p.schedule.period_ns = {2'000'000, 1'500'000, 2'500'000};
   return p;
 }
 
@@ -73,6 +103,11 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       " \"poll_walks\": {\"polls\": 3, \"frames_walked\": 7, \"frames_cached\": 900, \"time_ns\": "
       "{\"n\": 3, \"p50\": 2000, \"p99\": 3000, \"max\": 3000}},\n"
       " \"code_unloading\": {\"retired\": 5, \"freed\": 4, \"rounds\": 3, \"kept_in_use\": 2, \"unwalkable_rounds\": 1},\n"
+      " \"rate\": {\"asked\": 10, \"achieved\": 10, \"asked_hz\": 1000.0, \"achieved_hz\": 1000.0, \"short\": false,\n"
+      "          \"short_by\": {\"sampler_behind\": 0, \"signal_coalesced\": 0, \"other\": 0},\n"
+      "          \"periods\": 12, \"periods_missed\": 0, \"visits_due\": 12, \"not_running\": 2, \"period_ns\": "
+      "{\"n\": 3, \"p50\": 20000, \"p99\": 30000, \"max\": 30000},\n"
+      "          \"classical_throttles\": false},\n"
       " \"samplers\": [\n"
       "  {\"name\": \"cooperative\",\n"
       "   \"interruptions\": 10, \"samples\": 9, \"truncated\": 0, \"represented\": 0,\n"
@@ -143,6 +178,11 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         " \"poll_walks\": {\"polls\": 0, \"frames_walked\": 0, \"frames_cached\": 0, \"time_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
         " \"code_unloading\": {\"retired\": 0, \"freed\": 0, \"rounds\": 0, \"kept_in_use\": 0, \"unwalkable_rounds\": 0},\n"
+        " \"rate\": {\"asked\": 0, \"achieved\": 0, \"asked_hz\": 0.0, \"achieved_hz\": 0.0, \"short\": false,\n"
+        "          \"short_by\": {\"sampler_behind\": 0, \"signal_coalesced\": 0, \"other\": 0},\n"
+        "          \"periods\": 0, \"periods_missed\": 0, \"visits_due\": 0, \"not_running\": 0, \"period_ns\": "
+        "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+        "          \"classical_throttles\": false},\n"
         " \"samplers\": []}\n");
 
   SamplerStats st;
@@ -174,4 +214,19 @@ TEST_CASE("report_stats: write_stats_file writes the document or says why not", 
 
   CHECK_FALSE(write_stats_file(p, "/nonexistent-dir/s.json", error));
   CHECK(error.find("--profile-stats /nonexistent-dir/s.json: cannot write") == 0);
+}
+
+TEST_CASE("report_stats: the rate achieved against the one asked for, short by cause", "[reports][stats]") {
+  std::string json = stats_json(throttled());
+  CHECK(json.find(" \"rate\": {\"asked\": 3900, \"achieved\": 1000, \"asked_hz\": 2000.0, "
+                  "\"achieved_hz\": 512.8, \"short\": true,\n"
+                  "          \"short_by\": {\"sampler_behind\": 2400, \"signal_coalesced\": 500, \"other\": 0},\n"
+                  "          \"periods\": 1000, \"periods_missed\": 600, \"visits_due\": 4000, \"not_running\": 100, "
+                  "\"period_ns\": {\"n\": 3, \"p50\": 2000000, \"p99\": 2500000, \"max\": 2500000},\n"
+                  "          \"classical_throttles\": true},") != std::string::npos);
+  // Without classical nothing held the threads: the same shortfall is not its doing.
+  Profile alone = throttled();
+  alone.samplers = {SamplerId::cooperative};
+  alone.stats.erase(SamplerId::classical);
+  CHECK(stats_json(alone).find("\"classical_throttles\": false") != std::string::npos);
 }

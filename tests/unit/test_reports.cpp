@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "sampler/profile.h"
 #include "sampler/report.h"
@@ -1052,4 +1053,72 @@ TEST_CASE("reports: a profile dumped while running counts what is in flight", "[
   std::string text = text_of(p);
   CHECK(has_line(text, "in flight 3 23.1% (sent, not yet ended when this profile was dumped)"));
   CHECK(has_line(text, "8 samples + 0 failed + 2 dropped + 3 in flight = 13 = interruptions: all accounted for"));
+}
+
+namespace {
+
+// Threads at 500 µs beside classical, which held them: 2,400 visits due fell in the 600
+// periods the sampler thread missed, 100 found a thread blocked, and of 1,500 more
+// interruptions 500 were signals coalesced.
+Profile throttled_profile() {
+  Profile p = two_sampler_profile();
+  p.interval_ns = 500'000;
+  for (auto& [s, st] : p.stats) {  // failures, so that every sampler's accounting stays whole
+    st.interruptions += 1500;
+    st.failed[Reason::signal_coalesced] += 500;
+    st.failed[Reason::not_in_java] += 1000;
+  }
+  uint64_t interruptions = p.stats.begin()->second.interruptions;
+  p.stats[SamplerId::classical].suspension_ns = {900'000, 1'100'000, 1'000'000};
+  p.schedule.periods = 1000;
+  p.schedule.periods_missed = 600;
+  p.schedule.visits_due = 2400 + 100 + interruptions;
+  p.schedule.visits_missed = 2400;
+  p.schedule.not_running = 100;
+  p.schedule.period_ns = {2'000'000, 1'500'000, 2'500'000};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("reports: the interruption rate against the one asked for, and why it fell short", "[reports]") {
+  Profile p = throttled_profile();
+  SamplingRate r = sampling_rate(p);
+  uint64_t interruptions = p.stats.begin()->second.interruptions;
+  CHECK(r.asked == 2400 + interruptions);
+  CHECK(r.missed == 2400);
+  CHECK(r.coalesced == 500);
+  CHECK(r.achieved == interruptions - 500);
+  CHECK(r.achieved + r.missed + r.coalesced + r.other == r.asked);
+  CHECK(r.short_of_asked());
+  CHECK(classical_throttles(p, r));
+  std::string text = text_of(p);
+  INFO(text);
+  CHECK(text.find(fmt::format("  rate: {} of {} interruptions asked for", r.achieved, r.asked)) != std::string::npos);
+  CHECK(text.find(fmt::format("per running thread against 2000/s")) != std::string::npos);
+  // Largest cause first, each with its numbers.
+  CHECK(text.find("    short by: 2400 in 600 periods the sampler thread missed, still busy when their time came "
+                  "(a period's visits took p50 2000 µs, p99 2500 µs against the 500 µs interval; for classical it "
+                  "waits until each thread's handler runs, then walks it, holding it p50 1000 µs, p99 1100 µs)\n") != std::string::npos);
+  CHECK(text.find("              500 signals not sent, signal_coalesced: the previous one was still pending") !=
+        std::string::npos);
+  CHECK(text.find("classical held the threads the others would have interrupted: run it on its own "
+                  "(--sampler=classical)") != std::string::npos);
+  std::string data = html_data(html_of(p));
+  CHECK(data.find(fmt::format("\"rate\":\"{} of {} interruptions asked for", r.achieved, r.asked)) !=
+        std::string::npos);
+  CHECK(data.find("\"rate_short\":[\"2400 in 600 periods the sampler thread missed") != std::string::npos);
+
+  // The rate asked for, achieved: one line, no cause, no hint.
+  Profile full = two_sampler_profile();
+  full.interval_ns = 1'000'000;
+  full.schedule.periods = full.schedule.visits_due = full.stats.begin()->second.interruptions + 3;
+  full.schedule.not_running = 3;
+  std::string plain = text_of(full);
+  INFO(plain);
+  CHECK(plain.find("  rate: ") != std::string::npos);
+  CHECK(plain.find("short by") == std::string::npos);
+  CHECK(plain.find("run it on its own") == std::string::npos);
+  // Nothing asked (a profile without a schedule, or a program never running): no rate line.
+  CHECK(text_of(two_sampler_profile()).find("  rate: ") == std::string::npos);
 }

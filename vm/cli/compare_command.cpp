@@ -80,6 +80,10 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
                           "their flame graphs side by side, a timeline of samples, safepoint latency and the time "
                           "to safepoint per poll site; click a line for its stacks"))
       ->type_name("FILE");
+  compare.add_flag("--no-classical", o.no_classical,
+                   wrap("every sampler but classical: classical holds each thread it visits until it has walked it, "
+                        "which on a busy machine or with more running threads than cores makes the sampler thread "
+                        "miss periods, so every sampler gets fewer interruptions (the listing says when)"));
 }
 
 void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
@@ -98,7 +102,9 @@ void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
   }
   o.run.profile = true;
   o.run.profiler.samplers.clear();
-  for (size_t i = 0; i < sampler::kSamplerCount; i++) o.run.profiler.samplers.push_back(sampler::SamplerId(i));
+  for (size_t i = 0; i < sampler::kSamplerCount; i++)
+    if (!o.no_classical || sampler::SamplerId(i) != sampler::SamplerId::classical)
+      o.run.profiler.samplers.push_back(sampler::SamplerId(i));
   o.run.profiler.text_report = false;
   if (!o.html_path.empty()) {
     // The page's timeline and per-poll-site latencies need each sample, which only the
@@ -124,6 +130,7 @@ void compare_command(CompareOptions o) {
     std::exit(2);
   }
   Mode mode = o.run.mode;
+  std::string program = o.run.program;
   std::string html = o.html_path, events = o.events_path;
   run_command(std::move(o.run), [&](const sampler::Profile& profile) {
     sampler::CompareReport report;
@@ -132,6 +139,7 @@ void compare_command(CompareOptions o) {
     report.table = sampler::compare_lines(profile, report.polls);
     report.source = source_lines(text);
     report.mode = mode_text(mode);
+    report.program = program;
     sampler::write_compare_text(report, std::cout);
     bool ok = flush_stdout();
     if (!html.empty()) {

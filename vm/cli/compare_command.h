@@ -14,6 +14,9 @@ struct CompareOptions {
   RunOptions run;
   std::string html_path;  // --html
   std::string events_path;  // the run's .jsonl stream, a temporary file, for the page
+  // --no-classical: every sampler but classical, which holds each thread it visits until
+  // walked and so lowers the rate the others get.
+  bool no_classical = false;
 };
 
 // run's option table (run_flags.cpp) without the options that choose samplers or
