@@ -71,8 +71,7 @@ void on_thread(runtime::Thread* t, bool starting) {
       std::lock_guard<std::mutex> lock(st->events.mutex);
       SampleRequest r;
       while (st->ring.pop(r)) record_request_failure(st->events, Reason::thread_ended_before_poll, r, st->thread_id);
-      for (uint64_t n = st->signals_sent.load() - st->signals_handled.load(); n > 0; n--)
-        count_failure_all(st->events.part, Reason::thread_gone);
+      if (st->take_pending_signal()) count_failure_all(st->events.part, Reason::thread_gone);
     }
     drain_walks(st);
     // Its events and counters outlive it; its rings and arena (most of its memory) do not.
@@ -115,7 +114,7 @@ void EventBuffer::emit(const Event& e) {
     append_stack_json(*sj, compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack));
   append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(),
                     has_stack && !compact_stacks && part.stacks.truncated(e.stack));
-  if (lines.size() >= (1 << 16)) flush_lines();
+  if (lines.size() >= kJsonlBlock) flush_lines();
 }
 
 void EventBuffer::flush_lines() {
