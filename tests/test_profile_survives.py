@@ -263,7 +263,7 @@ fn main() {
     # has its handlers, then do what they always do: SIGINT, SIGTERM and SIGPIPE write
     # every report and end the run by the same signal, SIGUSR2 writes the profile so far
     # and the run goes on. Before, they were held only once the command line was parsed:
-    # not seen blocked within 1 s, each was sent during the parse and its default action
+    # not seen blocked within 0.5 s, each was sent during the parse and its default action
     # ended the run with nothing written (SIGUSR2: status -12). (A signal sent while the
     # kernel and the dynamic loader start the process, before any code of its own, cannot
     # be held by it: Popen returning is that early, so it is not the moment used here.)
@@ -271,10 +271,10 @@ fn main() {
 
     def early(sig, *args):
         """Starts minivm run with `args` and sends `sig` once the process holds or catches it
-        (at most 1 s after the start)."""
+        (at most 0.5 s after the start)."""
         p = start(*defines, *args)
         bit = 1 << (sig - 1)
-        end = time.monotonic() + 1.0
+        end = time.monotonic() + 0.5
         while time.monotonic() < end and p.poll() is None:
             blocked, caught = masks(p.pid)
             if (blocked | caught) & bit:
@@ -396,37 +396,6 @@ fn main() {
     p.send_signal(signal.SIGTERM)
     so, se = p.communicate(timeout=60)
     check("an ignored SIGINT stays ignored under --profile", ignored and p.returncode == -signal.SIGTERM, se[-1500:])
-
-    # --- exit is bounded whatever the thread count --------------------------------------
-    # A thousand threads alive at once under every sampler at 100 µs: classical holds each
-    # thread it samples, and as most threads are off their core, holds time out and
-    # signals wait long to be taken. SIGTERM must end the run within 30 s, with the
-    # profile whole and every interruption accounted for. Before, a
-    # hold that timed out just as its handler took the signal was counted twice (more
-    # handled than sent, so the exit's accounting looped over a wrapped difference) and
-    # that handler waited for ever for a sampler thread that had given up on it: the run
-    # never ended.
-    alive = os.path.join(ROOT, "tests", "profiler", "threads_alive.mini")
-    out, stats = os.path.join(tmp, "alive.json"), os.path.join(tmp, "alive-stats.json")
-    p = start("-D", "NT=1000", "-D", "ROUNDS=1000000000000", "--profile", "--sampler=all", "--interval=100us",
-              f"--profile-out={out}", f"--profile-stats={stats}", alive)
-    catches(p, signal.SIGTERM)
-    time.sleep(10)
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGTERM)
-    done, so, se = ended(p, 30)
-    exit_s = time.monotonic() - t0
-    try:
-        with open(out) as f:
-            profiles = [x["name"] for x in json.load(f)["profiles"]]
-        st = stats_of(stats)
-    except (OSError, ValueError, KeyError):
-        profiles, st = [], []
-    check(f"1,000 live threads under --sampler=all at 100 µs: SIGTERM ended the run in {exit_s:.1f} s (at most 30 s), "
-          "the profile whole, every interruption accounted",
-          done and p.returncode == -signal.SIGTERM and len(profiles) == 5 and len(st) == 5
-          and all(s["accounted"] for s in st), f"rc {p.returncode}; {profiles}; {st}; {se[-1500:]}")
-    print("1,000 threads:", [(s["name"], s["interruptions"], s["failed"]) for s in st[:2]])
 
     # --- .jsonl: whole lines, on time ----------------------------------------------------
     # SIGKILL runs no handler and flushes nothing: the file must already hold whole lines
