@@ -16,8 +16,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <thread>
 
 #include "runtime/errors.h"
@@ -48,22 +50,33 @@ void on_signal(int sig) {
 
 void dump() { write_reports(snapshot_profile(/*final=*/false), /*final=*/false); }
 
+// The time until `next` (UINT64_MAX: none) as ppoll's timeout, or null to wait for ever.
+const timespec* timeout_until(uint64_t next, timespec& wait) {
+  if (next == UINT64_MAX) return nullptr;
+  uint64_t now = now_ns(), left = next > now ? next - now : 0;
+  wait = timespec{time_t(left / 1000000000u), long(left % 1000000000u)};
+  return &wait;
+}
+
 void dump_loop() {
+  constexpr uint64_t kNever = UINT64_MAX;
   uint64_t every = g_state.options.dump_every_ns;
-  uint64_t next = now_ns() + every;
+  uint64_t next_dump = every != 0 ? now_ns() + every : kNever;
+  // A .jsonl file gets every buffer's lines at least this often (event_stream.h).
+  uint64_t next_flush = g_state.jsonl.is_open() ? now_ns() + kJsonlFlushNs : kNever;
   for (;;) {
     pollfd fd{g_pipe[0], POLLIN, 0};
-    timespec wait{}, *timeout = nullptr;
-    if (every != 0) {
-      uint64_t now = now_ns(), left = next > now ? next - now : 0;
-      wait = timespec{time_t(left / 1000000000u), long(left % 1000000000u)};
-      timeout = &wait;
-    }
-    int n = ppoll(&fd, 1, timeout, nullptr);
+    timespec wait{};
+    int n = ppoll(&fd, 1, timeout_until(std::min(next_dump, next_flush), wait), nullptr);
     if (n < 0 && errno == EINTR) continue;
-    if (n == 0) {  // the period is up
-      dump();
-      next = std::max(next + every, now_ns());
+    if (n == 0) {  // a period is up
+      if (now_ns() >= next_dump) {
+        dump();  // flushes the .jsonl file too
+        next_dump = std::max(next_dump + every, now_ns());
+      } else {
+        flush_jsonl();
+      }
+      if (next_flush != kNever) next_flush = now_ns() + kJsonlFlushNs;
       continue;
     }
     unsigned char byte = kStop;

@@ -101,8 +101,7 @@ void on_thread(runtime::Thread* t, bool starting) {
       };
       while (st->requests.take(never_served)) {
       }
-      for (uint64_t n = st->signals_sent.load() - st->signals_handled.load(); n > 0; n--)
-        count_failure_all(st->events.part, Reason::thread_gone);
+      if (st->take_pending_signal()) count_failure_all(st->events.part, Reason::thread_gone);
     }
     drain_walks(st);
     // Its events and counters outlive it; its rings and arena (most of its memory) do not.
@@ -147,7 +146,7 @@ void EventBuffer::emit(const Event& e) {
     append_stack_json(*sj, compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack));
   bool truncated = stacked && (compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack));
   append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(), truncated);
-  if (lines.size() >= (1 << 16)) flush_lines();
+  if (lines.size() >= kJsonlBlock) flush_lines();
 }
 
 void EventBuffer::flush_lines() {

@@ -1,5 +1,9 @@
-// JsonlStream (event_stream.h): a FILE under a mutex, remembering its first write error.
+// JsonlStream (event_stream.h): a file descriptor under a mutex, written whole lines at
+// a time, remembering its first write error.
 #include "sampler/event_stream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -9,8 +13,8 @@
 namespace sampler {
 
 bool JsonlStream::open(const std::string& path, std::string& error) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (file_ == nullptr) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) {
     error = fmt::format("--profile-out {}: cannot write: {}", path, std::strerror(errno));
     return false;
   }
@@ -19,23 +23,26 @@ bool JsonlStream::open(const std::string& path, std::string& error) {
   return true;
 }
 
-void JsonlStream::append(const std::string& lines) {
+void JsonlStream::append(std::string_view lines) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (file_ == nullptr || lines.empty()) return;
-  if (std::fwrite(lines.data(), 1, lines.size(), file_) != lines.size() && write_errno_ == 0) write_errno_ = errno;
-}
-
-void JsonlStream::flush() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (file_ != nullptr && std::fflush(file_) != 0 && write_errno_ == 0) write_errno_ = errno;
+  // After a failed write the file may end inside a line: nothing more is added to it.
+  while (fd_ >= 0 && write_errno_ == 0 && !lines.empty()) {
+    ssize_t n = ::write(fd_, lines.data(), lines.size());
+    if (n > 0)
+      lines.remove_prefix(size_t(n));
+    else if (n == 0)
+      write_errno_ = EIO;  // a file that takes nothing: never seen, but not a reason to spin
+    else if (errno != EINTR)
+      write_errno_ = errno;
+  }
 }
 
 bool JsonlStream::close(std::string& error) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (file_ == nullptr) return true;
+  if (fd_ < 0) return true;
   open_.store(false, std::memory_order_release);
-  if (std::fclose(file_) != 0 && write_errno_ == 0) write_errno_ = errno;
-  file_ = nullptr;
+  if (::close(fd_) != 0 && write_errno_ == 0) write_errno_ = errno;
+  fd_ = -1;
   if (write_errno_ == 0) return true;
   error = fmt::format("--profile-out {}: error while writing: {}", path_, std::strerror(write_errno_));
   return false;

@@ -1,31 +1,43 @@
 // The .jsonl profile written while the program runs. Each recording thread formats its
-// events' lines into its own EventBuffer and appends them here a block at a time (and
-// when a dump or the end of the run asks), so events are never kept in memory until
-// exit. Blocks of different threads interleave; within a thread, lines keep their order.
+// events' lines into its own EventBuffer and appends them here a block at a time, and
+// the dump thread appends what every buffer holds at least every kJsonlFlushNs (and when
+// a dump or the end of the run asks), so events are never kept in memory until exit and
+// a run killed with SIGKILL keeps every event older than that bound. Blocks of different
+// threads interleave; within a thread, lines keep their order.
 #pragma once
 #include <atomic>
-#include <cstdio>
+#include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace sampler {
+
+// How old an event's line may get before it is in the file (dump_thread.cpp), and how
+// many bytes of lines a buffer gathers before it appends them itself.
+inline constexpr uint64_t kJsonlFlushNs = 100'000'000;
+inline constexpr size_t kJsonlBlock = size_t(1) << 16;
 
 class JsonlStream {
  public:
   // Creates (or truncates) `path`; false with "--profile-out PATH: why" in `error`.
   bool open(const std::string& path, std::string& error);
   bool is_open() const { return open_.load(std::memory_order_acquire); }
-  void append(const std::string& lines);
-  void flush();
-  // Flushes and closes; false with the message in `error` if a write failed (a full disk).
+  // Writes `lines` (whole lines only) to the file now, with write(2) and no buffer of its
+  // own, so the file always ends at the end of a line: a reader, or what a killed run
+  // leaves, never has half of one (but while a write is under way; the next read then
+  // has all of it).
+  void append(std::string_view lines);
+  // Closes; false with the message in `error` if a write failed (a full disk).
   bool close(std::string& error);
 
  private:
   std::mutex mutex_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   std::atomic<bool> open_{false};
   std::string path_;
-  int write_errno_ = 0;        // the first write error
+  int write_errno_ = 0;  // the first write error; nothing is written after it
 };
 
 }  // namespace sampler

@@ -72,16 +72,11 @@ void catch_poll_in_flight(runtime::Thread* t, ucontext_t* uc) {
 namespace {
 
 // JEP 518's handshake (and JFR's classical suspension): publish the context and wait
-// while the sampler thread does its part (sampler_thread.cpp, held_sample).
+// while the sampler thread does its part (sampler_thread.cpp, held_sample). Only for a
+// signal this handler took as kSentHold: the sampler then waits for this publication
+// however long it takes, and lets the thread go once it has read it.
 void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start,
                       const void* context) {
-  int asked = ThreadSampling::kAsked;
-  if (!st->handshake.compare_exchange_strong(asked, ThreadSampling::kAsked)) {
-    // Not (or no longer) asked: the sampler gave up waiting for this signal and
-    // accounted for it (thread_gone).
-    return;
-  }
-  st->signals_handled.fetch_add(1, std::memory_order_release);
   st->regs = regs;
   st->regs_in_java = in_java;
   st->handler_entry_ns = start;
@@ -94,8 +89,7 @@ void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& r
   st->handshake.store(ThreadSampling::kPublished, std::memory_order_release);
   // sched_yield is async-signal-safe; on a machine with fewer cores than threads the
   // sampler thread needs the core to finish the request.
-  while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kResume) sched_yield();
-  st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
+  while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kPublished) sched_yield();
 }
 
 }  // namespace
@@ -205,21 +199,26 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
+  // Taken here, the interruption is this handler's to end. Not sent by the sampler, or
+  // withdrawn (the sampler stopped waiting and ended it, hold_timed_out): no trace.
+  int signal = st->signal.exchange(ThreadSampling::kNoSignal, std::memory_order_acq_rel);
+  if (signal != ThreadSampling::kSent && signal != ThreadSampling::kSentHold) {
+    errno = saved_errno;
+    return;
+  }
   Registers regs = registers_of(static_cast<ucontext_t*>(context), t);
   // The thread may have left Java between the sampler's look and the signal: nothing to
   // sample, but the interruption is reported (a FailedSample for every sampler).
   bool in_java = t->get_state() == runtime::ThreadState::in_java;
-  // A thread the sampler thread saw in native code is signalled only to hold it for a
-  // --native-frames walk (it may have returned to Java since: the sampler then lets it go).
-  bool held_for_native = st->native != nullptr &&
-                         st->handshake.load(std::memory_order_acquire) == ThreadSampling::kAsked;
-  if (g_state.hold || held_for_native) {
+  // Held: classical, --suspend=handshake, or a thread the sampler thread saw in native
+  // code, signalled only to hold it for a --native-frames walk (it may have returned to
+  // Java since: the sampler then lets it go).
+  if (signal == ThreadSampling::kSentHold) {
     publish_and_wait(t, st, regs, in_java, start, context);
     if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
     errno = saved_errno;
     return;
   }
-  st->signals_handled.fetch_add(1, std::memory_order_release);
   uint64_t cursor = arena_cursor(st);
   WalkRecord recs[kHandlerWalks];
   int n = walk_in_handler(t, st, regs, in_java, context, cursor, recs);

@@ -76,8 +76,7 @@ void account_unserved(Profile& profile, bool final) {
       add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? st->ring_full.load()
                                                                             : st->walks_full[i].load());
     if (!final) continue;
-    for (uint64_t n = st->signals_sent.load() - st->signals_handled.load(); n > 0; n--)
-      count_failure_all(profile, Reason::signal_not_delivered);
+    if (st->take_pending_signal()) count_failure_all(profile, Reason::signal_not_delivered);
   }
   if (!final)
     for (auto& [sampler, st] : profile.stats) st.in_flight = st.interruptions > ended(st) ? st.interruptions - ended(st) : 0;
@@ -102,8 +101,15 @@ std::vector<EventBuffer*> all_buffers() {
 
 }  // namespace
 
+std::unique_lock<std::mutex> lock_threads() {
+  g_state.threads_waiters.fetch_add(1, std::memory_order_acq_rel);
+  std::unique_lock<std::mutex> lock(g_state.threads_mutex);
+  g_state.threads_waiters.fetch_sub(1, std::memory_order_acq_rel);
+  return lock;
+}
+
 Profile snapshot_profile(bool final) {
-  std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
+  std::unique_lock<std::mutex> threads_lock = lock_threads();
   Profile profile;
   profile.program = g_state.profile.program;
   profile.samplers = g_state.profile.samplers;
@@ -124,14 +130,25 @@ Profile snapshot_profile(bool final) {
 }
 
 void flush_jsonl() {
-  {
-    std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
-    for (EventBuffer* buf : all_buffers()) {
-      std::lock_guard<std::mutex> lock(buf->mutex);
-      buf->flush_lines();
-    }
+  // Lines of several buffers go out in one write; each buffer stays locked until its
+  // lines are written, so that its thread's next block cannot overtake them.
+  std::unique_lock<std::mutex> threads_lock = lock_threads();
+  std::vector<std::unique_lock<std::mutex>> locked;
+  std::string batch;
+  auto write_batch = [&] {
+    g_state.jsonl.append(batch);
+    batch.clear();
+    locked.clear();
+  };
+  for (EventBuffer* buf : all_buffers()) {
+    std::unique_lock<std::mutex> lock(buf->mutex);
+    if (buf->lines.empty()) continue;
+    batch += buf->lines;
+    buf->lines.clear();
+    locked.push_back(std::move(lock));
+    if (batch.size() >= kJsonlBlock) write_batch();
   }
-  g_state.jsonl.flush();
+  write_batch();
 }
 
 }  // namespace sampler

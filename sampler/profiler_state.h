@@ -181,11 +181,33 @@ struct ThreadSampling {
   };
   SpscRing<LeftOut, 32> left_out;
   std::unique_ptr<HandlerWalks> walks;  // only with a sampler that walks in the handler
-  // Holding the thread (--suspend=handshake, and always for classical, which walks a
-  // suspended thread): the sampler asks (kAsked), the handler publishes its registers
-  // (kPublished) and waits, the sampler does its part and lets it go (kResume); the
-  // handler then returns (kIdle).
-  enum : int { kIdle, kAsked, kPublished, kResume };
+  // The sampler thread's signal to this thread. Linux keeps one pending SIGPROF per thread
+  // (a second one sent before the first is delivered merges with it), so the sampler sends
+  // none while one is pending (signal_coalesced), and this one word is all there is to
+  // know about it:
+  // - kNoSignal: none pending;
+  // - kSent, kSentHold: sent; its handler serves it (kSent), or publishes its registers
+  //   and waits for the sampler thread (kSentHold: classical, --suspend=handshake, a
+  //   --native-frames walk of a thread in native code);
+  // - kWithdrawn: still pending, but the sampler thread stopped waiting for it and ended
+  //   its interruption itself (hold_timed_out); the handler that takes it leaves no trace.
+  // Whoever takes it out of kSent or kSentHold, by one atomic exchange, ends its
+  // interruption: the handler, the sampler giving up, the thread's end (thread_gone) or
+  // the end of the program (signal_not_delivered). No two of them count it, and a handler
+  // holds its thread only for a sampler that then waits for it, whatever the time.
+  enum : int { kNoSignal, kSent, kSentHold, kWithdrawn };
+  std::atomic<int> signal{kNoSignal};
+  // Takes a signal still pending at the thread's or the program's end: true when one was
+  // sent and neither handled nor withdrawn, so its interruption is the caller's to end.
+  bool take_pending_signal() {
+    int s = signal.exchange(kNoSignal, std::memory_order_acq_rel);
+    return s == kSent || s == kSentHold;
+  }
+  // Holding the thread (a kSentHold signal): its handler publishes its registers
+  // (kPublished) and waits until the sampler thread, done with its part, lets it go
+  // (kIdle). The next hold needs a new signal, which waits in the kernel until this
+  // handler has returned, so the sampler never waits for a handler to leave.
+  enum : int { kIdle, kPublished };
   std::atomic<int> handshake{kIdle};
   Registers regs{};
   bool regs_in_java = false;
@@ -193,11 +215,6 @@ struct ThreadSampling {
   WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
-  // Signals the sampler thread sent this thread, and those a handler took up (or the
-  // sampler accounted for when it stopped waiting): sent - handled are still pending. A
-  // new signal while one is pending would merge with it in the kernel, so none is sent
-  // then; what is still pending when the thread or the program ends is a failure.
-  std::atomic<uint64_t> signals_sent{0}, signals_handled{0};
   // Requests and walks left out with no room in left_out to pass their ids on (never
   // expected): counted as drops all the same, without an event.
   std::atomic<uint64_t> ring_full{0};
@@ -247,6 +264,9 @@ struct ProfilerState {
   // (the sampler thread's visits and drains): a thread's state is freed under it.
   std::mutex threads_mutex;
   std::vector<ThreadSampling*> threads;     // the live Mini threads, in start order
+  // A dump or the .jsonl flush waiting for threads_mutex: the sampler thread, which takes
+  // it again at once when it is behind its periods, lets them in first.
+  std::atomic<int> threads_waiters{0};
   JsonlStream jsonl;                        // open when --profile-out is a .jsonl file
   std::string jsonl_error;                  // why it could not be opened
   uint64_t start_ns = 0;
@@ -371,7 +391,10 @@ void stop_dump_thread();
 // accounted: full rings (dropped), and requests left in rings and signals still pending:
 // failures when `final` (the program ends), in flight in a dump taken while it runs.
 Profile snapshot_profile(bool final);
-// Appends every buffer's .jsonl lines to the stream and flushes it.
+// threads_mutex for a thread other than the sampler thread, which lets it in first.
+std::unique_lock<std::mutex> lock_threads();
+// Writes every buffer's .jsonl lines to the file: at a dump, at the end, and every
+// kJsonlFlushNs from the dump thread.
 void flush_jsonl();
 // One buffer's stacks (re-interned, each compact trace named once), counters and events
 // into a profile.

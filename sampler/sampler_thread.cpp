@@ -64,40 +64,56 @@ void record_send_failure(ThreadSampling* st, Reason reason) {
   record_failure_all(g_state.sampler_events, reason, id, now_ns(), st->thread_id);
 }
 
+enum class Sent { no, yes, gone };
+
+// How long the sampler thread waits for a thread it holds to take its signal, and for
+// its visits of one period: the thread list is locked meanwhile, and thread starts and
+// ends, dumps and the .jsonl flush wait for it.
+constexpr uint64_t kHoldWaitNs = 100'000'000;
+
+// Sends SIGPROF for a handler to serve (kSent) or to be held (kSentHold): `no` while the
+// previous signal is still pending (this one would merge with it), `gone` when the thread
+// has exited. Once sent, the signal is the handler's to take (profiler_state.h).
+Sent signal_thread(ThreadSampling* st, pid_t pid, int tid, int kind) {
+  int none = ThreadSampling::kNoSignal;
+  if (!st->signal.compare_exchange_strong(none, kind, std::memory_order_acq_rel)) return Sent::no;
+  if (syscall(SYS_tgkill, pid, tid, SIGPROF) == 0) return Sent::yes;
+  // Not sent; a handler can have taken it meanwhile only from a SIGPROF someone else sent,
+  // and then serves it as ours.
+  int mine = kind;
+  return st->signal.compare_exchange_strong(mine, ThreadSampling::kNoSignal, std::memory_order_acq_rel) ? Sent::gone
+                                                                                                         : Sent::yes;
+}
+
 // Sends SIGPROF and counts the interruption; false (with the failure recorded) when the
 // signal could not be sent: the previous one is still pending (it would merge with it),
 // or the thread is gone.
-bool send_signal(ThreadSampling* st, pid_t pid, int tid) {
+bool send_signal(ThreadSampling* st, pid_t pid, int tid, int kind) {
   {
     std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
     count_interruption(g_state.sampler_events.part);
   }
-  if (st->signals_sent.load(std::memory_order_acquire) != st->signals_handled.load(std::memory_order_acquire)) {
-    record_send_failure(st, Reason::signal_coalesced);
-    return false;
+  switch (signal_thread(st, pid, tid, kind)) {
+    case Sent::yes: return true;
+    case Sent::no: record_send_failure(st, Reason::signal_coalesced); return false;
+    case Sent::gone: record_send_failure(st, Reason::thread_gone); return false;
   }
-  st->signals_sent.fetch_add(1, std::memory_order_acq_rel);
-  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
-    st->signals_sent.fetch_sub(1, std::memory_order_acq_rel);
-    record_send_failure(st, Reason::thread_gone);
-    return false;
-  }
-  return true;
+  return false;
 }
 
-// Waits until the handler of the signal just sent has published its registers: true,
-// the thread is held. False when it never answered (a thread that exits): the request is
-// withdrawn, and a handler that still runs for it leaves no trace.
+// Waits until the handler of the signal just sent (kSentHold) has published its registers:
+// true, the thread is held. False when it has not taken the signal within 100 ms (a thread
+// off its core on a busy machine) or sampling stops first: the signal is withdrawn, and
+// its handler, when it runs, leaves no trace. A handler that has taken it publishes
+// without waiting for anything, so it is waited for to the end.
 bool await_published(ThreadSampling* st) {
-  uint64_t give_up = now_ns() + 100'000'000;
+  uint64_t give_up = now_ns() + kHoldWaitNs;
   while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kPublished) {
     sched_yield();
-    if (now_ns() > give_up) {
-      int asked = ThreadSampling::kAsked;
-      if (st->handshake.compare_exchange_strong(asked, ThreadSampling::kIdle)) {
-        st->signals_handled.fetch_add(1, std::memory_order_release);
+    if (now_ns() > give_up || !g_state.running.load(std::memory_order_acquire)) {
+      int sent = ThreadSampling::kSentHold;
+      if (st->signal.compare_exchange_strong(sent, ThreadSampling::kWithdrawn, std::memory_order_acq_rel))
         return false;
-      }
     }
   }
   return true;
@@ -107,13 +123,9 @@ bool await_published(ThreadSampling* st) {
 // (classical) and build its request here, arm its poll, and let it go.
 void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   runtime::Thread* t = st->thread;
-  st->handshake.store(ThreadSampling::kAsked, std::memory_order_release);
-  if (!send_signal(st, pid, tid)) {
-    st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
-    return;
-  }
+  if (!send_signal(st, pid, tid, ThreadSampling::kSentHold)) return;
   if (!await_published(st)) {
-    record_send_failure(st, Reason::thread_gone);
+    record_send_failure(st, Reason::hold_timed_out);
     return;
   }
   // The thread is held: its frames stay put while we read them.
@@ -133,7 +145,7 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   int pending_count = st->pending_count;
   for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
   uint64_t cursor = st->pending_cursor;
-  st->handshake.store(ThreadSampling::kResume, std::memory_order_release);
+  st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
   // The handler wrote the arena before publishing and will not touch it again until the
   // next interruption, which only this thread sends.
   push_walks(st, pending, pending_count, id, ticks, held, cursor);
@@ -144,8 +156,6 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, walk.freed_code, id, ticks, held,
                 st->thread_id);
   }
-  // Wait for the handler to leave before the next handshake can reuse the slot.
-  while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kResume) sched_yield();
 }
 
 // --native-frames: the C/C++ frames of a thread in native code, walked by its own handler
@@ -154,23 +164,11 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
 // release_native), where it cannot return to Java: its Mini frames stay put. No signal is
 // sent while an earlier one is still pending.
 bool hold_for_native_walk(ThreadSampling* st, pid_t pid, int tid) {
-  if (st->signals_sent.load(std::memory_order_acquire) != st->signals_handled.load(std::memory_order_acquire))
-    return false;
   st->native->handler_walk = jit::NativeWalk{};
-  st->handshake.store(ThreadSampling::kAsked, std::memory_order_release);
-  st->signals_sent.fetch_add(1, std::memory_order_acq_rel);
-  if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0) {
-    st->signals_sent.fetch_sub(1, std::memory_order_acq_rel);
-    st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
-    return false;
-  }
-  return await_published(st);
+  return signal_thread(st, pid, tid, ThreadSampling::kSentHold) == Sent::yes && await_published(st);
 }
 
-void release_native(ThreadSampling* st) {
-  st->handshake.store(ThreadSampling::kResume, std::memory_order_release);
-  while (st->handshake.load(std::memory_order_acquire) == ThreadSampling::kResume) sched_yield();
-}
+void release_native(ThreadSampling* st) { st->handshake.store(ThreadSampling::kIdle, std::memory_order_release); }
 
 // A thread in native code is not signalled for its Mini stack (JDK-8245772): the sampler
 // walks it from the anchor while the thread is kept from returning to Java (its
@@ -284,7 +282,17 @@ void drain_walks(ThreadSampling* st) {
   }
 }
 
+// Before the sampler thread takes threads_mutex: a dump or the .jsonl flush waiting for it
+// goes first (std::mutex is not fair, and a sampler behind its periods takes it again at
+// once: they could wait for ever).
+namespace {
+void let_others_in() {
+  while (g_state.threads_waiters.load(std::memory_order_acquire) > 0) sched_yield();
+}
+}  // namespace
+
 void drain_all_walks() {
+  let_others_in();
   std::lock_guard<std::mutex> lock(g_state.threads_mutex);
   for (ThreadSampling* st : g_state.threads) drain_walks(st);
 }
@@ -316,12 +324,19 @@ void sampler_loop() {
     if (g_state.want_handler_walks || g_state.want_request) drain_all_walks();
     // The live threads only; a thread that ends waits for this period's visits before
     // its state is freed.
+    let_others_in();
     std::lock_guard<std::mutex> lock(g_state.threads_mutex);
     const std::vector<ThreadSampling*>& threads = g_state.threads;
     size_t visits = std::min(threads.size(), g_state.options.threads_per_period);
     count_period(missed, visits);
     if (threads.empty()) continue;
-    for (size_t i = 0; i < visits; i++) {
+    // Stopping does not wait for the rest of the period's visits, nor does anyone wait for
+    // more than about kHoldWaitNs of them (each hold may wait for its thread, and a
+    // thousand threads on two cores take long to get a core): the rest are the next
+    // period's.
+    uint64_t visits_end = now_ns() + kHoldWaitNs;
+    size_t i = 0;
+    for (; i < visits && g_state.running.load(std::memory_order_acquire) && (i == 0 || now_ns() < visits_end); i++) {
       ThreadSampling* st = threads[(next + i) % threads.size()];
       runtime::Thread* t = st->thread;
       int tid = t->tid.load(std::memory_order_acquire);
@@ -331,7 +346,7 @@ void sampler_loop() {
       if (running && state == runtime::ThreadState::in_java && g_state.hold)
         held_sample(st, pid, tid);
       else if (running && state == runtime::ThreadState::in_java)
-        send_signal(st, pid, tid);
+        send_signal(st, pid, tid, ThreadSampling::kSent);
       else if (running)
         running = sample_native(st, pid, tid);
       std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
@@ -344,8 +359,10 @@ void sampler_loop() {
       g_state.sampler_events.part.sampler_thread_cpu_ns = after;
       cpu = after;
     }
-    next = (next + visits) % threads.size();
+    next = (next + i) % threads.size();
     std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+    // Visits the period was cut short of are missed like those of a missed period.
+    g_state.sampler_events.part.schedule.visits_missed += visits - i;
     g_state.sampler_events.part.schedule.period_ns.push_back(now_ns() - period_start);
   }
   std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);

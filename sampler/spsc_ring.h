@@ -40,7 +40,12 @@ class SpscRing {
     uint64_t tail = tail_.load(std::memory_order_acquire);
     for (uint64_t i = head_.load(std::memory_order_acquire); i != tail; i++) f(slots_[i & (Capacity - 1)]);
   }
-  size_t size() const { return size_t(tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_acquire)); }
+  // The head first: it never passes the tail, so a tail read after it is not below it,
+  // however the two sides move in between (the other order could wrap).
+  size_t size() const {
+    uint64_t head = head_.load(std::memory_order_acquire);
+    return size_t(tail_.load(std::memory_order_acquire) - head);
+  }
   static constexpr size_t capacity() { return Capacity; }
 
  private:

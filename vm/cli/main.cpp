@@ -15,6 +15,7 @@
 #include "vm/cli/help_format.h"
 #include "vm/cli/help_topics.h"
 #include "vm/cli/outputs.h"
+#include "vm/cli/profile_signals.h"
 #include "vm/cli/run_command.h"
 #include "vm/cli/run_flags.h"
 #include "vm/text.h"
@@ -41,6 +42,7 @@ constexpr const char* kExitStatus =
 // message quotes what the user typed, which may be of any length.
 [[noreturn]] void usage_error(const std::string& message, const CLI::App* command) {
   std::string help = command ? "minivm " + command->get_name() + " --help" : "minivm --help";
+  cli::release_profile_signals();  // nothing to profile: a pending SIGINT ends it as it would have
   std::fprintf(stderr, "minivm: %s\nTry '%s'.\n", vm::with_long_words_shortened(message).c_str(), help.c_str());
   std::exit(2);
 }
@@ -69,7 +71,11 @@ std::string topics_footer() {
   return text + "\n" + kExitStatus;
 }
 
-int finish(int status) { return cli::flush_stdout() ? status : cli::failed_output_status(status); }
+// The end of a command that profiles nothing (help, --version, disasm).
+int finish(int status) {
+  cli::release_profile_signals();
+  return cli::flush_stdout() ? status : cli::failed_output_status(status);
+}
 
 const CLI::App* command_named(const CLI::App& app, const std::string& name) {
   for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; }))
@@ -136,6 +142,7 @@ int main(int argc, char** argv) {
   app.add_subcommand("help", "print a help topic (" + cli::help_topic_names() + "), a command's options, or this help");
 
   if (argc < 2) {
+    cli::release_profile_signals();
     std::fputs(app.help().c_str(), stderr);
     return 2;
   }
@@ -176,6 +183,7 @@ int main(int argc, char** argv) {
       cli::compare_command(std::move(compare_options));
     }
     if (disasm->parsed()) {
+      cli::release_profile_signals();  // held from the start (profile_signals.h); run and compare release them
       refuse_extras(*disasm, disasm, "program", disasm_options.program);
       cli::resolve_disasm_flags(disasm_options);
       return finish(cli::disasm_command(disasm_options));

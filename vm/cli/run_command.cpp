@@ -1,7 +1,5 @@
 #include "vm/cli/run_command.h"
 
-#include <signal.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -17,35 +15,12 @@
 #include "runtime/gc.h"
 #include "sampler/profiler.h"
 #include "vm/cli/outputs.h"
+#include "vm/cli/profile_signals.h"
 #include "vm/cli/source_file.h"
 
 namespace cli {
 
 namespace {
-
-// With --profile, a signal that writes the profile (sampler::kProfileSignals) that came
-// before the profiler installed its handlers would end the run by the default action,
-// with no profile written (a loaded machine can stretch start-up to a second). They are
-// blocked from the start and delivered once the handlers are in. Threads started meanwhile (the compiler, the
-// sampler) keep them blocked, so the Mini threads take them.
-class ProfileSignalsHeld {
- public:
-  explicit ProfileSignalsHeld(bool hold) : held_(hold) {
-    if (!held_) return;
-    sigemptyset(&set_);
-    for (int sig : sampler::kProfileSignals) sigaddset(&set_, sig);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-  }
-  void release() {
-    if (held_) pthread_sigmask(SIG_UNBLOCK, &set_, nullptr);
-    held_ = false;
-  }
-  ~ProfileSignalsHeld() { release(); }
-
- private:
-  bool held_;
-  sigset_t set_{};
-};
 
 // The exit status for main's result: its low 8 bits, as a C program's or a shell's exit
 // status is. Where that is not the result itself (256 would end as a silent 0, -1 as
@@ -61,7 +36,9 @@ int exit_status_of_main(int64_t result) {
 }  // namespace
 
 void run_command(RunOptions o, const AfterProfile& after) {
-  ProfileSignalsHeld held(o.profile);
+  // Held since the process started (profile_signals.h): with --profile until the
+  // profiler has its handlers, which write the profile; without, not at all.
+  if (!o.profile) release_profile_signals();
   auto module = compile_or_exit(o.program);
   std::string define_error;
   if (!apply_defines(*module, o.defines, define_error)) {
@@ -96,7 +73,7 @@ void run_command(RunOptions o, const AfterProfile& after) {
   }
   if (o.stress_unload_ns) jit::start_stress_unload(jit::StressUnloadOptions{o.jit, *o.stress_unload_ns});
   if (o.profile) sampler::start_profiler(o.profiler);
-  held.release();
+  release_profile_signals();
   int64_t result = vm.run_main();
   // Checked here rather than in the exit hooks, which cannot change the status. The
   // program's output comes first; a profile on stdout is checked by its writer.
