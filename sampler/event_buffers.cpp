@@ -65,6 +65,15 @@ size_t handler_arena_frames() {
   return std::bit_ceil(std::max<size_t>(1024, 2 * per_interruption));
 }
 
+std::vector<ThreadSampling*>& live_threads() {
+  size_t known = g_state.threads.size();
+  for (ThreadSampling* s = g_state.started.exchange(nullptr, std::memory_order_acquire); s != nullptr;
+       s = s->next_started)
+    g_state.threads.push_back(s);
+  std::reverse(g_state.threads.begin() + long(known), g_state.threads.end());  // the list is newest first
+  return g_state.threads;
+}
+
 void on_thread(runtime::Thread* t, bool starting) {
   if (starting) {
     auto* st = new ThreadSampling();
@@ -73,10 +82,10 @@ void on_thread(runtime::Thread* t, bool starting) {
     if (g_state.want_handler_walks) st->walks.reset(new HandlerWalks(handler_arena_frames()));
     st->thread = t;
     st->thread_id = t->id;
-    {
-      std::lock_guard<std::mutex> lock(g_state.threads_mutex);
-      g_state.threads.push_back(st);
-    }
+    ThreadSampling* newest = g_state.started.load(std::memory_order_relaxed);
+    do {
+      st->next_started = newest;
+    } while (!g_state.started.compare_exchange_weak(newest, st, std::memory_order_release, std::memory_order_relaxed));
     t->sampler_state.store(st, std::memory_order_release);
     return;
   }
@@ -113,7 +122,7 @@ void on_thread(runtime::Thread* t, bool starting) {
     }
     g_state.ended_ring_full += st->ring_full.load();
     for (size_t i = 0; i < kSamplerCount; i++) g_state.ended_walks_full[i] += st->walks_full[i].load();
-    auto& live = g_state.threads;
+    auto& live = live_threads();
     live.erase(std::find(live.begin(), live.end(), st));
   }
   delete st;

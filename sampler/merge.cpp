@@ -71,7 +71,7 @@ void account_unserved(Profile& profile, bool final) {
   for (size_t i = 0; i < kSamplerCount; i++)
     add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? g_state.ended_ring_full
                                                                           : g_state.ended_walks_full[i]);
-  for (ThreadSampling* st : g_state.threads) {
+  for (ThreadSampling* st : live_threads()) {
     for (size_t i = 0; i < kSamplerCount; i++)
       add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? st->ring_full.load()
                                                                             : st->walks_full[i].load());
@@ -95,7 +95,7 @@ void merge_thread(Profile& profile, ThreadSampling* st, bool final) {
 
 std::vector<EventBuffer*> all_buffers() {
   std::vector<EventBuffer*> buffers{&g_state.sampler_events, &g_state.ended_events};
-  for (ThreadSampling* st : g_state.threads) buffers.push_back(&st->events);
+  for (ThreadSampling* st : live_threads()) buffers.push_back(&st->events);
   return buffers;
 }
 
@@ -120,7 +120,7 @@ Profile snapshot_profile(bool final) {
     std::lock_guard<std::mutex> lock(buf->mutex);
     merge_into(profile, *buf);
   }
-  for (ThreadSampling* st : g_state.threads) merge_thread(profile, st, final);
+  for (ThreadSampling* st : live_threads()) merge_thread(profile, st, final);
   profile.sort_by_time();
   profile.duration_ns = now_ns() - g_state.start_ns;
   account_unserved(profile, final);

@@ -239,6 +239,7 @@ struct ThreadSampling {
   std::vector<CachedFrame> watermark;
   uint64_t watermark_freed = 0;  // runtime::freed_code_count() when it was set
   std::unique_ptr<NativeWalkBuffers> native;  // --native-frames only
+  ThreadSampling* next_started = nullptr;     // ProfilerState::started's list
   ThreadSampling() { events.compact_stacks = true; }
 };
 
@@ -263,7 +264,12 @@ struct ProfilerState {
   // Guards `threads`, and every use of a ThreadSampling by another thread than its own
   // (the sampler thread's visits and drains): a thread's state is freed under it.
   std::mutex threads_mutex;
-  std::vector<ThreadSampling*> threads;     // the live Mini threads, in start order
+  std::vector<ThreadSampling*> threads;     // the live Mini threads, in start order (live_threads())
+  // Threads that started since `threads` was last read, newest first, pushed without the
+  // lock: a thousand threads starting at once would otherwise queue on threads_mutex, each
+  // handing it to the next only when that one gets a core, and a dump or the exit would
+  // wait behind all of them. Whoever next holds the lock moves them into `threads`.
+  std::atomic<ThreadSampling*> started{nullptr};
   // A dump or the .jsonl flush waiting for threads_mutex: the sampler thread, which takes
   // it again at once when it is behind its periods, lets them in first.
   std::atomic<int> threads_waiters{0};
@@ -336,6 +342,9 @@ runtime::PollClient& poll_client();
 runtime::CodeRootClient& code_root_client();
 
 // --- event_buffers.cpp: per-thread state and recording into a buffer's part ----------
+// The live Mini threads, in start order, the ones that started since the last call moved
+// in; the caller holds threads_mutex.
+std::vector<ThreadSampling*>& live_threads();
 // The most frames a sample of `s` keeps (--stack-depth; classical and async at most
 // kGuessDepthLimit, JFR's default, as the walks they imitate).
 uint32_t depth_limit(SamplerId s);

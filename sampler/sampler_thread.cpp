@@ -294,7 +294,7 @@ void let_others_in() {
 void drain_all_walks() {
   let_others_in();
   std::lock_guard<std::mutex> lock(g_state.threads_mutex);
-  for (ThreadSampling* st : g_state.threads) drain_walks(st);
+  for (ThreadSampling* st : live_threads()) drain_walks(st);
 }
 
 void sampler_loop() {
@@ -326,7 +326,7 @@ void sampler_loop() {
     // its state is freed.
     let_others_in();
     std::lock_guard<std::mutex> lock(g_state.threads_mutex);
-    const std::vector<ThreadSampling*>& threads = g_state.threads;
+    const std::vector<ThreadSampling*>& threads = live_threads();
     size_t visits = std::min(threads.size(), g_state.options.threads_per_period);
     count_period(missed, visits);
     if (threads.empty()) continue;

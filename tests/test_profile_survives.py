@@ -464,4 +464,45 @@ fn main() {
     rc, so, se, _ = run("--profile-dump-every=soon", quick)
     check("a bad dump period is a usage error", rc == 2 and "bad period" in se, se)
 
+    # --- a thousand threads alive: every way out is bounded ------------------------------
+    # profiler/threads_alive.mini keeps NT threads alive at once, all running; on two cores
+    # most are off their core at any moment, so signals wait long to be taken and the
+    # classical sampler's holds time out. Under --sampler=all at 10 kHz a dump (SIGUSR2)
+    # and then SIGTERM must each be done within a bound, with every report written and
+    # every sampler's accounting adding up. Before, the exit could hang for ever: the merge
+    # looped over an unsigned difference of two counters read at different moments, which
+    # wrapped, while a handler spun waiting for a sampler thread that had stopped.
+    sanitized = bool(os.environ.get("MINIVM_SANITIZED"))
+    nt, bound = (300, 60.0) if sanitized else (1000, 20.0)
+    alive = os.path.join(ROOT, "tests", "profiler", "threads_alive.mini")
+    out, stats = os.path.join(tmp, "alive.json"), os.path.join(tmp, "alive-stats.json")
+    p = start("-D", f"NT={nt}", "-D", "ROUNDS=1000000000000", "--sampler=all", "--interval=100us",
+              f"--profile-out={out}", f"--profile-stats={stats}", alive)
+    catches(p, signal.SIGUSR2)
+    time.sleep(3.0)  # the threads start and the sampler has them all to visit
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGUSR2)
+    dumped = wait_for(lambda: os.path.exists(stats), limit=bound)
+    dump_s = time.monotonic() - t0
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    try:
+        so, se = p.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        so, se = p.communicate()
+    exit_s = time.monotonic() - t0
+    try:
+        with open(stats) as f:
+            samplers = json.load(f)["samplers"]
+        with open(out) as f:
+            whole = json.load(f)["exporter"] == "minivm"
+    except (OSError, ValueError, KeyError):
+        samplers, whole = [], False
+    check(f"{nt} threads alive under --sampler=all at 10 kHz: a dump in {dump_s:.1f} s and the exit by SIGTERM in "
+          f"{exit_s:.1f} s (bound {bound:.0f} s each), every report written and accounted",
+          dumped and p.returncode == -signal.SIGTERM and exit_s < bound and whole and len(samplers) == 5
+          and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
+          f"rc {p.returncode}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
+
 finish()
