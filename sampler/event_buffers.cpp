@@ -236,7 +236,6 @@ void record_failure_all(EventBuffer& b, Reason reason, uint64_t id, uint64_t tic
   for (SamplerId sampler : g_state.options.samplers) record_failure(b, sampler, reason, id, ticks, thread);
 }
 
-
 void record_request_failure(EventBuffer& b, Reason reason, const SampleRequest& r, int thread) {
   for (SamplerId sampler : g_state.options.samplers)
     if (served_at_poll(sampler)) record_failure(b, sampler, reason, r.id, r.ticks, thread);
