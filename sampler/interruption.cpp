@@ -32,6 +32,21 @@ Registers registers_of(const ucontext_t* uc, const runtime::Thread* t) {
   // - 1 lies in the call instruction; an interpreted caller's exact bcp is its frame's
   // copy, stored at the call). Nothing else ever sees a pc in the barrier.
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
+  // In the VM's own C++ on a thread marked in_java: a builtin that never leaves Java
+  // (nanotime), or either end of a runtime call, whose transitions run in C++. The
+  // generated caller's anchor is up until it clears it after the return and says exactly
+  // where its Mini frame is: the thread is sampled there, at the call, as HotSpot's
+  // samplers prefer the last Java frame to the context. (With no anchor, the thread is
+  // starting or ending, and its pc stays unknown.)
+  if (blob == nullptr && t->has_anchor()) {
+    regs.sp = t->core.anchor.sp.load(std::memory_order_relaxed);
+    regs.fp = t->core.anchor.fp;
+    regs.pc = runtime::real_return_pc(t->core, t->core.anchor.pc) - 1;
+    blob = runtime::find_blob(regs.pc);
+    if (blob != nullptr && blob->kind == runtime::BlobKind::interpreter)
+      regs.r13 = stack_word(regs.fp + runtime::kInterpFrameBcpOffset);
+    return regs;
+  }
   if (blob != nullptr && blob->kind == runtime::BlobKind::return_barrier) {
     uintptr_t target = runtime::target_in_barrier(t->core, regs.pc, regs.r10);
     regs.pc = target - 1;

@@ -35,7 +35,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   r.fp = regs.fp;
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) {
-    r.reason = Reason::unknown_pc;  // C++ code on a thread marked in_java (a transition)
+    r.reason = Reason::unknown_pc;  // C++ code of a thread entering or leaving Mini code (registers_of)
     return r;
   }
   const runtime::PcRange* special = blob->special_at(regs.pc);
