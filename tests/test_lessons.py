@@ -115,14 +115,25 @@ def top(stack):
     return (stack[0]["function"], stack[0]["line"]) if stack else None
 
 
-def share(by_id, pred):
-    return sum(1 for st in by_id.values() if st and pred(st)) / max(1, len(by_id))
+def weights(events, sampler):
+    """sample id -> how many interruptions `sampler`'s sample stands for: 1, or more for a
+    cooperative sample kept from a stretch its thread's store could not keep whole."""
+    return {e["sample"]: e.get("count", 1) for e in events if e["event"] in SAMPLE_EVENTS and e["sampler"] == sampler}
+
+
+def share(by_id, pred, weight=None):
+    """The part of the samples with `pred`, each counted by its weight (default 1)."""
+    w = (lambda i: weight.get(i, 1)) if weight else (lambda i: 1)
+    return sum(w(i) for i, st in by_id.items() if st and pred(st)) / max(1, sum(w(i) for i in by_id))
 
 
 def agreement(events, sampler, reference="oracle"):
-    """Of the interruptions `reference` sampled, the part where `sampler`'s top frame is the same."""
+    """Of the interruptions both `sampler` and `reference` sampled, the part where the top
+    frames are the same (an interruption the cooperative store left out is no sample of
+    it, and no disagreement: drops are counted, and unbiased, on their own)."""
     ref, mine = samples(events, reference), samples(events, sampler)
-    return sum(1 for i, st in ref.items() if i in mine and top(mine[i]) == top(st)) / max(1, len(ref))
+    both = [i for i in ref if i in mine]
+    return sum(1 for i in both if top(mine[i]) == top(ref[i])) / max(1, len(both))
 
 
 def enough(lesson, what, n, least):
@@ -144,10 +155,10 @@ def within_error(p, n, q, k):
     return abs(p - q) <= Z * (pooled * (1 - pooled) * (1.0 / n + 1.0 / k)) ** 0.5
 
 
-def as_oracle(lesson, what, mine, ref, pred):
-    """Checks that the share of `mine`'s samples with `pred` is the oracle's (`ref`),
-    within sampling error."""
-    p, q = share(mine, pred), share(ref, pred)
+def as_oracle(lesson, what, mine, ref, pred, weight=None):
+    """Checks that the share of `mine`'s samples with `pred`, counted by `weight`, is the
+    oracle's (`ref`), within the sampling error of the samples taken."""
+    p, q = share(mine, pred, weight), share(ref, pred)
     return check(f"{lesson.name}: {what}: {p:.1%} of {len(mine)} against the oracle's {q:.1%} of {len(ref)}, "
                  f"within sampling error", within_error(p, len(mine), q, len(ref)))
 
@@ -176,8 +187,9 @@ def lesson_01(l):
         # has mix on top of nearly every sample (how the loop's lines share them is the CPU's).
         check(f"{l.name}: the oracle puts most samples in mix's loop",
               share(oracle, lambda st: st[0]["function"] == "mix") >= 0.8)
-        as_oracle(l, f"cooperative's share of mix:{loop}", coop, oracle, lambda st: top(st) == ("mix", loop))
-        as_oracle(l, f"cooperative's share of mix:{loop - 1}", coop, oracle, lambda st: top(st) == ("mix", loop - 1))
+        w = weights(ev, "cooperative")
+        as_oracle(l, f"cooperative's share of mix:{loop}", coop, oracle, lambda st: top(st) == ("mix", loop), w)
+        as_oracle(l, f"cooperative's share of mix:{loop - 1}", coop, oracle, lambda st: top(st) == ("mix", loop - 1), w)
         check(f"{l.name}: cooperative agrees with the oracle on >= 90% of the same interruptions",
               agreement(ev, "cooperative") >= 0.9)
         on_ret = lambda st: top(st) == ("remember", ret)  # noqa: E731
@@ -218,7 +230,7 @@ def lesson_03(l):
         check(f"{l.name}: with all debug info the oracle's top frame is the inlined weigh on most samples",
               share(oracle, lambda st: st[0]["function"] == "weigh" and st[0]["kind"] == "inlined") >= 0.8)
         as_oracle(l, f"cooperative's share of the loop body, weigh:{body}", samples(full, "cooperative"), oracle,
-                  lambda st: top(st) == ("weigh", body))
+                  lambda st: top(st) == ("weigh", body), weights(full, "cooperative"))
         check(f"{l.name}: ... with main's compiled frame under it",
               share(oracle, lambda st: len(st) > 1 and st[1]["function"] == "main" and st[1]["kind"] == "jit") >= 0.8)
         check(f"{l.name}: cooperative agrees with the oracle on >= 90% of the same interruptions",
@@ -271,7 +283,7 @@ def lesson_04(l):
         check(f"{l.name}: with --stub-metadata no cooperative sample is biased by pc_in_stub",
               coop["biased"].get("pc_in_stub", 0) == 0, coop)
         as_oracle(l, "with --stub-metadata, cooperative's share with the crc32 stub frame on top",
-                  samples(ev_stubs, "cooperative"), samples(ev_stubs, "oracle"), in_stub)
+                  samples(ev_stubs, "cooperative"), samples(ev_stubs, "oracle"), in_stub, weights(ev_stubs, "cooperative"))
         check(f"{l.name}: ... agreeing with the oracle on >= 90% of the same interruptions",
               agreement(ev_stubs, "cooperative") >= 0.9)
         cls, n = described["classical"], described["classical"]["interruptions"]
