@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sampler/profile.h"
+#include "sampler/profile_signal_set.h"
 #include "sampler/report.h"
 #include "sampler/samplers.h"
 
@@ -36,11 +37,6 @@ struct ProfilerOptions {
   uint64_t dump_every_ns = 0;           // --profile-dump-every: write the profile so far each period
   bool debug_info_at_safepoints = false;  // --debug-info=safepoints with compiled code (the report says so)
 };
-
-// The signals whose handlers write the profile (dump_thread.cpp): SIGINT, SIGTERM and
-// SIGPIPE end the run, SIGUSR2 writes it and goes on. Their default actions would end
-// the run with nothing written, so a caller blocks them until start_profiler.
-inline constexpr int kProfileSignals[] = {SIGINT, SIGTERM, SIGPIPE, SIGUSR2};
 
 // Installs the handler, the poll client and the thread hook, and starts the sampler
 // thread and the dump thread (dump_thread.cpp: the profile is written when SIGINT,

@@ -206,6 +206,23 @@ std::string demangled(const std::string& symbol) {
   return s;
 }
 
+// The file of the object dladdr found. For the executable, dladdr names argv[0], which is
+// the launcher when `minivm` started the VM (vm/cli/launcher): the kernel's link to the
+// file it runs is the right one.
+std::string object_path(const Dl_info& info) {
+  static const void* const exe_base = [] {
+    Dl_info self{};
+    return dladdr(reinterpret_cast<void*>(&symbolize), &self) != 0 ? self.dli_fbase : nullptr;
+  }();
+  static const std::string exe = [] {
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    return n > 0 ? std::string(path, size_t(n)) : std::string("/proc/self/exe");
+  }();
+  if (info.dli_fbase == exe_base || info.dli_fname == nullptr || info.dli_fname[0] == '\0') return exe;
+  return info.dli_fname;
+}
+
 std::string name_of(uintptr_t pc, std::map<std::string, std::unique_ptr<SymbolTable>>& tables) {
   Dl_info info{};
   char buf[48];
@@ -213,7 +230,7 @@ std::string name_of(uintptr_t pc, std::map<std::string, std::unique_ptr<SymbolTa
     std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(pc));
     return buf;
   }
-  std::string path = info.dli_fname != nullptr && info.dli_fname[0] != '\0' ? info.dli_fname : "/proc/self/exe";
+  std::string path = object_path(info);
   auto& table = tables[path];
   if (table == nullptr) table = load_table(path);
   uintptr_t base = reinterpret_cast<uintptr_t>(info.dli_fbase);

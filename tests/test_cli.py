@@ -41,6 +41,22 @@ with tempfile.TemporaryDirectory() as tmp:
           rc == 0 and names[:1] == ["cooperative"] and "oracle" in names and len(names) == len(set(names)), out + err)
     rc, out, err = run("help", "bogus")
     check("an unknown help topic says which and exits 2", rc == 2 and "unknown help topic 'bogus'" in err, err)
+    # The launcher starts the VM beside the file it is (a symbolic link to it works), and
+    # says so when the VM is missing.
+    vm = os.path.join(os.path.dirname(os.path.realpath(MINIVM)), "minivm-vm")
+    check("the VM is beside the launcher", os.access(vm, os.X_OK), vm)
+    link = os.path.join(tmp, "minivm-link")
+    os.symlink(os.path.realpath(MINIVM), link)
+    p = subprocess.run([link, "run", hello], capture_output=True, text=True, timeout=60)
+    check("a symbolic link to the launcher runs the VM", p.returncode == 7 and p.stdout == "hello 3\n", p.stderr)
+    alone = os.path.join(tmp, "minivm")
+    with open(os.path.realpath(MINIVM), "rb") as src, open(alone, "wb") as dst:
+        dst.write(src.read())
+    os.chmod(alone, 0o755)
+    p = subprocess.run([alone, "--version"], capture_output=True, text=True, timeout=60)
+    check("a launcher with no VM beside it says which file is missing, exit 127",
+          p.returncode == 127 and p.stderr == f"minivm: cannot start the VM {os.path.realpath(tmp)}/minivm-vm: no such file or directory\n",
+          p.stderr)
     rc, out, err = run("--version")
     check("--version", rc == 0 and out.startswith("minivm "), out + err)
     rc, out, err = run()

@@ -8,7 +8,7 @@ gdb watches. Where perf is installed and may record, `perf record --call-graph d
 --perf-map walks from native_spin_ns through every Mini frame to the call stub too
 (skipped with a message otherwise).
 
-Usage: test_gdb.py MINIVM
+Usage: test_gdb.py MINIVM (the launcher; gdb runs the VM beside it, minivm-vm)
 Exits 77 (skipped) where gdb is not installed.
 """
 import os
@@ -21,6 +21,8 @@ import tempfile
 from checks import check, finish
 
 MINIVM = os.path.abspath(sys.argv[1])
+# gdb debugs the VM itself: `minivm` is the launcher that execs it (vm/cli/launcher).
+VM = os.path.join(os.path.dirname(os.path.realpath(MINIVM)), "minivm-vm")
 
 PROGRAM = """\
 @noinline
@@ -72,7 +74,7 @@ def gdb_bt(program, *flags, before_run=(), after_bt=()):
         commands.write("\n".join(script) + "\n")
         commands.flush()
         r = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off", "-x", commands.name,
-                            "--args", MINIVM, "run", "--gdb-jit", *flags, program],
+                            "--args", VM, "run", "--gdb-jit", *flags, program],
                            capture_output=True, text=True, timeout=300)
     frames = [line for line in r.stdout.splitlines() if re.match(r"#\d+ ", line)]
     return frames, r.stdout + r.stderr

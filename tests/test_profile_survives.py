@@ -265,7 +265,7 @@ fn main() {
     # and the run goes on. Before, they were held only once the command line was parsed:
     # not seen blocked within 0.5 s, each was sent during the parse and its default action
     # ended the run with nothing written (SIGUSR2: status -12). (A signal sent while the
-    # kernel and the dynamic loader start the process, before any code of its own, cannot
+    # kernel is still loading the launcher, before the process's first instruction, cannot
     # be held by it: Popen returning is that early, so it is not the moment used here.)
     defines = ["-DNT=1"] * 100000
 
@@ -305,6 +305,42 @@ fn main() {
         what = "a dump and the run goes on" if sig == signal.SIGUSR2 else f"every report, then exit by {name}"
         check(f"{name} as soon as the process runs (5 runs): {what} in every run",
               all(isinstance(o, int) for o in outcomes), outcomes)
+
+    # Before the process runs code of its own: `minivm` is a static launcher that blocks
+    # the signals with its first instruction and execs the VM (minivm-vm), which the
+    # dynamic loader then starts for milliseconds. gdb stops the VM at its exec, before
+    # the loader's first instruction: the four signals are blocked there, and a SIGTERM
+    # sent then waits, is taken once the profiler has its handlers, writes every report
+    # and ends the run by SIGTERM. (Before, with the VM started directly, a signal in the
+    # loader's milliseconds ended the run by its default action, nothing written.)
+    if shutil.which("gdb") is None:
+        print("skipped: the signals held through the dynamic loader (gdb is not installed)")
+    else:
+        stats = os.path.join(tmp, "at-exec.json")
+        script = os.path.join(tmp, "at-exec.gdb")
+        with open(script, "w") as f:
+            f.write("\n".join([
+                "set pagination off",
+                "handle SIGSEGV SIGPROF nostop noprint pass",
+                "handle SIGTERM nostop noprint pass",
+                "catch exec",
+                "run",
+                "python import os, signal; pid = gdb.selected_inferior().pid; "
+                "print('at exec:', [l for l in open(f'/proc/{pid}/status') if l.startswith('SigBlk:')][0], "
+                "flush=True); os.kill(pid, signal.SIGTERM)",
+                "delete",
+                "continue", ""]))
+        r = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off", "-x", script, "--args",
+                            MINIVM, "run", "--profile", "-D", "ROUNDS=1000000000000", "-D", "NT=1",
+                            f"--profile-stats={stats}", alive_program], capture_output=True, text=True, timeout=300)
+        out = r.stdout + r.stderr
+        m = re.search(r"at exec: SigBlk:\s*([0-9a-f]+)", out)
+        want = sum(1 << (sig - 1) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGUSR2))
+        check("the VM starts with the four signals blocked, before the dynamic loader runs",
+              m is not None and int(m.group(1), 16) & want == want, out[-2000:])
+        check("a SIGTERM sent then writes every report and ends the run by SIGTERM",
+              "Program terminated with signal SIGTERM" in out and "== sampler: cooperative ==" in out
+              and nonempty(stats), out[-2000:])
 
     # A closed pipe (`| head -1`): the program's next write raises SIGPIPE; the profile is
     # written and the process ends by SIGPIPE (status 141 in a shell), as `head` expects.

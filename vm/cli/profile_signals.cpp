@@ -1,9 +1,11 @@
-// Holding the profile's signals from the start (profile_signals.h). The earliest code of
-// its own a process runs is its executable's preinit array: after the dynamic loader has
-// mapped and relocated the libraries, before any of their constructors, long before
-// main parses the command line (a loaded machine, or AddressSanitizer's start-up, can
-// stretch that to tens of milliseconds). Only the kernel and the dynamic loader come
-// before it, and no code of the process can hold a signal sent then.
+// Holding the profile's signals from the start (profile_signals.h). The `minivm` launcher
+// (launcher/launcher.cpp) blocks them with its first instruction and execs this VM; it
+// says in MINIVM_HELD_SIGNALS which it blocked (the process may have started with some
+// blocked, which stay so). Started directly, as `minivm-vm`, the VM blocks them itself
+// as early as its own code can: in its executable's preinit array, after the dynamic
+// loader has mapped and relocated the libraries, before any of their constructors, long
+// before main parses the command line (a loaded machine, or AddressSanitizer's start-up,
+// can stretch that to tens of milliseconds).
 #include "vm/cli/profile_signals.h"
 
 #include <pthread.h>
@@ -14,7 +16,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "sampler/profiler.h"
+#include "sampler/profile_signal_set.h"
 
 namespace cli {
 
@@ -23,13 +25,30 @@ namespace {
 // The signals held here (those the process did not start with blocked), until released.
 std::atomic<uint64_t> g_held{0};
 
+constexpr char kHeldVar[] = "MINIVM_HELD_SIGNALS=";
+
+// The launcher's MINIVM_HELD_SIGNALS (a decimal mask), or 0.
+uint64_t held_by_launcher(char** envp) {
+  for (char** e = envp; e != nullptr && *e != nullptr; e++) {
+    const char* c = *e;
+    size_t j = 0;
+    while (kHeldVar[j] != '\0' && c[j] == kHeldVar[j]) j++;
+    if (kHeldVar[j] != '\0') continue;
+    uint64_t v = 0;
+    for (c += j; *c >= '0' && *c <= '9'; c++) v = v * 10 + uint64_t(*c - '0');
+    return v & sampler::profile_signal_bits();
+  }
+  return 0;
+}
+
 // In the preinit array no library is initialised yet (a sanitizer's interceptors of
-// sigemptyset or sigprocmask among them): the mask is built by hand, in the kernel's
-// layout (bit sig-1), and set with the raw system call.
-void hold_profile_signals(int, char**, char**) {
-  uint64_t mask = 0, before = 0;
-  for (int sig : sampler::kProfileSignals) mask |= uint64_t(1) << (sig - 1);
-  if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, &before, sizeof mask) == 0) g_held.store(mask & ~before);
+// getenv, sigemptyset or sigprocmask among them): the environment is read and the mask
+// built by hand, in the kernel's layout (bit sig-1), and set with the raw system call.
+void hold_profile_signals(int, char**, char** envp) {
+  uint64_t mask = sampler::profile_signal_bits(), before = 0;
+  uint64_t held = held_by_launcher(envp);
+  if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, &before, sizeof mask) == 0) held |= mask & ~before;
+  g_held.store(held);
 }
 
 [[gnu::section(".preinit_array"), gnu::used]] void (*const g_hold_at_start)(int, char**, char**) =
