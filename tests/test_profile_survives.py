@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from checks import check, finish
@@ -511,6 +512,19 @@ fn main() {
     sanitized = bool(os.environ.get("MINIVM_SANITIZED"))
     nt, bound = (300, 60.0) if sanitized else (1000, 20.0)
     alive = os.path.join(ROOT, "tests", "profiler", "threads_alive.mini")
+    # The normal end: every thread works its rounds and ends, main joins them all.
+    out, stats = os.path.join(tmp, "alive-end.json"), os.path.join(tmp, "alive-end-stats.json")
+    rc, so, se, took = run("-D", f"NT={nt}", "-D", "ROUNDS=300000", "--sampler=all", "--interval=100us",
+                           f"--profile-out={out}", f"--profile-stats={stats}", alive, timeout=300)
+    try:
+        samplers = stats_of(stats)
+    except (OSError, ValueError, KeyError):
+        samplers = []
+    check(f"{nt} threads alive under --sampler=all at 10 kHz, the normal end: in {took:.1f} s, every report "
+          f"written and accounted", rc == 0 and so == f"done {nt}\n" and nonempty(out) and len(samplers) == 5
+          and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
+          f"rc {rc}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
+
     out, stats = os.path.join(tmp, "alive.json"), os.path.join(tmp, "alive-stats.json")
     p = start("-D", f"NT={nt}", "-D", "ROUNDS=1000000000000", "--sampler=all", "--interval=100us",
               f"--profile-out={out}", f"--profile-stats={stats}", alive)
@@ -539,6 +553,52 @@ fn main() {
           f"{exit_s:.1f} s (bound {bound:.0f} s each), every report written and accounted",
           dumped and p.returncode == -signal.SIGTERM and exit_s < bound and whole and len(samplers) == 5
           and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
+          f"rc {p.returncode}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
+
+    # The same threads with a dump every 500 ms, and main failing with a runtime error
+    # (FAIL_AFTER_MS) while they all run: the dumps come while they run, and the error's
+    # way out (the failing thread writes the profile) ends within the bound of the error's
+    # message, status 1, every report written and accounted.
+    out, stats = os.path.join(tmp, "alive-error.json"), os.path.join(tmp, "alive-error-stats.json")
+    p = start("-D", f"NT={nt}", "-D", "ROUNDS=1000000000000", "-D", "FAIL_AFTER_MS=3000", "--sampler=all",
+              "--interval=100us", "--profile-dump-every=500ms", f"--profile-out={out}", f"--profile-stats={stats}",
+              alive)
+    error_at, lines = [], []
+
+    def read_stderr():
+        for line in p.stderr:
+            if line.startswith("error:") and not error_at:
+                error_at.append(time.monotonic())
+            lines.append(line)
+
+    reader = threading.Thread(target=read_stderr)
+    reader.start()
+    dumps = set()  # the stats file's versions seen before the error
+    give_up = time.monotonic() + 300
+    while p.poll() is None and not error_at and time.monotonic() < give_up:
+        try:
+            dumps.add(os.stat(stats).st_mtime_ns)
+        except OSError:
+            pass
+        time.sleep(0.05)
+    try:
+        p.wait(timeout=bound if error_at else 1)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    exit_s = time.monotonic() - error_at[0] if error_at else float("inf")
+    reader.join()
+    se = "".join(lines)
+    try:
+        samplers = stats_of(stats)
+        with open(out) as f:
+            whole = json.load(f)["exporter"] == "minivm"
+    except (OSError, ValueError, KeyError):
+        samplers, whole = [], False
+    check(f"{nt} threads alive, a dump every 500 ms ({len(dumps)} seen) and a runtime error in main: exit 1 in "
+          f"{exit_s:.1f} s after the error (bound {bound:.0f} s), the trace and every report written and accounted",
+          len(dumps) >= 2 and p.returncode == 1 and exit_s < bound and "at main (threads_alive.mini:" in se
+          and whole and len(samplers) == 5 and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
           f"rc {p.returncode}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
 
 finish()
