@@ -12,6 +12,7 @@
 
 #include "jit/baseline_compiler.h"
 #include "runtime/compiled_code.h"
+#include "runtime/frame.h"
 #include "runtime/frame_recorder.h"
 #include "runtime/method.h"
 #include "runtime/poll_asm.h"
@@ -59,10 +60,6 @@ struct InlineScope {
   };
   std::vector<StripLoop> strip_loops;
 };
-
-// Whether `op` can take its last operand, of type `t`, from anywhere (register, memory,
-// immediate for integers) instead of its expression register (operand_fusion.cpp).
-bool takes_operand(Op op, vm::Type t);
 
 // The verifier's facts about `m` (stack depths and types); aborts if it does not verify.
 vm::VerifyInfo verified(const Method* m);
@@ -118,7 +115,7 @@ class Compiler {
   // Home of the root method's local i: arguments above the return pc, the rest below rbp.
   Mem home_local(int i) const {
     int n = m_->param_count;
-    if (i < n) return qword_ptr(rbp, 16 + 8 * (n - 1 - i));
+    if (i < n) return qword_ptr(rbp, runtime::frame_arg_offset(i, n));
     return qword_ptr(rbp, -8 * (1 + (i - n)));
   }
   // Home of local i of an inlined body (after the root's extra locals).
@@ -294,6 +291,7 @@ class Compiler {
   Assembler& a;
   CodeHolder& code_;
   std::vector<Operand> deferred_;  // operands not yet in their expression registers
+  uint32_t calls_emitted_ = 0;     // calls emitted so far (checks the emitters' CALLS trait)
   bool skip_next_ = false;          // a fused branch was emitted with its comparison
   std::vector<std::pair<uint64_t, Label>> float_constants_;
   Label sign_mask_;

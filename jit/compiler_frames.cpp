@@ -95,11 +95,11 @@ void Compiler::emit_return(int d, bool value, vm::Type type) {
   frames.range(begin, left, runtime::PcRangeKind::epilogue);
   frames.range(left, end, runtime::PcRangeKind::epilogue_left);
   int n = m_->param_count;
-  // The result replaces argument 0 (at [rbp + 8 + 8n], under the return pc), stored
+  // The result replaces argument 0 (runtime::frame_result_offset), stored
   // while rbp is still this frame's: one store, where a copy through rax and a store
   // after `leave` would be two instructions on every call's path.
   if (value && n > 0)
-    move(qword_ptr(rbp, 8 + 8 * n), expr(d - 1, type));
+    move(qword_ptr(rbp, runtime::frame_result_offset(n)), expr(d - 1, type));
   else if (value)
     load(rax, expr(d - 1, type));
   a.leave();

@@ -3,9 +3,11 @@
 
 #include <iterator>
 
+#include "jit/emitter_traits.h"
 #include "jit/intrinsic_stubs.h"
 #include "runtime/alloc_asm.h"
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/mini_semantics_asm.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
@@ -13,21 +15,34 @@
 
 namespace jit::baseline {
 
-// ---- One emitter per opcode of vm/opcodes.def ----
+// ---- One emitter per opcode of vm/opcodes.def, with its traits ----
 //
 // `emit` dispatches through a table built from opcodes.def itself: an opcode with no
 // EMIT below instantiates the primary template, whose static_assert stops the build
-// here and names the opcode ("[with vm::Op op = vm::Op::...]").
+// here and names the opcode ("[with vm::Op op = vm::Op::...]"). Its traits
+// (jit/emitter_traits.h) are the EMIT's second argument, and their table is built the
+// same way.
 
 template <Op op>
 void Compiler::emit_op(const Insn&) {
-  static_assert(op != op, "this opcode of vm/opcodes.def has no JIT emitter: add EMIT(name) in jit/emit_ops.cpp");
+  static_assert(op != op, "this opcode of vm/opcodes.def has no JIT emitter: add EMIT(name, traits) in jit/emit_ops.cpp");
 }
 
-#define EMIT(name) template <> void Compiler::emit_op<Op::name>([[maybe_unused]] const Insn& i)
+template <Op op>
+struct Traits {
+  static_assert(op != op, "this opcode's JIT emitter declares no traits: EMIT(name, traits) in jit/emit_ops.cpp");
+};
 
-EMIT(nop) {}
-EMIT(ldc) {
+#define EMIT(name, traits)                                        \
+  template <>                                                     \
+  struct Traits<Op::name> {                                       \
+    static constexpr uint8_t value = traits;                      \
+  };                                                              \
+  template <>                                                     \
+  void Compiler::emit_op<Op::name>([[maybe_unused]] const Insn& i)
+
+EMIT(nop, REGS) {}
+EMIT(ldc, REGS) {
   const vm::Constant& c = sc_->fn->constants[i.a()];
   Operand dst = expr(i.d, c.type);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {
@@ -44,8 +59,8 @@ EMIT(ldc) {
     a.mov(dst.as<Mem>(), rax);
   }
 }
-EMIT(load) { move(expr(i.d, sc_->fn->local_types[i.a()]), local(i.a())); }
-EMIT(store) {
+EMIT(load, REGS) { move(expr(i.d, sc_->fn->local_types[i.a()]), local(i.a())); }
+EMIT(store, REGS | FUSE_I | FUSE_F) {
   move(local(i.a()), right_operand(i, sc_->fn->local_types[i.a()]));
   after_local_write(i.a());
 }
@@ -57,23 +72,23 @@ void Compiler::global_access(const Insn& i, bool store) {
   else
     move(qword_ptr(rcx), expr(i.d - 1, t));
 }
-EMIT(gload) { global_access(i, false); }
-EMIT(gstore) { global_access(i, true); }
-EMIT(iinc) {
+EMIT(gload, PLAIN) { global_access(i, false); }
+EMIT(gstore, PLAIN) { global_access(i, true); }
+EMIT(iinc, REGS) {
   a.emit(Inst::kIdAdd, local(i.a()), imm(vm::read_i32(i.p, vm::kOperandB)));
   after_local_write(i.a());
 }
-EMIT(pop) {}
-EMIT(dup) { move(expr(i.d, top_type(i, 1)), expr(i.d - 1, top_type(i, 1))); }
-EMIT(dup2) {
+EMIT(pop, REGS) {}
+EMIT(dup, REGS) { move(expr(i.d, top_type(i, 1)), expr(i.d - 1, top_type(i, 1))); }
+EMIT(dup2, REGS) {
   move(expr(i.d, top_type(i, 2)), expr(i.d - 2, top_type(i, 2)));
   move(expr(i.d + 1, top_type(i, 1)), expr(i.d - 1, top_type(i, 1)));
 }
 
 // --- integer and bool arithmetic ---
-EMIT(iadd) { binop(Inst::kIdAdd, i); }
-EMIT(isub) { binop(Inst::kIdSub, i); }
-EMIT(imul) { binop(Inst::kIdImul, i); }
+EMIT(iadd, REGS | FUSE_I) { binop(Inst::kIdAdd, i); }
+EMIT(isub, REGS | FUSE_I) { binop(Inst::kIdSub, i); }
+EMIT(imul, REGS | FUSE_I) { binop(Inst::kIdImul, i); }
 void Compiler::divide(const Insn& i, bool remainder) {
   int d = i.d;
   Label minus_one = a.newLabel(), done = a.newLabel(), nonzero = a.newLabel();
@@ -98,13 +113,13 @@ void Compiler::divide(const Insn& i, bool remainder) {
   }
   a.bind(done);
 }
-EMIT(idiv) { divide(i, false); }
-EMIT(irem) { divide(i, true); }
-EMIT(ineg) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
-EMIT(inot) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
-EMIT(iand) { binop(Inst::kIdAnd, i); }
-EMIT(ior) { binop(Inst::kIdOr, i); }
-EMIT(ixor) { binop(Inst::kIdXor, i); }
+EMIT(idiv, CALLS) { divide(i, false); }
+EMIT(irem, CALLS) { divide(i, true); }
+EMIT(ineg, REGS) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
+EMIT(inot, REGS) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
+EMIT(iand, REGS | FUSE_I) { binop(Inst::kIdAnd, i); }
+EMIT(ior, REGS | FUSE_I) { binop(Inst::kIdOr, i); }
+EMIT(ixor, REGS | FUSE_I) { binop(Inst::kIdXor, i); }
 void Compiler::shift(const Insn& i, Inst::Id id) {
   Operand n = right_operand(i, vm::Type::Int);
   if (n.isImm()) {
@@ -114,40 +129,40 @@ void Compiler::shift(const Insn& i, Inst::Id id) {
   load(rcx, n);
   a.emit(id, expr(i.d - 2), cl);  // x86 masks the count to 6 bits, as Mini does
 }
-EMIT(ishl) { shift(i, Inst::kIdShl); }
-EMIT(ishr) { shift(i, Inst::kIdSar); }
-EMIT(iushr) { shift(i, Inst::kIdShr); }
-EMIT(zand) { binop(Inst::kIdAnd, i); }
-EMIT(zor) { binop(Inst::kIdOr, i); }
-EMIT(zxor) { binop(Inst::kIdXor, i); }
-EMIT(znot) { a.emit(Inst::kIdXor, expr(i.d - 1), imm(1)); }
+EMIT(ishl, REGS | FUSE_I) { shift(i, Inst::kIdShl); }
+EMIT(ishr, REGS | FUSE_I) { shift(i, Inst::kIdSar); }
+EMIT(iushr, REGS | FUSE_I) { shift(i, Inst::kIdShr); }
+EMIT(zand, REGS) { binop(Inst::kIdAnd, i); }
+EMIT(zor, REGS) { binop(Inst::kIdOr, i); }
+EMIT(zxor, REGS) { binop(Inst::kIdXor, i); }
+EMIT(znot, REGS) { a.emit(Inst::kIdXor, expr(i.d - 1), imm(1)); }
 
 // --- floats ---
-EMIT(fadd) { float_op(Inst::kIdAddsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
-EMIT(fsub) { float_op(Inst::kIdSubsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
-EMIT(fmul) {
+EMIT(fadd, REGS | FUSE_F) { float_op(Inst::kIdAddsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
+EMIT(fsub, REGS | FUSE_F) { float_op(Inst::kIdSubsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
+EMIT(fmul, REGS | FUSE_F) {
   Operand x = fexpr(i.d - 2), y = right_operand(i, vm::Type::Float);
   if (is_two(y))
     float_op(Inst::kIdAddsd, x, x);  // x * 2.0 = x + x (operand_fusion.cpp)
   else
     float_op(Inst::kIdMulsd, x, y);
 }
-EMIT(fdiv) { float_op(Inst::kIdDivsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
-EMIT(fneg) {
+EMIT(fdiv, REGS | FUSE_F) { float_op(Inst::kIdDivsd, fexpr(i.d - 2), right_operand(i, vm::Type::Float)); }
+EMIT(fneg, REGS) {
   Operand x = fexpr(i.d - 1);
   if (x.isMem())
     a.btc(x.as<Mem>(), 63);
   else
     a.xorpd(x.as<Xmm>(), xmmword_ptr(sign_mask()));
 }
-EMIT(i2f) {
+EMIT(i2f, REGS) {
   Operand src = expr(i.d - 1), dst = fexpr(i.d - 1);
   Xmm r = dst.isReg() ? dst.as<Xmm>() : xmm0;
   a.xorps(r, r);  // breaks cvtsi2sd's false dependency
   a.emit(Inst::kIdCvtsi2sd, r, src);
   if (dst.isMem()) a.movsd(dst.as<Mem>(), r);
 }
-EMIT(f2i) {
+EMIT(f2i, PLAIN) {
   runtime::emit_float_to_int(a, in_xmm(fexpr(i.d - 1), xmm0));  // shared with the interpreter
   a.emit(Inst::kIdMov, expr(i.d - 1), rax);
 }
@@ -166,12 +181,12 @@ void Compiler::int_compare(const Insn& i, CondCode cc) {
   a.set(cc, dl);
   a.emit(Inst::kIdMov, expr(i.d - 2), rdx);
 }
-EMIT(icmpeq) { int_compare(i, CondCode::kE); }
-EMIT(icmpne) { int_compare(i, CondCode::kNE); }
-EMIT(icmplt) { int_compare(i, CondCode::kL); }
-EMIT(icmple) { int_compare(i, CondCode::kLE); }
-EMIT(icmpgt) { int_compare(i, CondCode::kG); }
-EMIT(icmpge) { int_compare(i, CondCode::kGE); }
+EMIT(icmpeq, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kE); }
+EMIT(icmpne, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kNE); }
+EMIT(icmplt, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kL); }
+EMIT(icmple, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kLE); }
+EMIT(icmpgt, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kG); }
+EMIT(icmpge, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kGE); }
 void Compiler::float_compare(const Insn& i) {
   // IEEE: ordered compares are false on NaN, != is true; a < b is computed as b > a.
   Op op = i.op();
@@ -223,17 +238,17 @@ void Compiler::float_branch(Op op, bool when, const Label& to) {
   else
     a.j(strict ? CondCode::kBE : CondCode::kB, to);
 }
-EMIT(fcmpeq) { float_compare(i); }
-EMIT(fcmpne) { float_compare(i); }
-EMIT(fcmplt) { float_compare(i); }
-EMIT(fcmple) { float_compare(i); }
-EMIT(fcmpgt) { float_compare(i); }
-EMIT(fcmpge) { float_compare(i); }
-EMIT(zcmpeq) { int_compare(i, CondCode::kE); }
-EMIT(zcmpne) { int_compare(i, CondCode::kNE); }
+EMIT(fcmpeq, REGS | FUSE_F) { float_compare(i); }
+EMIT(fcmpne, REGS | FUSE_F) { float_compare(i); }
+EMIT(fcmplt, REGS | FUSE_F) { float_compare(i); }
+EMIT(fcmple, REGS | FUSE_F) { float_compare(i); }
+EMIT(fcmpgt, REGS | FUSE_F) { float_compare(i); }
+EMIT(fcmpge, REGS | FUSE_F) { float_compare(i); }
+EMIT(zcmpeq, REGS) { int_compare(i, CondCode::kE); }
+EMIT(zcmpne, REGS) { int_compare(i, CondCode::kNE); }
 
 // --- branches ---
-EMIT(jump) { a.jmp(target(i)); }
+EMIT(jump, PLAIN) { a.jmp(target(i)); }
 void Compiler::if_bool(const Insn& i, bool when) {
   Operand x = expr(i.d - 1);
   if (x.isReg())
@@ -242,20 +257,20 @@ void Compiler::if_bool(const Insn& i, bool when) {
     a.cmp(x.as<Mem>(), 0);
   if (!when) a.jz(target(i)); else a.jnz(target(i));
 }
-EMIT(iffalse) { if_bool(i, false); }
-EMIT(iftrue) { if_bool(i, true); }
+EMIT(iffalse, REGS) { if_bool(i, false); }
+EMIT(iftrue, REGS) { if_bool(i, true); }
 void Compiler::if_compare(const Insn& i, CondCode cc) {
   Operand y = right_operand(i, vm::Type::Int), x = left_operand(i, vm::Type::Int);
   cmp(x, y);
   a.j(cc, target(i));
 }
-EMIT(if_icmpeq) { if_compare(i, CondCode::kE); }
-EMIT(if_icmpne) { if_compare(i, CondCode::kNE); }
-EMIT(if_icmplt) { if_compare(i, CondCode::kL); }
-EMIT(if_icmple) { if_compare(i, CondCode::kLE); }
-EMIT(if_icmpgt) { if_compare(i, CondCode::kG); }
-EMIT(if_icmpge) { if_compare(i, CondCode::kGE); }
-EMIT(forloop) {
+EMIT(if_icmpeq, REGS | FUSE_I | FUSE_LEFT) { if_compare(i, CondCode::kE); }
+EMIT(if_icmpne, REGS | FUSE_I | FUSE_LEFT) { if_compare(i, CondCode::kNE); }
+EMIT(if_icmplt, REGS | FUSE_I | FUSE_LEFT) { if_compare(i, CondCode::kL); }
+EMIT(if_icmple, REGS | FUSE_I | FUSE_LEFT) { if_compare(i, CondCode::kLE); }
+EMIT(if_icmpgt, REGS | FUSE_I | FUSE_LEFT) { if_compare(i, CondCode::kG); }
+EMIT(if_icmpge, REGS | FUSE_I | FUSE_LEFT) { if_compare(i, CondCode::kGE); }
+EMIT(forloop, PLAIN) {
   Operand l = local(i.a()), limit = local(vm::read_u16(i.p, vm::kOperandB));
   a.emit(Inst::kIdAdd, l, imm(1));
   after_local_write(i.a());
@@ -273,7 +288,7 @@ EMIT(forloop) {
 // --- arrays ---
 // The TLAB bump inline (runtime/alloc_asm.h); the runtime when it is full or the array
 // is large. The operand T is the ArrayKind itself (0 int, 1 float).
-EMIT(newarray) {
+EMIT(newarray, CALLS) {
   vm::Type type = i.p[1] == 0 ? vm::Type::IntArray : vm::Type::FloatArray;
   Label slow = a.newLabel(), done = a.newLabel();
   load(rcx, expr(i.d - 1));
@@ -292,8 +307,8 @@ void Compiler::array_load(const Insn& i, vm::Type elem) {
   a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
   move(expr(i.d - 2, elem), rax);
 }
-EMIT(iaload) { array_load(i, vm::Type::Int); }
-EMIT(faload) { array_load(i, vm::Type::Float); }
+EMIT(iaload, CALLS | FUSE_I) { array_load(i, vm::Type::Int); }
+EMIT(faload, CALLS | FUSE_I) { array_load(i, vm::Type::Float); }
 void Compiler::array_store(const Insn& i, vm::Type elem) {
   Operand value = right_operand(i, elem);
   load(rax, expr(i.d - 3));
@@ -307,14 +322,14 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
   load(rdx, value);
   a.mov(slot, rdx);
 }
-EMIT(iastore) { array_store(i, vm::Type::Int); }
-EMIT(fastore) { array_store(i, vm::Type::Float); }
-EMIT(arraylength) {
+EMIT(iastore, CALLS | FUSE_I) { array_store(i, vm::Type::Int); }
+EMIT(fastore, CALLS | FUSE_F) { array_store(i, vm::Type::Float); }
+EMIT(arraylength, PLAIN) {
   load(rax, expr(i.d - 1));
   a.mov(rax, qword_ptr(rax, runtime::kArrayLengthOffset));
   a.emit(Inst::kIdMov, expr(i.d - 1), rax);
 }
-EMIT(fsqrt) {
+EMIT(fsqrt, REGS) {
   Operand x = fexpr(i.d - 1);
   if (x.isMem()) {
     a.sqrtsd(xmm0, x.as<Mem>());
@@ -323,7 +338,7 @@ EMIT(fsqrt) {
     a.sqrtsd(x.as<Xmm>(), x.as<Xmm>());
   }
 }
-EMIT(atomic_add) {
+EMIT(atomic_add, CALLS) {
   load(rax, expr(i.d - 3));
   load(rcx, expr(i.d - 2));
   bounds_check(rax, rcx);
@@ -335,7 +350,7 @@ EMIT(atomic_add) {
 }
 
 // --- calls ---
-EMIT(call) {
+EMIT(call, CALLS) {
   size_t bci = i.bci;
   int d = i.d;
   Method* callee = runtime::VM::get().method(i.a());
@@ -370,6 +385,7 @@ EMIT(call) {
     a.call(code_begin_);
   else
     a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
+  calls_emitted_++;
   a.bind(returned);
   record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
   // The result straight into its register when it has one (the reloads below use none).
@@ -383,7 +399,7 @@ EMIT(call) {
   reload_exprs(t, d - n);
   if (result != vm::Type::Void && !direct) move(to, rax);
 }
-EMIT(spawn) {
+EMIT(spawn, CALLS) {
   int n = runtime::VM::get().method(i.a())->param_count;
   stack_helper(reinterpret_cast<void*>(&minivm_rt_spawn), i.bci, i.d, n, vm::Type::Int);
 }
@@ -419,6 +435,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     charge_strip_countdown(r10, bci);
     a.mov(rax, imm(stubs.arraycopy.blob.begin));
     a.call(rax);
+    calls_emitted_++;
     t.resize(size_t(d - 5));
   } else {
     a.mov(rax, home_expr(d - 3));   // a
@@ -436,6 +453,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     charge_strip_countdown(rsi, bci);
     a.mov(rax, imm(stubs.crc32.blob.begin));
     a.call(rax);
+    calls_emitted_++;
     a.mov(home_expr(d - 3), rax);   // eax, zero-extended by the 32-bit write
     t.resize(size_t(d - 3));
     t.push_back(vm::Type::Int);
@@ -448,7 +466,7 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
                /*spilled=*/true);
   a.bind(done);
 }
-EMIT(native) {
+EMIT(native, CALLS) {
   vm::NativeId id = vm::NativeId(i.a());
   const vm::NativeInfo& info = vm::native_info(id);
   if (id == vm::NativeId::arraycopy || id == vm::NativeId::crc32) {
@@ -457,7 +475,7 @@ EMIT(native) {
   }
   stack_helper(reinterpret_cast<void*>(&minivm_rt_native), i.bci, i.d, int(info.params.size()), info.result);
 }
-EMIT(print) {
+EMIT(print, CALLS) {
   stack_helper(reinterpret_cast<void*>(&minivm_rt_print), i.bci, i.d, sc_->fn->prints[i.a()].value_count(),
                vm::Type::Void);
 }
@@ -472,16 +490,16 @@ void Compiler::return_from(const Insn& i, bool value) {
   poll(int32_t(i.bci));
   emit_return(i.d, value, t);
 }
-EMIT(ret) { return_from(i, false); }
-EMIT(vret) { return_from(i, true); }
+EMIT(ret, PLAIN) { return_from(i, false); }
+EMIT(vret, PLAIN) { return_from(i, true); }
 
 // --- superinstructions: an operation whose right operand is a local ---
-EMIT(iaddl) { int_op(Inst::kIdAdd, expr(i.d - 1), local(i.a())); }
-EMIT(isubl) { int_op(Inst::kIdSub, expr(i.d - 1), local(i.a())); }
-EMIT(imull) { int_op(Inst::kIdImul, expr(i.d - 1), local(i.a())); }
-EMIT(faddl) { float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a())); }
-EMIT(fsubl) { float_op(Inst::kIdSubsd, fexpr(i.d - 1), local(i.a())); }
-EMIT(fmull) {
+EMIT(iaddl, REGS) { int_op(Inst::kIdAdd, expr(i.d - 1), local(i.a())); }
+EMIT(isubl, REGS) { int_op(Inst::kIdSub, expr(i.d - 1), local(i.a())); }
+EMIT(imull, REGS) { int_op(Inst::kIdImul, expr(i.d - 1), local(i.a())); }
+EMIT(faddl, REGS) { float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fsubl, REGS) { float_op(Inst::kIdSubsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fmull, REGS) {
   if (!deferred_.empty()) {  // `ldc 2.0; fmull x`, deferred: 2.0 * x = x + x
     deferred_.pop_back();
     move(fexpr(i.d - 1), local(i.a()));
@@ -490,9 +508,29 @@ EMIT(fmull) {
   }
   float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
 }
-EMIT(fdivl) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
 
 #undef EMIT
+
+namespace {
+
+constexpr uint8_t kTraits[] = {
+#define DEF(name, ...) Traits<Op::name>::value,
+#include "vm/opcodes.def"
+#undef DEF
+};
+static_assert(std::size(kTraits) == size_t(vm::kOpCount));
+
+constexpr bool traits_consistent() {
+  for (uint8_t t : kTraits)
+    if (((t & REGS) && (t & CALLS)) || ((t & FUSE_LEFT) && !(t & (FUSE_I | FUSE_F)))) return false;
+  return true;
+}
+static_assert(traits_consistent(), "REGS excludes CALLS, and FUSE_LEFT needs FUSE_I or FUSE_F");
+
+}  // namespace
+
+uint8_t emitter_traits(Op op) { return kTraits[size_t(op)]; }
 
 void Compiler::emit(size_t bci, int d) {
   using Emitter = void (Compiler::*)(const Insn&);
@@ -503,7 +541,11 @@ void Compiler::emit(size_t bci, int d) {
   };
   static_assert(std::size(kEmitters) == size_t(vm::kOpCount));
   const uint8_t* p = sc_->fn->code.data() + bci;
+  [[maybe_unused]] uint8_t traits = kTraits[*p];
+  [[maybe_unused]] uint32_t calls = calls_emitted_;
   (this->*kEmitters[*p])(Insn{bci, d, p});
+  MVM_ASSERT((traits & CALLS) || calls_emitted_ == calls, "an emitter that emits a call declares CALLS");
+  MVM_ASSERT(deferred_.empty(), "an emitter handed a fused operand uses it: it declares FUSE_I or FUSE_F");
 }
 
 }  // namespace jit::baseline

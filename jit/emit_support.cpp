@@ -185,6 +185,7 @@ void Compiler::call_runtime(void* fn, const Label& after) {
   a.and_(rsp, -16);
   a.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
   a.call(rax);
+  calls_emitted_++;
   a.bind(after);
   a.lea(rsp, ptr(rbp, -int32_t(frame_bytes_)));
 }

@@ -23,32 +23,10 @@
 #include <algorithm>
 
 #include "jit/compiler.h"
+#include "jit/emitter_traits.h"
 
 namespace jit::baseline {
 
-namespace {
-
-// Instructions whose emitters use only expression and local registers, the scratch
-// registers and the frame: never a call, so a float-local register keeps its value.
-bool register_only(Op op) {
-  switch (op) {
-    case Op::nop: case Op::ldc: case Op::load: case Op::store: case Op::iinc: case Op::pop: case Op::dup:
-    case Op::dup2: case Op::iadd: case Op::isub: case Op::imul: case Op::ineg: case Op::inot: case Op::iand:
-    case Op::ior: case Op::ixor: case Op::ishl: case Op::ishr: case Op::iushr: case Op::zand: case Op::zor:
-    case Op::zxor: case Op::znot: case Op::fadd: case Op::fsub: case Op::fmul: case Op::fdiv: case Op::fneg:
-    case Op::i2f: case Op::icmpeq: case Op::icmpne: case Op::icmplt: case Op::icmple: case Op::icmpgt:
-    case Op::icmpge: case Op::fcmpeq: case Op::fcmpne: case Op::fcmplt: case Op::fcmple: case Op::fcmpgt:
-    case Op::fcmpge: case Op::zcmpeq: case Op::zcmpne: case Op::iftrue: case Op::iffalse: case Op::if_icmpeq:
-    case Op::if_icmpne: case Op::if_icmplt: case Op::if_icmple: case Op::if_icmpgt: case Op::if_icmpge:
-    case Op::iaddl: case Op::isubl: case Op::imull: case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl:
-    case Op::fsqrt:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 std::optional<std::pair<int, int>> Compiler::product_at(size_t bci) const {
   const vm::Function& f = *sc_->fn;
@@ -98,7 +76,7 @@ void Compiler::plan_loop_products(InlineScope& s) {
     for (auto it = latch_at; it != order.begin();) {
       size_t bci = *--it;
       Op op = Op(f.code[bci]);
-      if (!register_only(op)) break;
+      if (!(emitter_traits(op) & REGS)) break;
       if (op == Op::store) written.push_back(vm::read_u16(f.code.data() + bci, vm::kOperandA));
       if (auto p = product_at(bci)) {
         bool known = std::any_of(produced.begin(), produced.end(), [&](auto& e) { return e.first == *p; });
@@ -113,7 +91,7 @@ void Compiler::plan_loop_products(InlineScope& s) {
     for (auto it = at; it != latch_at; ++it) {
       size_t bci = *it;
       Op op = Op(f.code[bci]);
-      if ((bci != header && s.branch_target[bci]) || vm::is_branch(op) || !register_only(op)) break;
+      if ((bci != header && s.branch_target[bci]) || vm::is_branch(op) || !(emitter_traits(op) & REGS)) break;
       if (auto p = product_at(bci); p && !s.branch_target[bci + vm::op_info(Op::load).length]) {
         auto e = std::find_if(produced.begin(), produced.end(), [&](auto& x) { return x.first == *p; });
         if (e != produced.end() && unwritten(*p)) reused.push_back({int(e - produced.begin()), bci});

@@ -5,43 +5,13 @@
 // straight line: nothing is fused across an instruction that a branch targets, so every
 // path into an instruction finds its operands where expr() says.
 #include "jit/compiler.h"
+#include "jit/emitter_traits.h"
 
 namespace jit::baseline {
 
 // 2.0 * x is x + x, exactly (for every x: NaN, infinities, -0.0), and an add takes half
 // the latency of a multiply on the chains that float loops carry.
 constexpr uint64_t kTwo = 0x4000000000000000;
-
-namespace {
-
-bool is_int_compare(Op op) {
-  switch (op) {
-    case Op::icmpeq: case Op::icmpne: case Op::icmplt: case Op::icmple: case Op::icmpgt: case Op::icmpge:
-    case Op::if_icmpeq: case Op::if_icmpne: case Op::if_icmplt: case Op::if_icmple: case Op::if_icmpgt:
-    case Op::if_icmpge:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
-bool takes_operand(Op op, vm::Type t) {
-  bool f = t == vm::Type::Float;
-  switch (op) {
-    case Op::store:
-      return true;
-    case Op::iadd: case Op::isub: case Op::imul: case Op::iand: case Op::ior: case Op::ixor:
-    case Op::ishl: case Op::ishr: case Op::iushr: case Op::iaload: case Op::faload: case Op::iastore:
-      return !f;
-    case Op::fadd: case Op::fsub: case Op::fmul: case Op::fdiv: case Op::fastore:
-    case Op::fcmpeq: case Op::fcmpne: case Op::fcmplt: case Op::fcmple: case Op::fcmpgt: case Op::fcmpge:
-      return f;
-    default:
-      return !f && is_int_compare(op);
-  }
-}
 
 void Compiler::find_branch_targets(InlineScope& s) {
   const vm::Function& f = *s.fn;
@@ -93,7 +63,7 @@ bool Compiler::defer_operand(size_t bci) {
   size_t n2 = n1 + vm::op_info(Op(f.code[n1])).length;
   Operand o1;
   vm::Type t1;
-  if (!fusible(n2) || !is_int_compare(Op(f.code[n2])) || !operand_of(n1, o1, t1) || is_float(t1)) return false;
+  if (!fusible(n2) || !(emitter_traits(Op(f.code[n2])) & FUSE_LEFT) || !operand_of(n1, o1, t1) || is_float(t1)) return false;
   deferred_.push_back(o);
   return true;
 }

@@ -18,13 +18,6 @@ namespace {
 
 int64_t load(uintptr_t address) { return *reinterpret_cast<const int64_t*>(address); }
 
-// The interpreter's expression value k (0 = bottom) of a frame, when it is in memory:
-// below the fixed slots sits one junk slot (the cached top at depth 0 is pushed once),
-// then value 0 (interp/interp_masm.h, "Top-of-stack caching").
-uintptr_t interp_expr_address(uintptr_t fp, int k) {
-  return fp + uintptr_t(intptr_t(-8 * (kInterpFrameFixedSlots + 2) - 8 * k));
-}
-
 class RootWalker {
  public:
   RootWalker(const RootVisitor& visit, RootStats& stats) : visit_(visit), stats_(stats) {}
@@ -106,7 +99,7 @@ class RootWalker {
     const vm::Function& fn = *f.method->function;
     uintptr_t fp = f.pos.fp;
     if (f.bci < 0 || size_t(f.bci) >= info.depth_at.size() || info.depth_at[size_t(f.bci)] < 0) {
-      conservative(f.pos.sp, fp + 16 + 8 * uintptr_t(f.method->param_count));
+      conservative(f.pos.sp, sender_sp(fp, f.method->param_count));
       return;
     }
     stats_.frames++;
@@ -133,7 +126,7 @@ class RootWalker {
   void compiled(const Frame& f, bool top, uintptr_t anchor_sp) {
     auto* code = static_cast<const CompiledCode*>(find_blob(f.pos.pc));
     uintptr_t fp = f.pos.fp;
-    uintptr_t frame_end = fp + 16 + 8 * uintptr_t(code->method->param_count);
+    uintptr_t frame_end = sender_sp(fp, code->method->param_count);
     const GcMap* map = code->gc_map_at(f.pos.pc);
     bool registers_ok = true;
     if (map != nullptr)

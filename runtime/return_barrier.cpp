@@ -2,9 +2,13 @@
 
 #include <atomic>
 
+#include "runtime/invariant.h"
+
 namespace runtime {
 
 void mark_return_slot(Thread* t, uintptr_t* slot, uint64_t depth) {
+  MVM_ASSERT(t->core.barrier_depth == 0 && *slot != return_barrier_entry(),
+             "one marked return slot per thread: the last mark was dropped before a new one is set");
   // The target and depth before the slot: a handler on this thread that reads the slot
   // between the stores must find the target it stands for.
   t->core.barrier_target = *slot;
@@ -14,6 +18,7 @@ void mark_return_slot(Thread* t, uintptr_t* slot, uint64_t depth) {
 }
 
 void unmark_return_slot(Thread* t, uintptr_t* slot) {
+  MVM_ASSERT(*slot == return_barrier_entry(), "only the marked return slot is unmarked");
   *slot = t->core.barrier_target;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t->core.barrier_depth = 0;

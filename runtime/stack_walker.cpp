@@ -10,14 +10,22 @@ namespace runtime {
 
 const char* frame_kind_name(FrameKind k) {
   switch (k) {
-    case FrameKind::interp: return "interp";
-    case FrameKind::jit: return "jit";
-    case FrameKind::inlined: return "inlined";
-    case FrameKind::stub: return "stub";
-    case FrameKind::native: return "native";
-    case FrameKind::cpp: return "cpp";
+#define FRAME_KIND(name, hue, meaning) \
+  case FrameKind::name: return #name;
+#include "runtime/frame_kinds.def"
+#undef FRAME_KIND
   }
   return "?";
+}
+
+int frame_kind_hue(FrameKind k) {
+  switch (k) {
+#define FRAME_KIND(name, hue, meaning) \
+  case FrameKind::name: return hue;
+#include "runtime/frame_kinds.def"
+#undef FRAME_KIND
+  }
+  return -1;
 }
 
 StackWalker::StackWalker(Thread* t) : thread_(t) {
@@ -95,7 +103,7 @@ bool StackWalker::next_physical(Frame& f) {
     code_pos_ = pos_;
     pos_.pc = sender_pc(fp);
     pos_.fp = fp[kFrameSavedFpOffset / 8];
-    pos_.sp = code_pos_.fp + 16 + 8 * uintptr_t(code->method->param_count);
+    pos_.sp = sender_sp(code_pos_.fp, code->method->param_count);
     return next(f);
   }
   exact_pc_ = false;

@@ -12,6 +12,7 @@
 #include "runtime/code_blob.h"
 #include "runtime/code_unloading.h"
 #include "runtime/frame.h"
+#include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/return_barrier.h"
 #include "runtime/thread.h"
@@ -43,6 +44,7 @@ Registers registers_of(const ucontext_t* uc, const runtime::Thread* t) {
     regs.fp = t->core.anchor.fp;
     regs.pc = runtime::real_return_pc(t->core, t->core.anchor.pc) - 1;
     blob = runtime::find_blob(regs.pc);
+    MVM_ASSERT(blob != nullptr, "an anchor's pc is a return address in generated code");
     if (blob != nullptr && blob->kind == runtime::BlobKind::interpreter)
       regs.r13 = stack_word(regs.fp + runtime::kInterpFrameBcpOffset);
     return regs;
@@ -92,6 +94,8 @@ namespace {
 // however long it takes, and lets the thread go once it has read it.
 void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start,
                       const void* context) {
+  MVM_ASSERT(st->handshake.load(std::memory_order_acquire) == ThreadSampling::kIdle,
+             "a held handler starts idle: the sampler let the last one go before it sent this signal");
   st->regs = regs;
   st->regs_in_java = in_java;
   st->handler_entry_ns = start;
@@ -217,6 +221,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   // Taken here, the interruption is this handler's to end. Not sent by the sampler, or
   // withdrawn (the sampler stopped waiting and ended it, hold_timed_out): no trace.
   int signal = st->signal.exchange(ThreadSampling::kNoSignal, std::memory_order_acq_rel);
+  MVM_ASSERT(signal >= ThreadSampling::kNoSignal && signal <= ThreadSampling::kWithdrawn, "the signal word holds a state");
   if (signal != ThreadSampling::kSent && signal != ThreadSampling::kSentHold) {
     errno = saved_errno;
     return;

@@ -23,6 +23,7 @@
 
 #include "runtime/code_unloading.h"
 #include "runtime/frame.h"
+#include "runtime/invariant.h"
 #include "runtime/return_barrier.h"
 #include "runtime/stack_walker.h"
 #include "sampler/profiler_state.h"
@@ -78,7 +79,8 @@ uintptr_t saved_bcp(uintptr_t fp) { return reinterpret_cast<uintptr_t*>(fp)[runt
 
 // Whether the frame marked at `slot` is over the cached frames: its saved rbp (just under
 // its return slot) is the top valid cached frame's fp. The VM never moves frames without
-// returning through the barrier; if something did, the cache is not trusted.
+// returning through the barrier (an invariant, checked where this is asked); in a
+// Release build where something did, the cache is not trusted.
 bool mark_over_cache(const ThreadSampling* st, uint64_t depth, const uintptr_t* slot) {
   return depth > 0 && depth <= st->watermark.size() && st->watermark[depth - 1].fp == slot[-1];
 }
@@ -153,8 +155,9 @@ PollStack watermarked_stack(runtime::Thread* t, ThreadSampling* st) {
   uintptr_t stop_fp = 0;
   uintptr_t* marked = nullptr;
   if (size_t m = matched_stale_frames(t, st, depth, stop_fp, marked); m > 0) {
-    // (A walk that does not meet the matched frames, never expected, walks again below.)
-    if (walk(t, false, s, stop_fp) && !s.frames.empty() && !s.deep) {
+    bool met = walk(t, false, s, stop_fp);
+    MVM_ASSERT(met, "a walk from the top meets the frames the frame-pointer walk matched");
+    if (met && !s.frames.empty() && !s.deep) {
       st->watermark.resize(depth + m);
       s.below = st->watermark.back().node;
       s.marked_slot = marked;
@@ -165,6 +168,8 @@ PollStack watermarked_stack(runtime::Thread* t, ThreadSampling* st) {
   walk(t, true, s);
   if (s.deep) return s;
   if (s.marked_slot != nullptr) {
+    MVM_ASSERT(mark_over_cache(st, depth, s.marked_slot),
+               "the marked frame lies over the cached frames: the VM moves no frame without returning through the barrier");
     if (mark_over_cache(st, depth, s.marked_slot)) {
       st->watermark.resize(depth);
       s.below = st->watermark.back().node;
@@ -173,8 +178,10 @@ PollStack watermarked_stack(runtime::Thread* t, ThreadSampling* st) {
     runtime::unmark_return_slot(t, s.marked_slot);
     s.marked_slot = nullptr;
     walk(t, false, s);
-  } else if (depth > 0 && s.complete) {
-    t->core.barrier_depth = 0;  // (not reachable: the marked frame is always on the stack)
+  } else {
+    MVM_ASSERT(depth == 0 || !s.complete,
+               "a marked frame is on the stack until it returns through the barrier, which drops the mark");
+    if (depth > 0 && s.complete) t->core.barrier_depth = 0;
   }
   st->watermark.clear();
   return s;
@@ -196,13 +203,13 @@ PollStack stack_at_poll(runtime::Thread* t, ThreadSampling* st) {
 }
 
 // Where a request's sampled frame is: the first physical frame whose fp is at or above
-// this address (reconstruct's rule: a compiled frame's real fp, fp + 16, above the
+// this address (reconstruct's rule: a compiled frame's real fp, runtime::real_fp, above the
 // request's sp; an interpreted frame's fp; the caller's fp of a frame being built or
 // torn down). 0 when the request needs no frame.
 uintptr_t sampled_frame_key(const SampleRequest& r) {
   switch (r.kind) {
     case RequestKind::compiled:
-    case RequestKind::stub: return r.sp - 15;
+    case RequestKind::stub: return r.sp - runtime::kFrameArgsOffset + 1;  // fp >= key: real_fp(fp) > sp
     case RequestKind::interpreted: return r.fp;
     case RequestKind::compiled_over_caller:
     case RequestKind::interpreted_over_caller: return r.caller_fp;
@@ -232,7 +239,7 @@ void poll_window(runtime::Thread* t, const PollStack& s, uintptr_t key, std::vec
       auto* frame = reinterpret_cast<uintptr_t*>(fp);
       uintptr_t caller = frame[runtime::kFrameSavedFpOffset / 8];
       if (!t->on_stack(caller) || (caller & 7) != 0 || caller <= fp) return;  // not on this stack
-      pos = runtime::FramePos{fp + 16, caller, runtime::real_return_pc(t->core, frame[runtime::kFrameReturnPcOffset / 8])};
+      pos = runtime::FramePos{runtime::real_fp(fp), caller, runtime::real_return_pc(t->core, frame[runtime::kFrameReturnPcOffset / 8])};
       if (caller >= key) break;
       fp = caller;
     }

@@ -5,6 +5,7 @@
 
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
+#include "runtime/frame.h"
 #include "runtime/method.h"
 #include "runtime/vm.h"
 #include "sampler/mixed_stack.h"
@@ -116,7 +117,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
       // Step over frames while real_fp <= sp: they were called after the sample.
       for (size_t i = 0; i < frames.size(); i++) {
         if (i > 0 && frames[i].pos.fp == frames[i - 1].pos.fp) continue;  // same physical frame
-        if (frames[i].pos.fp + 16 <= r.sp) continue;
+        if (runtime::real_fp(frames[i].pos.fp) <= r.sp) continue;
         if (runtime::find_blob(frames[i].pos.pc) != code) return Reason::frame_escaped;
         size_t next = i;
         while (next < frames.size() && frames[next].pos.fp == frames[i].pos.fp) next++;

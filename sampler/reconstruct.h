@@ -26,7 +26,7 @@ StackTrace to_trace(const std::vector<runtime::Frame>& frames, size_t from);
 // Rebuilds the sampled stack from `frames` (the thread's frames at the poll, top first,
 // inlined scopes included). Returns no reason and fills `out`, or returns why it could
 // not (the caller then records a biased sample from the poll site):
-//   compiled: skip frames while real_fp (fp + 16) <= request.sp; the first other one
+//   compiled: skip frames while runtime::real_fp(fp) <= request.sp; the first other one
 //     must be the sampled method's compiled frame; its scopes come from the debug info
 //     at request.pc (the bias correction); "frame_escaped" if it is another method's.
 //   interpreted: the interpreter frame whose fp is request.fp, at request.bcp.

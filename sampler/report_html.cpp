@@ -13,12 +13,15 @@
 // Embedded data (id="profile-data"): {"program","lines","interval_ns","duration_ns",
 // "rate": the interruption rate against the one asked for (format_rate, report.h; "" when
 // nothing was asked), "rate_short": [why it fell short, each cause with its numbers],
+// "kinds":[{"name","hue"}, per frame kind in FrameKind order: runtime/frame_kinds.def],
 // "names":[function names], "samplers":[{"name","interruptions","samples","biased",
 // "failed","dropped","root":NODE}]}, NODE = {"f": index into names (-1 for the root),
 // "v": samples through it, "s": samples with it on top, "k": samples per frame kind
-// [interp,jit,inlined,stub,native,cpp], "l": its line (--profile-lines only), "L": [[line,
+// (in "kinds" order), "l": its line (--profile-lines only), "L": [[line,
 // samples],...] (without --profile-lines: which lines of the function, most first),
 // "c": [children, sorted by label]}.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <memory>
 #include <ostream>
@@ -210,8 +213,8 @@ const char* kScript = R"HTML(</script>
 (function () {
 'use strict';
 const D = JSON.parse(document.getElementById('profile-data').textContent);
-const KINDS = ['interp', 'jit', 'inlined', 'stub', 'native', 'cpp'];
-const HUE = [48, 105, 185, 0, 8, 275];  // cpp: violet, apart from every Mini kind
+const KINDS = D.kinds.map((k) => k.name);  // runtime/frame_kinds.def, in FrameKind order
+const HUE = D.kinds.map((k) => k.hue);      // -1: grey
 const ROW = 18;
 const $ = (id) => document.getElementById(id);
 const graph = $('graph'), tip = $('tip'), sel = $('sampler'), search = $('search');
@@ -246,7 +249,7 @@ function hash(s) {
 function color(n) {
   if (n.f < 0) return '#cfcfcf';
   const k = mainKind(n), h = hash(fname(n));
-  if (k === 3) return 'hsl(0,0%,' + (66 + h % 10) + '%)';
+  if (HUE[k] < 0) return 'hsl(0,0%,' + (66 + h % 10) + '%)';
   return 'hsl(' + (HUE[k] + h % 15 - 7) + ',' + (58 + h % 22) + '%,' + (60 + (h >>> 8) % 13) + '%)';
 }
 
@@ -490,7 +493,7 @@ legend.appendChild(document.createTextNode('Colour = where most samples of the f
 KINDS.forEach((k, i) => {
   const sw = document.createElement('span');
   sw.className = 'sw';
-  sw.style.background = i === 3 ? 'hsl(0,0%,70%)' : 'hsl(' + HUE[i] + ',68%,66%)';
+  sw.style.background = HUE[i] < 0 ? 'hsl(0,0%,70%)' : 'hsl(' + HUE[i] + ',68%,66%)';
   legend.appendChild(sw);
   legend.appendChild(document.createTextNode(k));
 });
@@ -550,6 +553,11 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
     if (i) doc += ',';
     append_json_string(doc, causes[i]);
   }
+  doc += ']';
+  doc += ",\n\"kinds\":[";
+  for (size_t k = 0; k < kFrameKindCount; k++)
+    doc += fmt::format("{}{{\"name\":\"{}\",\"hue\":{}}}", k ? "," : "", frame_kind_name(FrameKind(k)),
+                       runtime::frame_kind_hue(FrameKind(k)));
   doc += ']';
   doc += ",\n\"names\":" + names;
   doc += ",\n\"samplers\":[\n" + samplers_json + "]}";

@@ -14,7 +14,7 @@ namespace sampler {
 
 enum class RequestKind : uint8_t {
   // pc in a compiled method with its frame in place (or being built): at the poll, the
-  // sampled frame is the first whose real fp (fp + 16) lies above `sp`; its pc becomes
+  // sampled frame is the first whose real fp (runtime::real_fp) lies above `sp`; its pc becomes
   // `pc` (the bias correction).
   compiled,
   // pc in an interpreted method: at the poll, the frame whose fp is `fp`; its position

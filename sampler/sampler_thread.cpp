@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "runtime/invariant.h"
 #include "runtime/stack_walker.h"
 #include "runtime/vm.h"
 #include "sampler/profiler_state.h"
@@ -145,6 +146,8 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   int pending_count = st->pending_count;
   for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
   uint64_t cursor = st->pending_cursor;
+  MVM_ASSERT(st->handshake.load(std::memory_order_acquire) == ThreadSampling::kPublished,
+             "only the sampler thread lets a held handler go, once");
   st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
   // The handler wrote the arena before publishing and will not touch it again until the
   // next interruption, which only this thread sends.
@@ -168,7 +171,11 @@ bool hold_for_native_walk(ThreadSampling* st, pid_t pid, int tid) {
   return signal_thread(st, pid, tid, ThreadSampling::kSentHold) == Sent::yes && await_published(st);
 }
 
-void release_native(ThreadSampling* st) { st->handshake.store(ThreadSampling::kIdle, std::memory_order_release); }
+void release_native(ThreadSampling* st) {
+  MVM_ASSERT(st->handshake.load(std::memory_order_acquire) == ThreadSampling::kPublished,
+             "only the sampler thread lets a held handler go, once");
+  st->handshake.store(ThreadSampling::kIdle, std::memory_order_release);
+}
 
 // A thread in native code is not signalled for its Mini stack (JDK-8245772): the sampler
 // walks it from the anchor while the thread is kept from returning to Java (its

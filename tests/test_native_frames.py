@@ -107,7 +107,7 @@ with tempfile.TemporaryDirectory() as tmp:
                   any(f["name"] == "runtime::thread_main (cpp)" and "file" not in f for f in doc["shared"]["frames"]),
                   doc["shared"]["frames"][:5])
         if ext == "html":
-            check(".html: the flame page knows the cpp kind", "'cpp'" in text)
+            check(".html: the flame page's data knows the cpp kind", '{"name":"cpp",' in text)
 
     # Without the flag, nothing changes: no cpp frame anywhere.
     rc, _, se = run("--sampler=cooperative,oracle", "--interval=500us", f"--profile-out={out}", NATIVE)
