@@ -7,22 +7,24 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/invariant.h"
+
 namespace jit {
 
 using namespace asmjit;
 using namespace asmjit::x86;
 
 int32_t IntrinsicStub::ret_sp_offset_at(uintptr_t pc) const {
-  if (!blob.contains(pc)) {
-    // May run in a signal handler (a sampler asking), so no stdio.
-    static const char kMsg[] = "minivm: internal error: ret_sp_offset_at: pc outside the stub\n";
-    (void)!write(2, kMsg, sizeof kMsg - 1);
-    std::abort();
-  }
+  // Checked in every build (the answer would be a wild stack offset); may run in a signal
+  // handler (a sampler asking), which invariant_failed allows.
+  if (!blob.contains(pc))
+    runtime::invariant_failed("ret_sp_offset_at is asked about a pc inside the stub", "blob.contains(pc)", __FILE__,
+                              __LINE__);
   uint32_t off = uint32_t(pc - blob.begin);
   for (const StubFrameRange& r : frame)  // two or three ranges at most: a scan is fine
     if (off < r.end_offset) return r.ret_sp_offset;
-  std::abort();  // unreachable: the ranges cover the blob
+  runtime::invariant_failed("a stub's frame ranges cover the whole stub", "off < end_offset of some range", __FILE__,
+                            __LINE__);
 }
 
 namespace {

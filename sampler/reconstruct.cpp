@@ -106,7 +106,7 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
                                   size_t& from) {
   switch (r.kind) {
     case RequestKind::unparsable:
-    case RequestKind::failed:  // never reconstructed: the poll records it as failed
+    case RequestKind::failed:  // the poll records it as failed without asking; its reason
       return r.reason;
     case RequestKind::stub:
     case RequestKind::compiled: {

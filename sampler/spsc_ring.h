@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/invariant.h"
+
 namespace sampler {
 
 template <typename T, size_t Capacity>
@@ -44,7 +46,9 @@ class SpscRing {
   // however the two sides move in between (the other order could wrap).
   size_t size() const {
     uint64_t head = head_.load(std::memory_order_acquire);
-    return size_t(tail_.load(std::memory_order_acquire) - head);
+    size_t n = size_t(tail_.load(std::memory_order_acquire) - head);
+    MVM_ASSERT(n <= Capacity, "the head never passes the tail, and the tail never passes the head by more than the ring");
+    return n;
   }
   static constexpr size_t capacity() { return Capacity; }
 
