@@ -37,10 +37,15 @@ def below_mini(stack):
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "p.jsonl")
-    rc, so, se = run("--native-frames", "--sampler=cooperative,oracle", "--stub-metadata", "--interval=500us",
-                     f"--profile-out={out}", NATIVE)
+    # On a loaded machine a run may get few interruptions: up to three runs, until each
+    # sampler has the 20 samples the checks below judge.
+    for _ in range(3):
+        rc, so, se = run("--native-frames", "--sampler=cooperative,oracle", "--stub-metadata", "--interval=500us",
+                         f"--profile-out={out}", NATIVE)
+        ev = events(out) if rc == 0 else []
+        if rc != 0 or min(len(samples(ev, s)) for s in ("cooperative", "oracle")) >= 20:
+            break
     check("--native-frames runs", rc == 0, se[-2000:])
-    ev = events(out) if rc == 0 else []
     for sampler in ("cooperative", "oracle"):
         ss = samples(ev, sampler)
         check(f"{sampler}: samples", len(ss) >= 20, len(ss))
@@ -78,10 +83,14 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # A frameless intrinsic stub has no unwind info: the oracle's libunwind walk starts at
     # its caller, stepped to with the stub's frame table, and still agrees.
-    rc, so, se = run("--native-frames", "--sampler=oracle", "--interval=500us", f"--profile-out={out}",
-                     os.path.join(ROOT, "examples", "arraycopy_heavy.mini"))
-    ev = events(out) if rc == 0 else []
-    in_stub = [e["stack"] for e in samples(ev, "oracle") if e["stack"] and e["stack"][0]["kind"] == "stub"]
+    # Up to three runs, until 5 samples land in the stub (a loaded machine gives few).
+    for _ in range(3):
+        rc, so, se = run("--native-frames", "--sampler=oracle", "--interval=500us", f"--profile-out={out}",
+                         os.path.join(ROOT, "examples", "arraycopy_heavy.mini"))
+        ev = events(out) if rc == 0 else []
+        in_stub = [e["stack"] for e in samples(ev, "oracle") if e["stack"] and e["stack"][0]["kind"] == "stub"]
+        if rc != 0 or len(in_stub) >= 5:
+            break
     check("oracle: a sample in a stub is mixed below it",
           in_stub and all(below_mini(st)[:2] == [("call_stub", "stub"), ("runtime::thread_main", "cpp")]
                           for st in in_stub), in_stub[:1])
