@@ -168,9 +168,10 @@ PollStack watermarked_stack(runtime::Thread* t, ThreadSampling* st) {
   walk(t, true, s);
   if (s.deep) return s;
   if (s.marked_slot != nullptr) {
-    MVM_ASSERT(mark_over_cache(st, depth, s.marked_slot),
+    bool over_cache = mark_over_cache(st, depth, s.marked_slot);
+    MVM_ASSERT(over_cache,
                "the marked frame lies over the cached frames: the VM moves no frame without returning through the barrier");
-    if (mark_over_cache(st, depth, s.marked_slot)) {
+    if (over_cache) {
       st->watermark.resize(depth);
       s.below = st->watermark.back().node;
       return s;

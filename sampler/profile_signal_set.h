@@ -19,4 +19,15 @@ constexpr uint64_t profile_signal_bits() {
   return bits;
 }
 
+// How the launcher tells the VM which of them it blocked: an environment entry
+// MINIVM_HELD_SIGNALS=<the mask in decimal>.
+inline constexpr char kHeldSignalsVar[] = "MINIVM_HELD_SIGNALS=";
+
+// The value of environment entry `entry` when it is kHeldSignalsVar's, else nullptr.
+constexpr const char* held_signals_value(const char* entry) {
+  for (const char* c = kHeldSignalsVar; *c != '\0'; c++, entry++)
+    if (*entry != *c) return nullptr;
+  return entry;
+}
+
 }  // namespace sampler

@@ -512,18 +512,27 @@ fn main() {
     sanitized = bool(os.environ.get("MINIVM_SANITIZED"))
     nt, bound = (300, 60.0) if sanitized else (1000, 20.0)
     alive = os.path.join(ROOT, "tests", "profiler", "threads_alive.mini")
+
+    def all_reports(out, stats):
+        """Whether a --sampler=all run wrote its profile whole (`out`, .json) and its
+        statistics (`stats`) with all five samplers interrupted and accounted; and, to show
+        when not, each sampler's (name, interruptions, accounted)."""
+        try:
+            samplers = stats_of(stats)
+            with open(out) as f:
+                whole = json.load(f)["exporter"] == "minivm"
+        except (OSError, ValueError, KeyError):
+            samplers, whole = [], False
+        ok = whole and len(samplers) == 5 and all(x["accounted"] and x["interruptions"] > 0 for x in samplers)
+        return ok, [(x["name"], x["interruptions"], x["accounted"]) for x in samplers]
+
     # The normal end: every thread works its rounds and ends, main joins them all.
     out, stats = os.path.join(tmp, "alive-end.json"), os.path.join(tmp, "alive-end-stats.json")
     rc, so, se, took = run("-D", f"NT={nt}", "-D", "ROUNDS=300000", "--sampler=all", "--interval=100us",
                            f"--profile-out={out}", f"--profile-stats={stats}", alive, timeout=300)
-    try:
-        samplers = stats_of(stats)
-    except (OSError, ValueError, KeyError):
-        samplers = []
+    written, shown = all_reports(out, stats)
     check(f"{nt} threads alive under --sampler=all at 10 kHz, the normal end: in {took:.1f} s, every report "
-          f"written and accounted", rc == 0 and so == f"done {nt}\n" and nonempty(out) and len(samplers) == 5
-          and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
-          f"rc {rc}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
+          f"written and accounted", rc == 0 and so == f"done {nt}\n" and written, f"rc {rc}; {shown}; {se[-1500:]}")
 
     out, stats = os.path.join(tmp, "alive.json"), os.path.join(tmp, "alive-stats.json")
     p = start("-D", f"NT={nt}", "-D", "ROUNDS=1000000000000", "--sampler=all", "--interval=100us",
@@ -542,18 +551,11 @@ fn main() {
         p.kill()
         so, se = p.communicate()
     exit_s = time.monotonic() - t0
-    try:
-        with open(stats) as f:
-            samplers = json.load(f)["samplers"]
-        with open(out) as f:
-            whole = json.load(f)["exporter"] == "minivm"
-    except (OSError, ValueError, KeyError):
-        samplers, whole = [], False
+    written, shown = all_reports(out, stats)
     check(f"{nt} threads alive under --sampler=all at 10 kHz: a dump in {dump_s:.1f} s and the exit by SIGTERM in "
           f"{exit_s:.1f} s (bound {bound:.0f} s each), every report written and accounted",
-          dumped and p.returncode == -signal.SIGTERM and exit_s < bound and whole and len(samplers) == 5
-          and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
-          f"rc {p.returncode}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
+          dumped and p.returncode == -signal.SIGTERM and exit_s < bound and written,
+          f"rc {p.returncode}; {shown}; {se[-1500:]}")
 
     # The same threads with a dump every 500 ms, and main failing with a runtime error
     # (FAIL_AFTER_MS) while they all run: a dump comes while they run (one at least: under
@@ -591,16 +593,10 @@ fn main() {
     exit_s = time.monotonic() - error_at[0] if error_at else float("inf")
     reader.join()
     se = "".join(lines)
-    try:
-        samplers = stats_of(stats)
-        with open(out) as f:
-            whole = json.load(f)["exporter"] == "minivm"
-    except (OSError, ValueError, KeyError):
-        samplers, whole = [], False
+    written, shown = all_reports(out, stats)
     check(f"{nt} threads alive, a dump every 500 ms ({len(dumps)} seen) and a runtime error in main: exit 1 in "
           f"{exit_s:.1f} s after the error (bound {bound:.0f} s), the trace and every report written and accounted",
           len(dumps) >= 1 and p.returncode == 1 and exit_s < bound and "at main (threads_alive.mini:" in se
-          and whole and len(samplers) == 5 and all(x["accounted"] and x["interruptions"] > 0 for x in samplers),
-          f"rc {p.returncode}; {[(x['name'], x['interruptions'], x['accounted']) for x in samplers]}; {se[-1500:]}")
+          and written, f"rc {p.returncode}; {shown}; {se[-1500:]}")
 
 finish()

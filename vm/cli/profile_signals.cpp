@@ -25,17 +25,13 @@ namespace {
 // The signals held here (those the process did not start with blocked), until released.
 std::atomic<uint64_t> g_held{0};
 
-constexpr char kHeldVar[] = "MINIVM_HELD_SIGNALS=";
-
 // The launcher's MINIVM_HELD_SIGNALS (a decimal mask), or 0.
 uint64_t held_by_launcher(char** envp) {
   for (char** e = envp; e != nullptr && *e != nullptr; e++) {
-    const char* c = *e;
-    size_t j = 0;
-    while (kHeldVar[j] != '\0' && c[j] == kHeldVar[j]) j++;
-    if (kHeldVar[j] != '\0') continue;
+    const char* c = sampler::held_signals_value(*e);
+    if (c == nullptr) continue;
     uint64_t v = 0;
-    for (c += j; *c >= '0' && *c <= '9'; c++) v = v * 10 + uint64_t(*c - '0');
+    for (; *c >= '0' && *c <= '9'; c++) v = v * 10 + uint64_t(*c - '0');
     return v & sampler::profile_signal_bits();
   }
   return 0;

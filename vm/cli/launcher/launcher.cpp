@@ -75,7 +75,6 @@ const char* error_text(long err) {
 }
 
 constexpr char kVm[] = "minivm-vm";
-constexpr char kHeldVar[] = "MINIVM_HELD_SIGNALS=";
 constexpr long kPathMax = 4096;
 
 }  // namespace
@@ -102,17 +101,14 @@ extern "C" [[noreturn]] void minivm_launch(long* initial_sp) {
   long envc = 0;
   while (envp[envc] != nullptr) envc++;
   auto** env = static_cast<char**>(__builtin_alloca(size_t(envc + 2) * sizeof(char*)));
-  char held[sizeof kHeldVar + 24];
+  char held[sizeof sampler::kHeldSignalsVar + 24];
   char* end = held;
-  for (const char* c = kHeldVar; *c != '\0'; c++) *end++ = *c;
+  for (const char* c = sampler::kHeldSignalsVar; *c != '\0'; c++) *end++ = *c;
   *decimal(end, mask & ~before) = '\0';
   long k = 0;
   env[k++] = held;
-  for (long i = 0; i < envc; i++) {
-    long j = 0;
-    while (kHeldVar[j] != '\0' && envp[i][j] == kHeldVar[j]) j++;
-    if (kHeldVar[j] != '\0') env[k++] = envp[i];
-  }
+  for (long i = 0; i < envc; i++)
+    if (sampler::held_signals_value(envp[i]) == nullptr) env[k++] = envp[i];
   env[k] = nullptr;
 
   long err = -sys(__NR_execve, arg(path), arg(argv), arg(env));
