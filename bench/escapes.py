@@ -159,10 +159,13 @@ def measure_config(b, name, program, flags, share, limits, keep):
          "stopped": 0, "no_stats": 0, "died": 0, "hung": 0, "unaccounted": 0, "escape_runs": []}
     errors = []
     start = time.monotonic()
-    while t["samples"] < share and time.monotonic() - start < most_s and t["runs"] < most_runs:
+    # Until a run has had samples, each run gets twice the time of the one before: on a
+    # loaded machine a run can spend its first slice starting (compiling everything under
+    # --xcomp), and a configuration with no sample would prove nothing.
+    while t["runs"] < most_runs and (not t["samples"] or t["samples"] < share and time.monotonic() - start < most_s):
         rate = t["samples"] / t["seconds"] if t["samples"] else None
         left = most_s - (time.monotonic() - start)
-        slice_s = max(least, min(left, 1.3 * (share - t["samples"]) / rate)) if rate else first
+        slice_s = max(least, min(left, 1.3 * (share - t["samples"]) / rate)) if rate else min(most_s, first * 2 ** t["runs"])
         stats, how, wall, error = one_run(b, program, flags, slice_s, tmp("json"), tmp("err"))
         t["runs"] += 1
         t["seconds"] += wall

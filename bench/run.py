@@ -39,7 +39,7 @@ import stability  # noqa: E402
 import svgplot  # noqa: E402
 
 # The samplers in report order and those compared with the oracle: read from the binary's
-# own table (`minivm help samplers`, sampler/samplers.def) by make_plan.
+# own table (`minivm help samplers`, sampler/profile/samplers.def) by make_plan.
 SAMPLERS = []
 # Extra flags of the accuracy runs: `--native-frames` (bench option) compares mixed C/C++
 # and Mini stacks with the oracle's, frame for frame.

@@ -5,12 +5,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/frame_kind.h"
 #include "runtime/code_blob.h"
 #include "runtime/method.h"
 
 namespace runtime {
 
-enum class FrameKind : uint8_t;  // runtime/stack_walker.h
+using base::FrameKind;  // base/frame_kinds.def
 
 // One scope of a pc: a method and the bci in it (innermost scope first in a chain).
 struct Scope {

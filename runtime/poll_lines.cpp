@@ -9,18 +9,6 @@ namespace runtime {
 
 namespace {
 
-struct KindInfo {
-  const char* name;
-  const char* mark;
-  const char* label;
-  const char* meaning;
-};
-constexpr KindInfo kKinds[] = {
-#define X(name, mark, label, meaning) {#name, mark, label, meaning},
-    POLL_KINDS(X)
-#undef X
-};
-
 bool is_return(const vm::Function& f, uint32_t bci) {
   return bci < f.code.size() && vm::op_has(vm::Op(f.code[bci]), vm::kOpReturn);
 }
@@ -30,11 +18,6 @@ void add(std::vector<PollLine>& out, const vm::Function& f, uint32_t bci, PollKi
 }
 
 }  // namespace
-
-const char* poll_kind_name(PollKind k) { return kKinds[size_t(k)].name; }
-const char* poll_kind_mark(PollKind k) { return kKinds[size_t(k)].mark; }
-const char* poll_kind_label(PollKind k) { return kKinds[size_t(k)].label; }
-const char* poll_kind_meaning(PollKind k) { return kKinds[size_t(k)].meaning; }
 
 PollKind compiled_poll_kind(const vm::Function& f, uint32_t bci) {
   if (is_return(f, bci)) return PollKind::method_return;

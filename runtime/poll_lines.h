@@ -7,34 +7,19 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/poll_kind.h"
 #include "runtime/compiled_code.h"
 #include "runtime/method.h"
 
 namespace runtime {
 
-// name, mark (one character for a column), label (for a listing), meaning (a legend)
-#define POLL_KINDS(X)                                                                                       \
-  X(backward_branch, "B", "backward branch", "interpreted loop: polls at its backward branch, every iteration") \
-  X(loop_header, "H", "loop header", "compiled loop header poll, every iteration")                           \
-  X(strip_mined_latch, "S", "strip-mined latch",                                                            \
-    "compiled counted loop: polls at its latch once per strip of iterations")                               \
-  X(method_return, "R", "return", "return poll, while the frame is still intact")                           \
-  X(counted_no_poll, "-", "no poll", "compiled counted loop with no poll in its body")
-
-enum class PollKind : uint8_t {
-#define X(name, mark, label, meaning) name,
-  POLL_KINDS(X)
-#undef X
-};
-const char* poll_kind_name(PollKind k);
-const char* poll_kind_mark(PollKind k);     // one character for a column
-const char* poll_kind_label(PollKind k);    // words for a listing: "strip-mined latch"
-const char* poll_kind_meaning(PollKind k);  // for a legend
-inline constexpr size_t kPollKindCount = 0
-#define X(name, mark, label, meaning) +1
-    POLL_KINDS(X)
-#undef X
-    ;
+// The kinds of poll (base/poll_kinds.def): this file decides which one a poll site is.
+using base::PollKind;
+using base::poll_kind_label;
+using base::poll_kind_mark;
+using base::poll_kind_meaning;
+using base::poll_kind_name;
+using base::kPollKindCount;
 
 struct PollLine {
   const vm::Function* function;  // the method whose source line it is (an inlined callee for its loops)

@@ -8,26 +8,6 @@
 
 namespace runtime {
 
-const char* frame_kind_name(FrameKind k) {
-  switch (k) {
-#define FRAME_KIND(name, hue, meaning) \
-  case FrameKind::name: return #name;
-#include "runtime/frame_kinds.def"
-#undef FRAME_KIND
-  }
-  return "?";
-}
-
-int frame_kind_hue(FrameKind k) {
-  switch (k) {
-#define FRAME_KIND(name, hue, meaning) \
-  case FrameKind::name: return hue;
-#include "runtime/frame_kinds.def"
-#undef FRAME_KIND
-  }
-  return -1;
-}
-
 StackWalker::StackWalker(Thread* t) : thread_(t) {
   pos_.sp = t->core.anchor.sp.load(std::memory_order_acquire);
   pos_.fp = t->core.anchor.fp;

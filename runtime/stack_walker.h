@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/frame_kind.h"
 #include "runtime/compiled_code.h"
 #include "runtime/method.h"
 
@@ -15,20 +16,10 @@ struct CodeBlob;
 
 // Mini frames (interp, jit, inlined), generated stubs, Mini natives (the builtin a thread
 // in native code is in), and C/C++ frames of the VM and the libraries (`cpp`: only in
-// mixed stacks, `--native-frames`): runtime/frame_kinds.def.
-enum class FrameKind : uint8_t {
-#define FRAME_KIND(name, hue, meaning) name,
-#include "runtime/frame_kinds.def"
-#undef FRAME_KIND
-};
-inline constexpr size_t kFrameKindCount = 0
-#define FRAME_KIND(name, hue, meaning) +1
-#include "runtime/frame_kinds.def"
-#undef FRAME_KIND
-    ;
-const char* frame_kind_name(FrameKind k);
-// The flame graph page's hue for the kind, or -1 for grey.
-int frame_kind_hue(FrameKind k);
+// mixed stacks, `--native-frames`): base/frame_kinds.def.
+using base::FrameKind;
+using base::frame_kind_name;
+using base::kFrameKindCount;
 
 // Why a walk ended.
 enum class WalkStop : uint8_t {

@@ -20,7 +20,7 @@
 #include <optional>
 
 #include "sampler/frame_arena.h"
-#include "sampler/reasons.h"
+#include "sampler/profile/reasons.h"
 #include "sampler/sample_request.h"
 
 #include "runtime/stack_walker.h"

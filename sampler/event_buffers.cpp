@@ -7,7 +7,7 @@
 #include <bit>
 
 #include "sampler/profiler_state.h"
-#include "sampler/report.h"
+#include "sampler/profile/report.h"
 
 namespace sampler {
 

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "jit/native_walk.h"
-#include "sampler/reasons.h"
+#include "sampler/profile/reasons.h"
 #include "sampler/reconstruct.h"
 
 namespace sampler {

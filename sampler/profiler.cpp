@@ -19,7 +19,7 @@
 #include "runtime/poll.h"
 #include "runtime/vm.h"
 #include "sampler/profiler_state.h"
-#include "sampler/report.h"
+#include "sampler/profile/report.h"
 
 namespace sampler {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "sampler/profile.h"
+#include "sampler/profile/profile.h"
 #include "sampler/profile_signal_set.h"
-#include "sampler/report.h"
-#include "sampler/samplers.h"
+#include "sampler/profile/report.h"
+#include "sampler/profile/samplers.h"
 
 namespace sampler {
 

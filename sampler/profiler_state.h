@@ -23,7 +23,7 @@
 #include "sampler/event_stream.h"
 #include "sampler/frame_arena.h"
 #include "sampler/mixed_stack.h"
-#include "sampler/profile.h"
+#include "sampler/profile/profile.h"
 #include "sampler/profiler.h"
 #include "sampler/reconstruct.h"
 #include "sampler/request_reservoir.h"

@@ -6,7 +6,7 @@
 
 #include "runtime/stack_walker.h"
 #include "sampler/frame_arena.h"
-#include "sampler/profile.h"
+#include "sampler/profile/profile.h"
 #include "sampler/sample_request.h"
 
 namespace sampler {

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-#include "sampler/reasons.h"
+#include "sampler/profile/reasons.h"
 
 namespace runtime {
 struct Method;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "sampler/reasons.h"
-#include "sampler/samplers.h"
+#include "sampler/profile/reasons.h"
+#include "sampler/profile/samplers.h"
 #include "vm/cli/values.h"
 
 namespace cli {

@@ -3,7 +3,7 @@
 #pragma once
 #include <functional>
 
-#include "sampler/profile.h"
+#include "sampler/profile/profile.h"
 #include "vm/cli/run_options.h"
 
 namespace cli {

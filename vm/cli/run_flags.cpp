@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "jit/stress_unload.h"
-#include "sampler/samplers.h"
+#include "sampler/profile/samplers.h"
 #include "vm/cli/help_format.h"
 #include "vm/cli/outputs.h"
 #include "vm/cli/values.h"
@@ -267,7 +267,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                }});
   option(run, "--profile-stats", kProfiling,
          "also write the statistics as JSON to FILE (- for stdout): per sampler the accounting by reason, suspension "
-         "and latency percentiles, and the sampler thread's CPU (schema: sampler/README.md)",
+         "and latency percentiles, and the sampler thread's CPU (schema: sampler/profile/README.md)",
          path_value(o.profiler.stats_path));
   flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
   flag(run, "--native-frames", kProfiling,

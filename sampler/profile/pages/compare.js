@@ -1,0 +1,326 @@
+// `minivm compare --html`'s script (compare.html): draws the comparison in #compare-data,
+// whose format report_compare_html.cpp documents where it writes it.
+'use strict';
+const D = JSON.parse(document.getElementById('compare-data').textContent);
+const $ = id => document.getElementById(id);
+const el = (tag, attrs, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v; else if (k === 'style') e.style.cssText = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k);
+  return e;
+};
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs, text) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+const fmtUs = ns => ns >= 1e6 ? (ns / 1e6).toFixed(2) + ' ms' : ns >= 1e3 ? (ns / 1e3).toFixed(1) + ' µs' : ns + ' ns';
+const cols = D.columns, ncol = cols.length;
+const rowByLine = new Map(D.rows.map(r => [r.line, r]));
+const pollMeaning = Object.fromEntries(D.pollKinds.map(k => [k.mark, k.meaning]));
+
+// One colour per line that holds samples, the reference's busiest first; the rest grey.
+const PALETTE = ['#e4572e', '#2e86ab', '#76b041', '#f3a712', '#8e44ad', '#17becf', '#d62728', '#8c564b', '#e377c2', '#7f7f7f'];
+const lineColor = new Map();
+[...D.rows].filter(r => r.c.some(x => x > 0))
+  .sort((a, b) => Math.max(...b.p) - Math.max(...a.p) || b.p[0] - a.p[0])
+  .forEach((r, i) => lineColor.set(r.line, i < PALETTE.length ? PALETTE[i] : '#b8bec6'));
+const colorOf = line => lineColor.get(line) || '#b8bec6';
+
+$('title').textContent = 'minivm compare: ' + D.program;
+const inter = Math.max(...D.stats.map(s => s.interruptions));
+$('summary').textContent = `${ncol} samplers on the same ${inter} interruptions, every ${fmtUs(D.interval_ns)} for ` +
+  `${(D.duration_ns / 1e9).toFixed(2)} s; code ${D.mode}. Reference: ${cols[0]}${D.oracle ? ' (exact)' : ''}.`;
+$('rate').textContent = (D.rate ? 'rate: ' + D.rate : '') +
+  (D.rateShort.length ? ' \u00b7 short by: ' + D.rateShort.join('; ') : '') + (D.apart ? ' \u00b7 ' + D.apart : '');
+
+// ---- the source table ----
+let selected = 0;
+function heat(p, c) {
+  const a = Math.min(1, p / 60);
+  return c === 0 ? `rgba(22,163,74,${0.08 + 0.6 * a})` : `rgba(234,88,12,${0.08 + 0.6 * a})`;
+}
+function buildSource() {
+  const t = $('src');
+  const head = el('tr', {}, el('th', {}, 'line'), el('th', {}, 'poll'));
+  cols.forEach((c, i) => head.append(el('th', {class: i === 0 ? 'ref' : ''}, c, el('br'), `n=${D.samples[i]}`)));
+  head.append(el('th', {}, 'max Δ'), el('th', {class: 'code'}, 'source'));
+  t.append(el('thead', {}, head));
+  const body = el('tbody');
+  // Lines near samples or polls, and short gaps; longer runs of other lines folded.
+  const keep = new Set();
+  for (const r of D.rows) for (let d = -2; d <= 2; d++) keep.add(r.line + d);
+  let folded = 0;
+  const flush = () => {
+    if (folded) body.append(el('tr', {class: 'gap'}, el('td', {colspan: ncol + 4}, `… ${folded} line${folded > 1 ? 's' : ''} without samples or polls …`)));
+    folded = 0;
+  };
+  D.source.forEach((text, i) => {
+    const line = i + 1;
+    if (!keep.has(line)) { folded++; return; }
+    flush();
+    body.append(sourceRow(line, text));
+  });
+  flush();
+  if (rowByLine.has(0)) body.append(sourceRow(0, '(no source line: ' + rowByLine.get(0).f.join(', ') + ')'));
+  t.append(body);
+  const used = new Set(D.rows.flatMap(r => r.polls));
+  for (const k of D.pollKinds) if (used.has(k.mark)) $('pollLegend').append(el('span', {}, el('b', {}, k.mark), ' ' + k.meaning));
+}
+function sourceRow(line, text) {
+  const r = rowByLine.get(line);
+  const tr = el('tr', {class: 'line', 'data-line': line, onclick: () => select(line)});
+  tr.append(el('td', {class: 'num'}, line ? String(line) : '–'));
+  const polls = r ? r.polls.join('') : '';
+  tr.append(el('td', {class: 'poll', title: r ? r.polls.map(m => pollMeaning[m]).join('; ') : ''}, polls));
+  for (let c = 0; c < ncol; c++) {
+    const has = r && r.c[c] > 0;
+    tr.append(el('td', {class: 'heat', style: has ? 'background:' + heat(r.p[c], c) : '',
+                        title: has ? `${cols[c]}: ${r.c[c]} of ${D.samples[c]} samples` : ''},
+                 has ? r.p[c].toFixed(1) + '%' : ''));
+  }
+  const bad = r && r.ws && r.w >= 5;
+  tr.append(el('td', {class: 'diff', title: bad ? `${r.ws} is ${r.w.toFixed(1)} points from ${cols[0]}` : ''},
+               bad ? r.w.toFixed(0) + ' pt' : ''));
+  const code = el('td', {class: 'code'}, el('span', {class: 'swatch', style: 'background:' + (lineColor.has(line) ? colorOf(line) : 'transparent')}), text);
+  tr.append(code);
+  return tr;
+}
+
+// ---- the stacks of one line ----
+function frameText(f) { return D.names[f[0]] + ':' + (f[1] || '?'); }
+function select(line) {
+  selected = line;
+  for (const tr of document.querySelectorAll('#src tr.line')) tr.classList.toggle('sel', +tr.dataset.line === line);
+  for (const fr of document.querySelectorAll('.flame .fr')) fr.classList.toggle('hit', +fr.dataset.line === line);
+  const text = line ? D.source[line - 1].trim() : '(no source line)';
+  $('detailTitle').textContent = `Line ${line || '–'}: ${text}`;
+  const body = $('detailBody');
+  body.className = '';
+  body.replaceChildren();
+  const r = rowByLine.get(line);
+  if (r && r.polls.length) body.append(el('div', {class: 'note'}, 'Polls here: ' + r.polls.map(m => pollMeaning[m]).join('; ') + '.'));
+  for (let c = 0; c < ncol; c++) {
+    const stacks = new Map();  // by what the reader sees: function:line frames, top first
+    for (const [col, sid, n, biased] of D.agg) {
+      if (col !== c) continue;
+      const st = D.stacks[sid];
+      if ((st.length ? st[0][1] : 0) !== line) continue;
+      const key = st.map(frameText).join(' ');
+      const e = stacks.get(key) || {st, n: 0, biased: 0};
+      e.n += n; e.biased += biased ? n : 0;
+      stacks.set(key, e);
+    }
+    const total = [...stacks.values()].reduce((a, e) => a + e.n, 0);
+    const moved = c > 0 ? movedTo(line, cols[c]) : null;
+    const box = el('div', {class: 'samp'}, el('h3', {}, cols[c],
+      el('span', {}, `${total} of ${D.samples[c]} samples` + (D.samples[c] ? ` (${(100 * total / D.samples[c]).toFixed(1)}%)` : ''))));
+    if (moved) box.append(moved);
+    if (!total) box.append(el('div', {class: 'empty'}, 'no sample on this line'));
+    [...stacks.values()].sort((a, b) => b.n - a.n).slice(0, 6).forEach(e => {
+      const st = e.st;
+      const div = el('div', {class: 'stack'}, el('span', {class: 'n'}, String(e.n)));
+      st.forEach((f, i) => {
+        if (i) div.append(' ← ');
+        div.append(i === 0 ? el('b', {}, frameText(f)) : frameText(f));
+      });
+      if (e.biased) div.append(el('div', {class: 'biased'}, `${e.biased} biased (taken at the poll)`));
+      box.append(div);
+    });
+    if (stacks.size > 6) box.append(el('div', {class: 'note'}, `and ${stacks.size - 6} more stacks`));
+    body.append(box);
+  }
+}
+
+// The interruptions the reference put on `line`, and where `sampler` put the same ones
+// (joined by interruption id in the .jsonl events): the bias, one line at a time.
+const topLineOf = new Map();  // sampler -> (interruption id -> top line, or -1 when it failed)
+for (const e of D.events) {
+  if (e.event === 'SafepointLatency') continue;
+  if (!topLineOf.has(e.sampler)) topLineOf.set(e.sampler, new Map());
+  topLineOf.get(e.sampler).set(e.sample, e.event === 'FailedSample' ? -1 : e.stack && e.stack.length ? e.stack[0].line : 0);
+}
+function movedTo(line, sampler) {
+  const ref = topLineOf.get(cols[0]), mine = topLineOf.get(sampler);
+  if (!ref || !mine) return null;
+  const where = new Map();
+  let n = 0;
+  for (const [id, l] of ref) {
+    if (l !== line || !mine.has(id)) continue;
+    n++;
+    const to = mine.get(id);
+    where.set(to, (where.get(to) || 0) + 1);
+  }
+  const away = [...where.entries()].filter(([to]) => to !== line).sort((a, b) => b[1] - a[1]);
+  if (!n || !away.length) return null;
+  const div = el('div', {class: 'moved'}, `Of the ${n} interruptions ${D.oracle ? 'the oracle' : cols[0]} puts here, ${sampler} puts `);
+  away.slice(0, 4).forEach(([to, k], i) => {
+    if (i) div.append(', ');
+    div.append(el('b', {}, String(k)), to < 0 ? ' nowhere (failed)' : to ? ` on line ${to}` : ' on no line');
+  });
+  div.append('.');
+  return div;
+}
+
+// ---- icicle graphs ----
+function tree(c) {
+  const root = {n: 0, kids: new Map()};
+  for (const [col, sid, n] of D.agg) {
+    if (col !== c) continue;
+    const st = D.stacks[sid];
+    let node = root;
+    root.n += n;
+    for (let i = st.length - 1; i >= 0; i--) {
+      const key = st[i][0] + ':' + st[i][1];
+      if (!node.kids.has(key)) node.kids.set(key, {f: st[i], n: 0, kids: new Map()});
+      node = node.kids.get(key);
+      node.n += n;
+    }
+  }
+  return root;
+}
+function buildFlames() {
+  cols.forEach((name, c) => {
+    const root = tree(c);
+    const box = el('div', {class: 'flame'});
+    let depth = 0;
+    const place = (node, x, w, d) => {
+      depth = Math.max(depth, d + 1);
+      let cx = x;
+      for (const k of [...node.kids.values()].sort((a, b) => frameText(a.f) < frameText(b.f) ? -1 : 1)) {
+        const kw = root.n ? w * k.n / node.n : 0;
+        if (kw >= 0.15) {
+          const line = k.f[1];
+          box.append(el('div', {class: 'fr', 'data-line': line,
+            style: `left:${cx}%;width:${kw}%;top:${d * 18}px;background:${colorOf(line)}${lineColor.has(line) ? 'cc' : ''}`,
+            title: `${frameText(k.f)} (${D.kinds[k.f[2]]}): ${k.n} samples, ${(100 * k.n / root.n).toFixed(1)}%`,
+            onclick: () => select(line)}, frameText(k.f)));
+          place(k, cx, kw, d + 1);
+        }
+        cx += kw;
+      }
+    };
+    place(root, 0, 100, 0);
+    box.style.height = Math.max(1, depth) * 18 + 4 + 'px';
+    if (!root.n) box.append(el('div', {class: 'empty', style: 'padding:4px'}, 'no samples'));
+    $('flames').append(el('div', {}, el('div', {class: 'fh'}, `${name} (${root.n} samples)`), box));
+  });
+}
+
+// ---- the timeline, the latencies and the per-poll-site times, from the .jsonl events ----
+const events = D.events;
+function buildTimeline() {
+  const samples = events.filter(e => e.event === 'ExecutionSample' || e.event === 'NativeMethodSample' || e.event === 'FailedSample');
+  const withTime = samples.filter(e => e.time_ns !== undefined);
+  const kept = D.eventsTotal > events.length ? ` The first ${events.length} of ${D.eventsTotal} events are shown.` : '';
+  $('timelineNote').textContent = 'One tick per sample, coloured by the line of its top frame (as in the source table); ' +
+    'a dark tick below the row is a failed sample.' + kept;
+  if (!withTime.length) { $('timeline').append(el('div', {class: 'empty'}, 'no samples')); return; }
+  const t0 = Math.min(...withTime.map(e => e.time_ns)), t1 = Math.max(...withTime.map(e => e.time_ns));
+  const W = 1000, L = 92, rowH = 26, H = ncol * rowH + 22;
+  const s = svg('svg', {viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img'});
+  const failedAt = new Map();
+  for (const e of samples) if (e.event === 'FailedSample') failedAt.set(e.sample, e);
+  const timeOf = new Map(withTime.map(e => [e.sample, e.time_ns]));
+  const x = t => L + (W - L - 8) * (t1 > t0 ? (t - t0) / (t1 - t0) : 0.5);
+  cols.forEach((name, c) => {
+    const y = 4 + c * rowH;
+    s.append(svg('text', {x: 0, y: y + 14}, name));
+    s.append(svg('rect', {x: L, y, width: W - L - 8, height: rowH - 8, fill: '#f3f4f6'}));
+    for (const e of samples) {
+      if (e.sampler !== name) continue;
+      const t = e.time_ns !== undefined ? e.time_ns : timeOf.get(e.sample);
+      if (t === undefined) continue;
+      if (e.event === 'FailedSample') {
+        s.append(svg('rect', {x: x(t), y: y + rowH - 10, width: 1.6, height: 5, fill: '#111827'}));
+      } else {
+        const line = e.stack && e.stack.length ? e.stack[0].line : 0;
+        s.append(svg('rect', {x: x(t), y, width: 1.6, height: rowH - 11, fill: colorOf(line)}));
+      }
+    }
+  });
+  const yAxis = 4 + ncol * rowH;
+  for (let i = 0; i <= 4; i++) {
+    const t = t0 + (t1 - t0) * i / 4;
+    s.append(svg('text', {x: x(t) - (i === 4 ? 40 : i ? 15 : 0), y: yAxis + 8}, ((t - t0) / 1e6).toFixed(0) + ' ms'));
+  }
+  $('timeline').append(s);
+  for (const [line, color] of lineColor) {
+    if (color === '#b8bec6') continue;
+    $('timelineLegend').append(el('span', {}, el('span', {class: 'swatch', style: 'background:' + color}),
+      line ? `line ${line}` : 'no line'));
+  }
+}
+function percentile(sorted, p) { return sorted[Math.max(0, Math.ceil(p / 100 * sorted.length) - 1)]; }
+function buildLatency() {
+  const lat = events.filter(e => e.event === 'SafepointLatency').map(e => e.latency_ns).sort((a, b) => a - b);
+  if (!lat.length) { $('latency').append(el('div', {class: 'empty'}, 'no latency recorded')); return; }
+  // Bins by powers of two of nanoseconds, from the smallest value's to the largest's.
+  const lo = Math.floor(Math.log2(Math.max(1, lat[0]))), hi = Math.floor(Math.log2(Math.max(1, lat[lat.length - 1])));
+  const bins = new Array(hi - lo + 1).fill(0);
+  for (const v of lat) bins[Math.floor(Math.log2(Math.max(1, v))) - lo]++;
+  const W = 480, H = 190, B = 30, most = Math.max(...bins), bw = (W - 40) / bins.length;
+  const s = svg('svg', {viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img'});
+  bins.forEach((n, i) => {
+    const h = most ? (H - B - 18) * n / most : 0;
+    s.append(svg('rect', {x: 30 + i * bw + 1, y: H - B - h, width: bw - 2, height: h, fill: '#2e86ab'}));
+    if (n) s.append(svg('text', {x: 30 + i * bw + bw / 2 - 6, y: H - B - h - 3}, String(n)));
+    if (i % Math.ceil(bins.length / 6) === 0) s.append(svg('text', {x: 30 + i * bw, y: H - B + 14}, fmtUs(2 ** (lo + i))));
+  });
+  s.append(svg('text', {x: 30, y: H - 2}, 'latency (log scale: each bar doubles)'));
+  $('latency').append(s, el('div', {class: 'note'},
+    `${lat.length} requests: p50 ${fmtUs(percentile(lat, 50))}, p99 ${fmtUs(percentile(lat, 99))}, max ${fmtUs(lat[lat.length - 1])}`));
+}
+function buildSites() {
+  const site = new Map();  // interruption id -> the safepoint sampler's top frame
+  for (const e of events)
+    if (e.sampler === 'safepoint' && e.stack && e.stack.length) site.set(e.sample, e.stack[0]);
+  const by = new Map();
+  for (const e of events) {
+    if (e.event !== 'SafepointLatency' || !site.has(e.sample)) continue;
+    const f = site.get(e.sample), key = f.function + ':' + f.line;
+    if (!by.has(key)) by.set(key, {f, v: []});
+    by.get(key).v.push(e.latency_ns);
+  }
+  if (!by.size) { $('sites').append(el('div', {class: 'empty'}, 'no poll site recorded')); return; }
+  const t = el('table', {class: 'acc'}, el('tr', {}, el('th', {}, 'poll site'), el('th', {}, 'poll'), el('th', {}, 'requests'),
+    el('th', {}, 'p50'), el('th', {}, 'p99'), el('th', {}, 'max')));
+  [...by.values()].sort((a, b) => b.v.length - a.v.length).forEach(({f, v}) => {
+    v.sort((a, b) => a - b);
+    const r = rowByLine.get(f.line);
+    t.append(el('tr', {class: 'line', style: 'cursor:pointer', onclick: () => select(f.line)},
+      el('td', {}, el('span', {class: 'swatch', style: 'background:' + colorOf(f.line)}), `${f.function}:${f.line}`),
+      el('td', {title: r ? r.polls.map(m => pollMeaning[m]).join('; ') : ''}, r ? r.polls.join('') : ''),
+      el('td', {}, String(v.length)), el('td', {}, fmtUs(percentile(v, 50))), el('td', {}, fmtUs(percentile(v, 99))),
+      el('td', {}, fmtUs(v[v.length - 1]))));
+  });
+  $('sites').append(t);
+}
+function buildAccounting() {
+  const t = $('acc');
+  t.append(el('tr', {}, ...['sampler', 'interruptions', 'samples', 'failed', 'biased', 'dropped', 'reasons'].map(h => el('th', {}, h))));
+  const sum = m => Object.values(m).reduce((a, b) => a + b, 0);
+  for (const s of D.stats) {
+    const why = el('td', {class: 'why'});
+    for (const [kind, m] of [['failed', s.failed], ['biased', s.biased], ['dropped', s.dropped]])
+      for (const [r, n] of Object.entries(m)) why.append(el('span', {title: D.reasons[r] || ''}, `${kind} ${r} ${n}`), '  ');
+    if (!why.childNodes.length) why.append('–');
+    t.append(el('tr', {}, el('td', {}, s.name), el('td', {}, String(s.interruptions)), el('td', {}, String(s.samples)),
+      el('td', {}, String(sum(s.failed))), el('td', {}, String(sum(s.biased))), el('td', {}, String(sum(s.dropped))), why));
+  }
+}
+
+buildSource();
+buildFlames();
+buildTimeline();
+buildLatency();
+buildSites();
+buildAccounting();
+// Start on the line where the samplers disagree most, so the page opens on its lesson.
+const first = [...D.rows].filter(r => r.ws).sort((a, b) => b.w - a.w)[0] || D.rows[0];
+if (first) select(first.line);

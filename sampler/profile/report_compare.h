@@ -1,0 +1,41 @@
+// The two renderings of `minivm compare`'s per-line table (compare.h): the terminal
+// listing (report_compare_text.cpp) and the self-contained page (report_compare_html.cpp).
+#pragma once
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sampler/profile/compare.h"
+
+namespace sampler {
+
+struct CompareReport {
+  const Profile* profile = nullptr;
+  CompareTable table;
+  std::vector<std::string> source;  // the program's lines; line 1 is source[0]
+  std::vector<LinePoll> polls;      // where the code that ran polls
+  std::string mode;                 // how the code ran: "interpreted (--xint)", ...
+  std::string program;              // the program's path as given, for the commands suggested
+};
+
+// When classical held the threads so long that the sampler thread missed periods
+// (classical_throttles, report.h): what to run instead, the others apart from classical
+// and classical on its own, as one sentence naming both commands; "" otherwise.
+std::string classical_apart_hint(const CompareReport& report);
+
+// The source lines that have samples or polls (with a line of context, longer gaps
+// elided), a column per sampler (the oracle first), the poll kinds of each line, the
+// lines furthest from the oracle marked, then each sampler's samples, failed and biased
+// counts with their reasons.
+void write_compare_text(const CompareReport& report, std::ostream& out);
+
+// One HTML page, no network: the source with a heat column per sampler, each sampler's
+// icicle graph side by side, a timeline of samples, the safepoint-latency histogram and
+// the time to safepoint per poll site; clicking a line shows its samples' stacks under
+// each sampler. `events_jsonl` is the run's .jsonl stream (one event per line), of which
+// the first `max_events` are embedded for the timeline and the latencies.
+void write_compare_html(const CompareReport& report, std::string_view events_jsonl, std::ostream& out,
+                        size_t max_events = 60000);
+
+}  // namespace sampler

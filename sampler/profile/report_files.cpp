@@ -1,0 +1,53 @@
+// The format table's lookups: a profile format by `--format` name or by a file's
+// extension, and the list of them that help and messages print.
+#include <cctype>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "sampler/profile/report.h"
+
+namespace sampler {
+
+namespace {
+bool same_name(std::string_view a, const char* b) {
+  if (b == nullptr || a.size() != std::strlen(b)) return false;
+  for (size_t i = 0; i < a.size(); i++)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
+  return true;
+}
+}  // namespace
+
+std::optional<OutputFormat> profile_format_named(std::string_view name) {
+  for (const ProfileFormatInfo& f : kProfileFormats)
+    if (same_name(name, f.name) || same_name(name, f.alias)) return f.format;
+  return std::nullopt;
+}
+
+std::string profile_format_choices(bool dot) {
+  std::string out;
+  const char* d = dot ? "." : "";
+  size_t n = std::size(kProfileFormats);
+  for (size_t i = 0; i < n; i++) {
+    const ProfileFormatInfo& f = kProfileFormats[i];
+    out += i == 0 ? "" : i + 1 == n ? " or " : ", ";
+    out += fmt::format("{}{}", d, f.name);
+    if (f.alias) out += fmt::format(" or {}{}", d, f.alias);
+    out += fmt::format(" ({})", f.what);
+  }
+  return out;
+}
+
+std::optional<OutputFormat> output_format(const std::string& path, std::string& error) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  std::string ext;
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) ext = path.substr(dot + 1);
+  if (auto format = profile_format_named(ext); format && !ext.empty()) return format;
+  error = fmt::format("--profile-out {}: {}; use {}", path,
+                      ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'",
+                      profile_format_choices(/*dot=*/true));
+  return std::nullopt;
+}
+
+}  // namespace sampler
