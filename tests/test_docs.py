@@ -264,7 +264,8 @@ def check_listings(minivm):
     for page in markdown_files():
         name = os.path.relpath(page, ROOT)
         lines = open(page).read().split("\n")
-        for opened, block in fenced_blocks(lines):
+        blocks = fenced_blocks(lines)
+        for opened, block in blocks:
             where = f"{name}:{opened + 1}"
             before = lines[opened - 1] if opened > 0 else ""
             listing, sketch = LISTING.match(before), SKETCH.match(before)
@@ -292,10 +293,10 @@ def check_listings(minivm):
                   wrong is None, wrong)
         # Markers that mark nothing: a marker is the line right before its fence.
         for i, line in enumerate(lines):
-            if (LISTING.match(line) or SKETCH.match(line)):
+            if LISTING.match(line) or SKETCH.match(line):
                 check(f"{name}:{i + 1}: a disasm or sketch marker is followed by a fenced block",
                       i + 1 < len(lines) and FENCE.match(lines[i + 1]), line)
-        inside = {i for opened, block in fenced_blocks(lines) for i in range(opened, opened + len(block) + 2)}
+        inside = {i for opened, block in blocks for i in range(opened, opened + len(block) + 2)}
         outside = "\n".join(l for i, l in enumerate(lines) if i not in inside)
         for span in INLINE_DISASM.findall(outside):
             check(f"{name}: disasm's text is quoted in a marked fenced block, not inline", False, span)
