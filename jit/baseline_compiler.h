@@ -8,22 +8,20 @@
 //      [rbp + 0]               caller's rbp
 //      [rbp - 8*(1+j)]         home of local n+j (locals beyond the arguments)
 //      [rbp - 8*(1+e+k)]       inline slot k (e = extra locals): the locals of inlined
-//                              bodies, then two per strip-mined counted loop (its strip's
-//                              end and start)
+//                              bodies, then one per strip-mined counted loop (its strip's
+//                              end)
 //      [rbp - 8*(2+e+s+d)]     home of expression-stack depth d (s = inline slots)
 //
 // Registers: r15 Thread*; expression-stack depths 0..4 live in rsi, rdi, r8, r9, r11
 // (deeper ones in their homes); up to three locals with the most (loop-weighted) uses
 // live in rbx, r13, r14, saved to their homes around calls; rax, rcx, rdx, r10, xmm0-1
-// are scratch. Polls (the interpreter's instruction pair) sit at the header of every
-// uncounted loop and at every return, before the frame is torn down; counted loops
-// get none at their header unless JitOptions::counted_loop_polls. They are strip-mined
-// instead (HotSpot's LoopStripMiningIter, jit/strip_mining.cpp): a latch compares with
-// the end of its loop's current strip, and a strip's end charges a per-thread countdown
-// and polls when it runs out (every strip_mining_iters iterations of all the thread's
-// counted loops together), so a long counted loop, or a nest of short ones,
-// still serves sample requests within a bound, while a loop shorter than the strip
-// usually runs without a poll inside: the counted-loop bias the examples teach stays.
+// are scratch. Polls (runtime::emit_branch_poll) sit at the header of every uncounted
+// loop and at every return, before the frame is torn down; counted loops get none at
+// their header unless JitOptions::counted_loop_polls. They are strip-mined instead
+// (jit/strip_mining.cpp; docs/architecture.md, "Strip mining"), so a long counted loop, or
+// a nest of short ones, still serves sample requests within a bound, while a loop shorter
+// than the strip usually runs without a poll inside: the counted-loop bias the examples
+// teach stays.
 #pragma once
 #include <string>
 #include <vector>

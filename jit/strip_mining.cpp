@@ -1,28 +1,10 @@
-// Strip mining of counted loops (HotSpot's LoopStripMiningIter, done the way C2 does it):
-// a counted loop has no poll at its header, so that its iterations cost what they would
-// without polls, yet a long one must still reach a poll within a bound.
-//
-// Each strip-mined loop has one frame slot: the end of its current strip. The latch
-// compares the incremented variable with the strip's end instead of the loop's limit
-// (the end is never beyond the limit), so an iteration costs exactly what it costs with
-// no polls at all. A strip's iterations are charged to the thread's countdown (shared by
-// all counted loops, so a nest of short loops counts too) when the strip starts, not
-// when it ends: a loop entered with fewer iterations to go than the countdown allows
-// (nearly every short loop) charges them all at its entry and runs as one strip, whose
-// end is the limit, and leaves at its last latch with one compare against the limit and
-// no other work. A loop left early (break, return) has been charged for iterations it
-// did not run: the next poll only comes sooner. When a strip ends before the limit, the
-// countdown is exhausted (or the strip was ended early, below): the latch's slow path
-// polls if it is, and starts the next strip:
-//     len = min(limit - i, countdown); countdown -= len; end = i + len.
-// A loop entered with more iterations than the countdown allows, or with none, starts
-// with its strip ended, and its first latch starts the first strip.
-// A strip is ended early (its end set to INT64_MIN, so the next latch takes the slow
-// path) when the loop's limit local is written (each entry into the loop stores it, and
-// that store is where the entry's charge is made), at frame, inline and OSR entry, and
-// after a stub call charged its elements to the countdown, so a counted loop around a
-// long arraycopy still polls within the bound. The countdown stays between 0 and the
-// strip length: a strip takes at most what is left, and a stub's charge stops at 0.
+// Strip mining of counted loops (HotSpot's LoopStripMiningIter, done the way C2 does it).
+// What it emits and why, with crunch's listing, is described once in docs/architecture.md,
+// "Strip mining". Here: each loop's frame slot, the end of its current strip
+// (plan_strip_loops); the charge at the loop's entry, made where its limit local is
+// stored (after_local_write); the latch's slow path (strip_latch); and the strips ended
+// early, their end set to INT64_MIN so the next latch takes the slow path
+// (end_enclosing_strips after a stub call, reset_strips at frame, inline and OSR entry).
 //
 // Correctness does not depend on the strip state being up to date: the end is only ever
 // INT64_MIN or i + min(limit - i, ...), and a write to the limit recomputes it, so the

@@ -1,14 +1,11 @@
 // Safepoint polls: the good and bad poll pages, arming a thread, and the VM-side poll
 // handler that the safepoint blob calls in ordinary (not signal) context.
 //
-// Two kinds of poll, both armed by arm_poll (runtime/poll_asm.h emits them):
-// - the interpreter's trap poll, `mov r10, [r15 + poll_word]; test [r10], eax`. Arming
-//   stores the bad (PROT_NONE) page into the poll word; the next poll faults, the SIGSEGV
-//   handler sees a registered poll site and resumes the thread in the safepoint blob,
-//   which calls handle_poll() below.
-// - compiled code's branch poll, `cmp rsp, [r15 + poll_limit]; ja stub`. Arming stores 0
-//   into the poll limit; the next poll branches to its out-of-line stub, which enters the
-//   same blob as the trap would, without a second signal.
+// Two kinds of poll, both armed by arm_poll (runtime/poll_asm.h emits them): the
+// interpreter's trap poll, which faults on the bad page once armed, and compiled code's
+// branch poll, which branches to its stub once armed; either way the thread enters the
+// safepoint blob, which calls handle_poll() below. Their instructions and the way from
+// an armed poll to the blob: docs/architecture.md, section 3.
 #pragma once
 #include <cstdint>
 

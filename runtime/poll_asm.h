@@ -22,8 +22,8 @@ inline PollLabels new_branch_poll_labels(asmjit::x86::Assembler& a) {
   return {a.newLabel(), a.newLabel(), a.newLabel()};
 }
 
-// The trap poll, `mov r10, [r15 + poll_word]; test [r10], eax`: r15 holds the Thread*
-// (frame.h); clobbers r10 and the flags. The labels are the caller's to create
+// The trap poll (docs/architecture.md, section 3): r15 holds the Thread* (frame.h);
+// clobbers r10 and the flags. The labels are the caller's to create
 // (new_poll_labels), possibly before other labels it needs first: listings number
 // labels in creation order.
 inline void emit_poll(asmjit::x86::Assembler& a, const PollLabels& at) {
@@ -34,9 +34,9 @@ inline void emit_poll(asmjit::x86::Assembler& a, const PollLabels& at) {
   a.bind(at.resume);
 }
 
-// The branch poll, `cmp rsp, [r15 + poll_limit]; ja stub` (HotSpot's return poll): one
-// fused compare-and-branch, and an armed thread reaches the safepoint blob through its
-// stub (emit_poll_stub, out of line) rather than through a SIGSEGV. Clobbers the flags.
+// The branch poll (HotSpot's return poll; docs/architecture.md, section 3): an armed
+// thread reaches the safepoint blob through its stub (emit_poll_stub, out of line) rather
+// than through a SIGSEGV. Clobbers the flags.
 // A thread interrupted at the `ja` has compared already: the interruption sends it to
 // the stub if it armed the thread (sampler/interruption.cpp).
 inline void emit_branch_poll(asmjit::x86::Assembler& a, const PollLabels& at) {

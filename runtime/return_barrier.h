@@ -1,34 +1,14 @@
-// The return barrier: a stack watermark made by return-address marking, so that a thread
-// sampled again with most of its stack unchanged walks only what changed (the same idea
-// collectors use to scan stacks incrementally).
-//
-// After a walk at a poll, the sampler caches what it found for every frame below the top
-// one and marks the top frame: its return slot ([fp + 8]) gets the barrier's entry in place
-// of its real return pc (kept in ThreadCore::barrier_target). While the marked frame lives,
-// every frame below it is exactly as cached: each is suspended at its call. The next walk
-// stops at the marked frame and takes the rest from the cache. When the marked frame
-// returns, it lands in the barrier, which drops the mark and jumps to the real return pc.
-// The cache stays: the next walk finds the frames that are where they were by comparing
-// them with it (sampler/poll_client.cpp, a frame-pointer walk of two loads a frame).
-//
-// The barrier does not move the mark down to the frame it returns into, though that would
-// keep the watermark exact for longer: a stack that unwinds between samples (a recursion
-// that returns and descends again) would run the barrier once per frame, each a
-// mispredicted return, about 5 µs a sample at a depth of 500, where the comparison costs
-// under one.
-//
-// The barrier, in generated code (runtime/stubs.cpp), clobbering only r10 (scratch in the
-// Mini calling convention; a returned value is on the stack):
-//
-//     entry:  mov r10, [r15 + barrier_target]   ; the real return pc, into the caller
-//             mov qword [r15 + barrier_depth], 0  ; no frame is marked
-//             jmp r10
+// The return barrier of the stack watermark: one marked return slot per thread, whose
+// real return pc is ThreadCore::barrier_target; the barrier (runtime/stubs.cpp) drops the
+// mark when the marked frame returns. What the watermark is for, how the mark is set and
+// dropped, the barrier's instructions and why it does not move the mark down:
+// docs/architecture.md, "The stack watermark and the return barrier".
 //
 // Everything that reads a return pc from a Mini frame reads it through real_return_pc
 // (the stack walker, the samplers' frame rows); only one slot per thread holds the entry,
 // and barrier_target is updated before the slot, so the answer is right at every
 // instruction. A thread interrupted inside the barrier is, logically, at its real return
-// pc in E: target_in_barrier says which pc that is.
+// pc, in the frame it returns to: target_in_barrier says which pc that is.
 #pragma once
 #include <cstdint>
 

@@ -124,7 +124,7 @@ void emit_safepoint_blob(Assembler& a, FrameRecorder& frames, Label handler_retu
   a.ret();  // to the instruction after the poll
 }
 
-// The return barrier (return_barrier.h, which shows it instruction by instruction). It has
+// The return barrier (docs/architecture.md, "The stack watermark and the return barrier"). It has
 // no frame rows: no unwinder steps through it from a return slot, and a sampler that
 // interrupts it takes the thread to be at its real return pc (target_in_barrier).
 void emit_return_barrier(Assembler& a, Label entry, Label after_load) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs/reference.md cannot drift from the command line.
+"""The docs cannot drift from the command line or from the code `disasm` prints.
 
 For every command `minivm --help` lists (and for `minivm` itself), the flags its `--help`
 prints are read from that help, with the default the help states ("default X"), and
@@ -10,10 +10,33 @@ options of `minivm run`" has those documented in run's): every flag printed is d
 with its stated default in the row's default column; every flag documented exists. The
 help topics `minivm --help` lists are documented too. Links between the docs resolve.
 
+Listings quoted from `minivm disasm`, in every Markdown file of the tree (docs, lessons,
+READMEs; build trees and hidden folders aside), are what `disasm` prints today. A quoted
+listing is a fenced block whose line before the fence is a marker naming the command:
+
+    <!-- disasm: --jit --strip-mining=0 examples/counted_loop_then_setter.mini -->
+
+(the arguments of `minivm disasm`, paths from the top of the tree). The command is run and
+the block's lines must appear in its output in the same order, consecutive lines of the
+quote on consecutive lines of the output; a line `...` leaves out any number of lines.
+Lines are compared with runs of spaces made one and blank lines dropped; a machine
+instruction's `; comment` is not compared (the quote may annotate an instruction, and
+`--templates` prints each one's encoding there), nor are absolute addresses (a hex
+number of 9 digits or more, a decimal one of 12 or more), which change from run to run.
+Offsets from a code's start (`+0x00a3`) are compared: they do not change between runs.
+A block that shows generated code `disasm` cannot print (the safepoint blob, the return
+barrier) is marked `<!-- sketch: FILE -->` instead, FILE the source that emits it, and
+is not compared. Any other fenced block with a line that reads as an x86 instruction on
+a register operand (`cmp rsp, [r15 + poll_limit]`) fails, as does `disasm`'s own
+text quoted inline (an instruction with a `qword ptr` operand, or at a `+0x0000`
+offset): a listing cannot slip past unchecked.
+
 Usage: test_docs.py path/to/minivm
 """
+import difflib
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -28,6 +51,28 @@ FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 STATED_DEFAULT = re.compile(r"(?:\(|; )default ([^;)]+)\)")
 # The sentence by which a command's section says it takes run's options (documented there).
 SHARES_RUN = "takes the options of `minivm run`"
+
+# The markers before a fenced block (module docstring) and the fence itself.
+LISTING = re.compile(r"^\s*<!--\s*disasm:\s*(.*?)\s*-->\s*$")
+SKETCH = re.compile(r"^\s*<!--\s*sketch:\s*(\S+)\s*-->\s*$")
+FENCE = re.compile(r"^\s*(```+|~~~+)")
+# disasm's own text quoted inline (in a `code span`), which no marker can check: an
+# instruction with an operand in its form (`qword ptr [r15+8]`), or one at an offset.
+MNEMONIC = (r"(?:mov\w*|cmp\w*|test|j[a-z]{1,3}|lea|push\w*|pop\w*|sub|add|and|or|xor|xchg|imul|"
+            r"sar|shl|shr|inc|dec|neg|not|call|set[a-z]{1,3}|cmov[a-z]{1,3})")
+INLINE_DISASM = re.compile(r"`[^`\n]*(?:\b" + MNEMONIC + r"\s[^`\n]*\b(?:byte|word|dword|qword|xmmword) ptr \["
+                           r"|\+0x[0-9a-f]{4}\s+" + MNEMONIC + r"\b)[^`\n]*`")
+# A line that reads as an x86 instruction with a register operand: what makes a block a
+# listing (or a sketch of one). An offset (`+0x00a3`) or a label may come first.
+REGISTER = r"\b(?:r(?:[0-9]|1[0-5])[dwb]?|[re]?(?:ax|bx|cx|dx|si|di|bp|sp)|xmm[0-9]+)\b"
+INSTRUCTION = re.compile(
+    r"^\s*(?:\+0x[0-9a-fA-F]+\s+)?(?:\w+:\s*)?(?:short\s+|rex\s+|lock\s+)?"
+    + MNEMONIC + r"\s+[^(]*" + REGISTER)
+# Absolute addresses, which change from run to run; a source line of `disasm --jit`
+# (`    12 |     acc = ...`), whose `;` is Mini's, not a comment's.
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{9,}\b|(?<![\w+-])[0-9]{12,}\b")
+SOURCE_LINE = re.compile(r"^[0-9]+ \|")
+ELISION = ("...", "\u2026")
 
 
 def help_text(minivm, *args):
@@ -128,7 +173,135 @@ def main():
         for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", open(page).read()):
             check(f"{os.path.relpath(page, ROOT)}: the link {target} resolves",
                   os.path.exists(os.path.join(os.path.dirname(page), target)))
+    check_listings(minivm)
     finish()
+
+
+def markdown_files():
+    """Every Markdown file of the source tree but build trees' and hidden folders'."""
+    for top, dirs, files in os.walk(ROOT):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and not os.path.exists(os.path.join(top, d, "CMakeCache.txt")))
+        for f in sorted(files):
+            if f.endswith(".md"):
+                yield os.path.join(top, f)
+
+
+def fenced_blocks(lines):
+    """(index of the opening fence, the block's lines) for every fenced block."""
+    out, opened, fence = [], None, None
+    for i, line in enumerate(lines):
+        m = FENCE.match(line)
+        if opened is None and m:
+            opened, fence = i, m.group(1)
+        elif opened is not None and line.strip().startswith(fence) and not line.strip()[len(fence):].strip():
+            out.append((opened, lines[opened + 1:i]))
+            opened = None
+    return out
+
+
+def normal(line):
+    """A listing's line as compared: no comment, no address, runs of spaces made one."""
+    text = line.strip()
+    if text.startswith(";"):
+        return ""
+    if not SOURCE_LINE.match(text):
+        text = re.sub(r"\s+;(?:\s.*)?$", "", text)
+    return " ".join(ADDRESS.sub("<address>", text).split())
+
+
+def segments(quote):
+    """The quote's runs of consecutive lines, split where a `...` line leaves some out."""
+    out = [[]]
+    for line in quote:
+        if line.strip() in ELISION:
+            out.append([])
+        elif normal(line):
+            out[-1].append(normal(line))
+    return [s for s in out if s]
+
+
+def find_run(run, lines, start):
+    """Where `run` first appears as consecutive lines of `lines` at or after `start`."""
+    for at in range(start, len(lines) - len(run) + 1):
+        if lines[at:at + len(run)] == run:
+            return at
+    return -1
+
+
+def missing_line(run, lines, start):
+    """What to say when `run` is not in `lines`: its first line that no match reaches."""
+    best = 0
+    for at in range(start, len(lines)):
+        n = 0
+        while n < len(run) and at + n < len(lines) and lines[at + n] == run[n]:
+            n += 1
+        best = max(best, n)
+    wanted = run[best]
+    if best > 0 and wanted in lines[start:]:
+        return f"{wanted!r} is printed, but not right after {run[best - 1]!r} (a `...` line leaves lines out)"
+    near = difflib.get_close_matches(wanted, lines[start:], n=1, cutoff=0.6)
+    return f"not printed: {wanted!r}" + (f"\n  the closest line printed: {near[0]!r}" if near else "")
+
+
+def quote_matches(quote, printed):
+    """None if every segment of `quote` is in `printed` in order, else what is missing."""
+    lines = [n for n in map(normal, printed.splitlines()) if n]
+    at = 0
+    for run in segments(quote):
+        found = find_run(run, lines, at)
+        if found < 0:
+            return missing_line(run, lines, at)
+        at = found + len(run)
+    return None
+
+
+def check_listings(minivm):
+    """Every fenced block that reads as machine code is a marked disasm quote that matches
+    what disasm prints today, or a marked sketch; no disasm text is quoted inline."""
+    printed = {}
+    quotes = 0
+    for page in markdown_files():
+        name = os.path.relpath(page, ROOT)
+        lines = open(page).read().split("\n")
+        blocks = fenced_blocks(lines)
+        for opened, block in blocks:
+            where = f"{name}:{opened + 1}"
+            before = lines[opened - 1] if opened > 0 else ""
+            listing, sketch = LISTING.match(before), SKETCH.match(before)
+            if sketch:
+                check(f"{where}: the sketch's source {sketch.group(1)} exists",
+                      os.path.exists(os.path.join(ROOT, sketch.group(1))), before)
+                continue
+            if not listing:
+                looks = [l for l in block if INSTRUCTION.match(l)]
+                check(f"{where}: a block of machine code says which disasm command prints it "
+                      "(<!-- disasm: ARGS --> or <!-- sketch: FILE --> on the line before)",
+                      not looks, "\n".join(looks[:3]))
+                continue
+            quotes += 1
+            args = shlex.split(listing.group(1))
+            if not check(f"{where}: the quote is not empty", segments(block)):
+                continue
+            if tuple(args) not in printed:
+                p = subprocess.run([minivm, "disasm", *args], capture_output=True, text=True,
+                                   timeout=120, cwd=ROOT)
+                check(f"minivm disasm {' '.join(args)} exits 0", p.returncode == 0, p.stderr)
+                printed[tuple(args)] = p.stdout
+            wrong = quote_matches(block, printed[tuple(args)])
+            check(f"{where}: the quote is what `minivm disasm {' '.join(args)}` prints today",
+                  wrong is None, wrong)
+        # Markers that mark nothing: a marker is the line right before its fence.
+        for i, line in enumerate(lines):
+            if LISTING.match(line) or SKETCH.match(line):
+                check(f"{name}:{i + 1}: a disasm or sketch marker is followed by a fenced block",
+                      i + 1 < len(lines) and FENCE.match(lines[i + 1]), line)
+        inside = {i for opened, block in blocks for i in range(opened, opened + len(block) + 2)}
+        outside = "\n".join(l for i, l in enumerate(lines) if i not in inside)
+        for span in INLINE_DISASM.findall(outside):
+            check(f"{name}: disasm's text is quoted in a marked fenced block, not inline", False, span)
+    check("the docs quote disasm listings (the markers were found)", quotes > 0, quotes)
+    print(f"{quotes} quoted disasm listings checked against {len(printed)} commands")
 
 
 if __name__ == "__main__":
