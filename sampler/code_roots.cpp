@@ -17,7 +17,7 @@ class RequestPcs : public runtime::CodeRootClient {
  public:
   void add_pcs_in_use(std::vector<uintptr_t>& pcs) override {
     // Under the thread list's lock: a thread that ends frees its state under it.
-    std::lock_guard<std::mutex> lock(g_state.threads_mutex);
+    std::lock_guard<std::mutex> lock(g_state.threads.mutex);
     for (ThreadSampling* st : live_threads()) {
       st->requests.for_each_kept([&](const SampleRequest& r) {
         if (r.pc != 0) pcs.push_back(r.pc);

@@ -60,7 +60,7 @@ const timespec* timeout_until(uint64_t next, timespec& wait) {
 
 void dump_loop() {
   constexpr uint64_t kNever = UINT64_MAX;
-  uint64_t every = g_state.options.dump_every_ns;
+  uint64_t every = g_state.plan().options.dump_every_ns;
   uint64_t next_dump = every != 0 ? now_ns() + every : kNever;
   // A .jsonl file gets every buffer's lines at least this often (event_stream.h).
   uint64_t next_flush = g_state.jsonl.is_open() ? now_ns() + kJsonlFlushNs : kNever;

@@ -50,7 +50,7 @@ uint32_t TraceTree::cut(uint32_t node, uint32_t limit) {
 }
 
 uint32_t depth_limit(SamplerId s) {
-  uint32_t limit = g_state.options.stack_depth;
+  uint32_t limit = g_state.plan().options.stack_depth;
   bool guessing = s == SamplerId::classical || s == SamplerId::async;
   return guessing ? std::min(limit, kGuessDepthLimit) : limit;
 }
@@ -59,45 +59,45 @@ size_t handler_arena_frames() {
   // What one interruption's handler walks can write, each sampler's deepest walk with its
   // C/C++ frames; room for two such interruptions between the sampler thread's drains.
   size_t per_interruption = 0;
-  for (SamplerId s : g_state.options.samplers)
+  for (SamplerId s : g_state.plan().options.samplers)
     if (stack_taken(s) == StackTaken::in_handler)
-      per_interruption += depth_limit(s) + (g_state.options.native_frames ? kNativeWalkMax : 0);
+      per_interruption += depth_limit(s) + (g_state.plan().options.native_frames ? kNativeWalkMax : 0);
   return std::bit_ceil(std::max<size_t>(1024, 2 * per_interruption));
 }
 
 std::vector<ThreadSampling*>& live_threads() {
-  size_t known = g_state.threads.size();
-  for (ThreadSampling* s = g_state.started.exchange(nullptr, std::memory_order_acquire); s != nullptr;
+  size_t known = g_state.threads.live.size();
+  for (ThreadSampling* s = g_state.threads.started.exchange(nullptr, std::memory_order_acquire); s != nullptr;
        s = s->next_started)
-    g_state.threads.push_back(s);
-  std::reverse(g_state.threads.begin() + long(known), g_state.threads.end());  // the list is newest first
-  return g_state.threads;
+    g_state.threads.live.push_back(s);
+  std::reverse(g_state.threads.live.begin() + long(known), g_state.threads.live.end());  // the list is newest first
+  return g_state.threads.live;
 }
 
 void on_thread(runtime::Thread* t, bool starting) {
   if (starting) {
     auto* st = new ThreadSampling();
-    if (g_state.options.native_frames) st->native = std::make_unique<NativeWalkBuffers>();
+    if (g_state.plan().options.native_frames) st->native = std::make_unique<NativeWalkBuffers>();
     // (Not value-initialised: that would write the whole arena.)
-    if (g_state.want_handler_walks) st->walks.reset(new HandlerWalks(handler_arena_frames()));
+    if (g_state.plan().want_handler_walks) st->walks.reset(new HandlerWalks(handler_arena_frames()));
     st->thread = t;
     st->thread_id = t->id;
-    ThreadSampling* newest = g_state.started.load(std::memory_order_relaxed);
+    ThreadSampling* newest = g_state.threads.started.load(std::memory_order_relaxed);
     do {
       st->next_started = newest;
-    } while (!g_state.started.compare_exchange_weak(newest, st, std::memory_order_release, std::memory_order_relaxed));
+    } while (!g_state.threads.started.compare_exchange_weak(newest, st, std::memory_order_release, std::memory_order_relaxed));
     t->sampler_state.store(st, std::memory_order_release);
     return;
   }
   // The thread is ending (on itself, after its last poll; its tid is cleared, so the
-  // sampler sends no new signal). Under threads_mutex the sampler thread is not using
-  // its state, and once it is unhooked a signal still pending finds no state (it is
+  // sampler sends no new signal). Under the registry's mutex the sampler thread is not
+  // using its state, and once it is unhooked a signal still pending finds no state (it is
   // counted here, thread_gone): a handler runs on this thread, so one that started
   // before the unhooking has finished before the next line here runs.
   ThreadSampling* st = sampling_of(t);
   if (st == nullptr) return;
   {
-    std::lock_guard<std::mutex> threads_lock(g_state.threads_mutex);
+    std::lock_guard<std::mutex> threads_lock(g_state.threads.mutex);
     t->sampler_state.store(nullptr, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     // What will never be served: requests still stored, signals still pending (a
@@ -115,13 +115,13 @@ void on_thread(runtime::Thread* t, bool starting) {
     drain_walks(st);
     // Its events and counters outlive it; its rings and arena (most of its memory) do not.
     {
-      std::lock_guard<std::mutex> lock(g_state.ended_events.mutex);
+      std::lock_guard<std::mutex> lock(g_state.threads.ended_events.mutex);
       std::lock_guard<std::mutex> own(st->events.mutex);
       st->events.flush_lines();
-      merge_into(g_state.ended_events.part, st->events);
+      merge_into(g_state.threads.ended_events.part, st->events);
     }
-    g_state.ended_ring_full += st->ring_full.load();
-    for (size_t i = 0; i < kSamplerCount; i++) g_state.ended_walks_full[i] += st->walks_full[i].load();
+    g_state.threads.ended_ring_full += st->ring_full.load();
+    for (size_t i = 0; i < kSamplerCount; i++) g_state.threads.ended_walks_full[i] += st->walks_full[i].load();
     auto& live = live_threads();
     live.erase(std::find(live.begin(), live.end(), st));
   }
@@ -141,7 +141,7 @@ Event event(EventType type, SamplerId sampler, uint64_t id, int thread, uint64_t
   return e;
 }
 
-bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll && g_state.wants(s); }
+bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll && g_state.plan().wants(s); }
 
 }  // namespace
 
@@ -183,7 +183,7 @@ void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t tick
 
 void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
                    bool truncated) {
-  for (SamplerId sampler : g_state.options.samplers) {  // every sampler sees the same native sample
+  for (SamplerId sampler : g_state.plan().options.samplers) {  // every sampler sees the same native sample
     SamplerStats& s = b.part.stats[sampler];
     s.samples++;
     if (truncated) s.truncated++;
@@ -198,7 +198,7 @@ void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t
   // One wait serves every sampler that takes its stack at the poll: each counts it, one
   // event (the first such sampler's) records it.
   std::optional<SamplerId> first;
-  for (SamplerId sampler : g_state.options.samplers) {
+  for (SamplerId sampler : g_state.plan().options.samplers) {
     if (stack_taken(sampler) != StackTaken::at_poll) continue;
     b.part.stats[sampler].latency_ns.push_back(served_ns - r.ticks);
     if (!first) first = sampler;
@@ -219,7 +219,7 @@ void record_failure(EventBuffer& b, SamplerId sampler, Reason reason, uint64_t i
 }
 
 void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, std::optional<SamplerId> walk) {
-  for (SamplerId sampler : g_state.options.samplers) {
+  for (SamplerId sampler : g_state.plan().options.samplers) {
     if (walk ? sampler != *walk : !served_at_poll(sampler)) continue;
     b.part.stats[sampler].dropped[Reason::ring_full]++;
     Event e = event(EventType::DroppedSample, sampler, id, thread, ticks);
@@ -229,24 +229,24 @@ void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, st
 }
 
 void count_interruption(Profile& p) {
-  for (SamplerId sampler : g_state.options.samplers) p.stats[sampler].interruptions++;
+  for (SamplerId sampler : g_state.plan().options.samplers) p.stats[sampler].interruptions++;
 }
 
 void record_failure_all(EventBuffer& b, Reason reason, uint64_t id, uint64_t ticks, int thread) {
-  for (SamplerId sampler : g_state.options.samplers) record_failure(b, sampler, reason, id, ticks, thread);
+  for (SamplerId sampler : g_state.plan().options.samplers) record_failure(b, sampler, reason, id, ticks, thread);
 }
 
 void record_request_failure(EventBuffer& b, Reason reason, const SampleRequest& r, int thread) {
-  for (SamplerId sampler : g_state.options.samplers)
+  for (SamplerId sampler : g_state.plan().options.samplers)
     if (served_at_poll(sampler)) record_failure(b, sampler, reason, r.id, r.ticks, thread);
 }
 
 void count_failure_all(Profile& p, Reason reason) {
-  for (SamplerId sampler : g_state.options.samplers) p.stats[sampler].failed[reason]++;
+  for (SamplerId sampler : g_state.plan().options.samplers) p.stats[sampler].failed[reason]++;
 }
 
 void count_request_failure(Profile& p, Reason reason) {
-  for (SamplerId sampler : g_state.options.samplers)
+  for (SamplerId sampler : g_state.plan().options.samplers)
     if (served_at_poll(sampler)) p.stats[sampler].failed[reason]++;
 }
 

@@ -126,7 +126,7 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
   bool native_ok = false;
   // Only for the samplers that walk here (async, oracle): cooperative and safepoint take
   // their mixed stacks at the poll.
-  if (st->native != nullptr && in_java && g_state.want_handler_walks) {
+  if (st->native != nullptr && in_java && g_state.plan().want_handler_walks) {
     NativeWalkBuffers& nb = *st->native;
     // A frameless intrinsic stub has no unwind info (DESIGN.md): its frame table steps out
     // of it exactly, as the oracle does, and libunwind walks on from its caller.
@@ -147,7 +147,7 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
   }
   for (size_t i = 0; i < kSamplerCount; i++) {
     SamplerId id = SamplerId(i);
-    if (stack_taken(id) != StackTaken::in_handler || !g_state.wants(id)) continue;
+    if (stack_taken(id) != StackTaken::in_handler || !g_state.plan().wants(id)) continue;
     WalkRecord& w = out[n++];
     w = WalkRecord{};
     w.sampler = id;
@@ -182,13 +182,15 @@ void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64
     recs[i].id = id;
     recs[i].ticks = ticks;
     recs[i].held_ns = held;
-    if (!st->walks->records.push(recs[i]) && !st->left_out.push(ThreadSampling::LeftOut{id, ticks, recs[i].sampler}))
-      st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
+    if (st->walks->records.push(recs[i])) continue;
+    bool passed_on = st->left_out.push(ThreadSampling::LeftOut{id, ticks, recs[i].sampler});
+    MVM_ASSERT(passed_on, ThreadSampling::kLeftOutRoom);
+    if (!passed_on) st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 SampleRequest request_for(const Registers& regs, bool in_java) {
-  if (in_java) return build_request(regs, g_state.options.stub_metadata);
+  if (in_java) return build_request(regs, g_state.plan().options.stub_metadata);
   SampleRequest r;
   r.kind = RequestKind::failed;
   r.reason = Reason::not_in_java;
@@ -201,9 +203,11 @@ void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint6
   r.held_ns = held;
   r.freed_seq = runtime::freed_code_count();
   SampleRequest left_out;
-  if (st->requests.offer(r, left_out) &&
-      !st->left_out.push(ThreadSampling::LeftOut{left_out.id, left_out.ticks, std::nullopt}))
-    st->ring_full.fetch_add(1, std::memory_order_relaxed);
+  if (st->requests.offer(r, left_out)) {
+    bool passed_on = st->left_out.push(ThreadSampling::LeftOut{left_out.id, left_out.ticks, std::nullopt});
+    MVM_ASSERT(passed_on, ThreadSampling::kLeftOutRoom);
+    if (!passed_on) st->ring_full.fetch_add(1, std::memory_order_relaxed);
+  }
   runtime::arm_poll(t);  // served at the thread's next poll (poll_client.cpp)
 }
 
@@ -214,7 +218,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   ThreadSampling* st = t != nullptr ? sampling_of(t) : nullptr;
   // No state: the thread has ended, and counted this signal as thread_gone. Closed: the
   // profile is being merged, and counts it as signal_not_delivered.
-  if (st == nullptr || g_state.closed.load(std::memory_order_acquire)) {
+  if (st == nullptr || g_state.signals.closed.load(std::memory_order_acquire)) {
     errno = saved_errno;
     return;
   }
@@ -243,11 +247,11 @@ void on_sigprof(int, siginfo_t*, void* context) {
   WalkRecord recs[kHandlerWalks];
   int n = walk_in_handler(t, st, regs, in_java, context, cursor, recs);
   SampleRequest r;
-  if (g_state.want_request) r = request_for(regs, in_java);
-  uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
+  if (g_state.plan().want_request) r = request_for(regs, in_java);
+  uint64_t id = g_state.signals.next_sample.fetch_add(1, std::memory_order_relaxed);
   uint64_t held = now_ns() - start;
   push_walks(st, recs, n, id, start, held, cursor);
-  if (g_state.want_request) {
+  if (g_state.plan().want_request) {
     push_request(t, st, r, id, start, held);
     if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
   }

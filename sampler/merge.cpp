@@ -66,11 +66,11 @@ namespace {
 // a dump, what is in flight.
 void account_unserved(Profile& profile, bool final) {
   auto add_full = [&](SamplerId s, uint64_t full) {
-    if (g_state.wants(s)) profile.stats[s].dropped[Reason::ring_full] += full;
+    if (g_state.plan().wants(s)) profile.stats[s].dropped[Reason::ring_full] += full;
   };
   for (size_t i = 0; i < kSamplerCount; i++)
-    add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? g_state.ended_ring_full
-                                                                          : g_state.ended_walks_full[i]);
+    add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? g_state.threads.ended_ring_full
+                                                                          : g_state.threads.ended_walks_full[i]);
   for (ThreadSampling* st : live_threads()) {
     for (size_t i = 0; i < kSamplerCount; i++)
       add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? st->ring_full.load()
@@ -94,7 +94,7 @@ void merge_thread(Profile& profile, ThreadSampling* st, bool final) {
 }
 
 std::vector<EventBuffer*> all_buffers() {
-  std::vector<EventBuffer*> buffers{&g_state.sampler_events, &g_state.ended_events};
+  std::vector<EventBuffer*> buffers{&g_state.sampler.events, &g_state.threads.ended_events};
   for (ThreadSampling* st : live_threads()) buffers.push_back(&st->events);
   return buffers;
 }
@@ -102,9 +102,9 @@ std::vector<EventBuffer*> all_buffers() {
 }  // namespace
 
 std::unique_lock<std::mutex> lock_threads() {
-  g_state.threads_waiters.fetch_add(1, std::memory_order_acq_rel);
-  std::unique_lock<std::mutex> lock(g_state.threads_mutex);
-  g_state.threads_waiters.fetch_sub(1, std::memory_order_acq_rel);
+  g_state.threads.waiters.fetch_add(1, std::memory_order_acq_rel);
+  std::unique_lock<std::mutex> lock(g_state.threads.mutex);
+  g_state.threads.waiters.fetch_sub(1, std::memory_order_acq_rel);
   return lock;
 }
 
@@ -116,13 +116,13 @@ Profile snapshot_profile(bool final) {
   profile.interval_ns = g_state.profile.interval_ns;
   profile.debug_info_at_safepoints = g_state.profile.debug_info_at_safepoints;
   for (SamplerId s : profile.samplers) profile.stats[s];
-  for (EventBuffer* buf : {&g_state.sampler_events, &g_state.ended_events}) {
+  for (EventBuffer* buf : {&g_state.sampler.events, &g_state.threads.ended_events}) {
     std::lock_guard<std::mutex> lock(buf->mutex);
     merge_into(profile, *buf);
   }
   for (ThreadSampling* st : live_threads()) merge_thread(profile, st, final);
   profile.sort_by_time();
-  profile.duration_ns = now_ns() - g_state.start_ns;
+  profile.duration_ns = now_ns() - g_state.plan().start_ns;
   account_unserved(profile, final);
   runtime::UnloadTotals u = runtime::unload_totals();
   profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};

@@ -10,9 +10,9 @@
 // traces.
 //
 // The walk stops at the frame the stack watermark marked at the previous poll
-// (runtime/return_barrier.h): everything below it is unchanged since, and its stack is
-// already a node of the tree. So a sample costs what changed on the stack, not its depth.
-// After serving, the thread caches every frame below its top one and marks the top one.
+// (docs/architecture.md, "The stack watermark and the return barrier"): everything below
+// it is unchanged since, and its stack is already a node of the tree. So a sample costs
+// what changed on the stack, not its depth.
 //
 // A stack deeper than the depth limit (--stack-depth) is cut: each sample keeps the top
 // frames of its stack, marked truncated, like the oracle's walk at the interruption. Then
@@ -394,6 +394,123 @@ std::optional<Reason> mix(TraceTree& tree, NativeWalkBuffers& nb, const PollNati
   return failure;
 }
 
+// One poll's serving, on the thread itself with its buffer's lock held: the stack at the
+// poll, walked once, and every request stored for the thread served from it.
+class PollServer {
+ public:
+  PollServer(runtime::Thread* t, ThreadSampling* st) : t_(t), st_(st), b_(st->events), start_ns_(now_ns()) {
+    at_poll_ = stack_at_poll(t, st);
+    intern_frames(b_.compact, at_poll_);
+    Profile::PollWalks& walks = b_.part.poll_walks;
+    walks.polls++;
+    walks.frames_walked += at_poll_.frames.size();
+    walks.frames_cached += b_.compact.depth(at_poll_.below);
+    if (st->native != nullptr) native_ = native_at_poll(t, *st->native, b_.compact, poll_site());
+  }
+
+  // One request (standing for `weight` requests of its stretch): a failed one is a
+  // failure for both samplers; otherwise each sampler served at the poll records its
+  // sample, and the latency names the stack the cooperative sample took.
+  void serve(const SampleRequest& r, uint64_t weight) {
+    uint64_t served_ns = now_ns();
+    if (r.kind == RequestKind::failed) {
+      record_request_failure(b_, r.reason, r, st_->thread_id);
+      return;
+    }
+    uint32_t latency_stack = poll_site();
+    if (g_state.plan().wants(SamplerId::cooperative)) latency_stack = serve_cooperative(r, weight);
+    if (g_state.plan().wants(SamplerId::safepoint)) serve_safepoint(r, weight);
+    record_latency(b_, r, st_->thread_id, latency_stack, served_ns);
+  }
+
+  // Caches the frames below the top one and marks it for the next poll, and counts the
+  // time this poll's serving took.
+  void finish() {
+    set_watermark(t_, st_, at_poll_);
+    b_.part.poll_walks.time_ns.push_back(now_ns() - start_ns_);
+  }
+
+ private:
+  // The stack a cooperative sample names (`stack`), the part of it that is the walked
+  // frames' own (`shared`: where the poll's C/C++ frames go under it), and why it is the
+  // poll site's stack when the sampled one could not be rebuilt (`biased`).
+  struct Rebuilt {
+    uint32_t stack;
+    uint32_t shared;
+    std::optional<Reason> biased;
+  };
+
+  uint32_t poll_site() const { return at_poll_.nodes[0]; }
+
+  // JEP 518: the sampled stack rebuilt from the request over the frames walked at this
+  // poll; from the whole stack (walked once, when first needed) when the sampled frame
+  // lies below the mark; from the sampled frame's window on a stack deeper than the limit.
+  Rebuilt rebuild(const SampleRequest& r) {
+    Rebuilt out{poll_site(), poll_site(), std::nullopt};
+    if (at_poll_.deep) {
+      out.biased = reconstruct_deep(t_, r, at_poll_, b_.compact, window_, out.stack);
+    } else {
+      // Compact traces (Method*, bci): interned without a string in sight.
+      CompactTrace top;
+      size_t from = 0;
+      out.biased = reconstruct(r, at_poll_.frames, top, from);
+      if (!out.biased) {
+        out.stack = b_.compact.intern(top, out.shared = at_poll_.nodes[from]);
+      } else if (at_poll_.below != TraceTree::kEmpty) {
+        if (whole_.frames.empty()) {
+          walk(t_, false, whole_);
+          intern_frames(b_.compact, whole_);
+        }
+        top.clear();
+        out.biased = reconstruct(r, whole_.frames, top, from);
+        if (!out.biased) out.stack = b_.compact.intern(top, out.shared = whole_.nodes[from]);
+      }
+    }
+    // A frame rebuilt over its caller makes a stack one deeper than the poll's.
+    out.stack = b_.compact.cut(out.stack, poll_depth_limit());
+    return out;
+  }
+
+  // Records the cooperative sample (or its failure to merge the C/C++ frames); returns
+  // the stack it names.
+  uint32_t serve_cooperative(const SampleRequest& r, uint64_t weight) {
+    Rebuilt sample = rebuild(r);
+    // The request's raw pcs checked against the code freed since the interruption.
+    if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
+        (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
+      b_.part.stats[SamplerId::cooperative].freed_code++;
+    std::optional<Reason> unmixed;
+    if (st_->native != nullptr) unmixed = mix(b_.compact, *st_->native, native_, sample.stack, sample.shared);
+    if (unmixed)
+      record_failure(b_, SamplerId::cooperative, *unmixed, r.id, r.ticks, st_->thread_id);
+    else
+      record_sample(b_, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st_->thread_id, sample.stack, sample.biased,
+                    b_.compact.truncated(sample.stack), weight);
+    return sample.stack;
+  }
+
+  // The safepoint sampler: the poll site's stack, biased by construction.
+  void serve_safepoint(const SampleRequest& r, uint64_t weight) {
+    uint32_t stack = poll_site();
+    std::optional<Reason> unmixed;
+    if (st_->native != nullptr) unmixed = mix(b_.compact, *st_->native, native_, stack, poll_site());
+    if (unmixed)
+      record_failure(b_, SamplerId::safepoint, *unmixed, r.id, r.ticks, st_->thread_id);
+    else
+      record_sample(b_, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st_->thread_id, stack,
+                    biased_by_construction(SamplerId::safepoint), b_.compact.truncated(stack), weight);
+  }
+
+  runtime::Thread* t_;
+  ThreadSampling* st_;
+  EventBuffer& b_;
+  uint64_t start_ns_;
+  PollStack at_poll_;                   // the stack at the poll, within the depth limit
+  PollStack whole_;                     // the whole stack, walked only if a request needs a frame below the mark
+  std::vector<runtime::Frame> window_;  // a deep stack's frames from a request's sampled frame
+  PollNative native_;                   // --native-frames: the poll's C/C++ frames
+};
+
 class CooperativeClient : public runtime::PollClient {
  public:
   void on_poll(runtime::Thread* t) override {
@@ -401,80 +518,14 @@ class CooperativeClient : public runtime::PollClient {
     if (st == nullptr) return;
     // Its own lock, hardly ever contended, held from the first request taken to the last
     // record: a profile taken meanwhile (merge.cpp) finds each request stored or recorded.
-    EventBuffer& b = st->events;
-    std::lock_guard<std::mutex> lock(b.mutex);
+    std::lock_guard<std::mutex> lock(st->events.mutex);
     if (st->requests.pending() == 0) return;
-    uint64_t start = now_ns();
-    PollStack s = stack_at_poll(t, st);
-    intern_frames(b.compact, s);
-    Profile::PollWalks& walks = b.part.poll_walks;
-    walks.polls++;
-    walks.frames_walked += s.frames.size();
-    walks.frames_cached += b.compact.depth(s.below);
-    PollStack whole;  // the whole stack, walked only if a request needs a frame below the mark
-    std::vector<runtime::Frame> window;  // a deep stack's frames from a request's sampled frame
-    PollNative native;
-    if (st->native != nullptr) native = native_at_poll(t, *st->native, b.compact, s.nodes[0]);
+    PollServer server(t, st);
     // Requests stored while these are served (a signal at this poll finds the thread out
     // of Java: failed requests) are served too, in the next round.
-    auto serve = [&](const SampleRequest& r, uint64_t weight) {
-      uint64_t served = now_ns();
-      if (r.kind == RequestKind::failed) {
-        record_request_failure(b, r.reason, r, st->thread_id);
-        return;
-      }
-      bool cooperative = g_state.wants(SamplerId::cooperative), safepoint = g_state.wants(SamplerId::safepoint);
-      uint32_t poll_site = s.nodes[0];
-      uint32_t used = poll_site;  // the stack the latency event names
-      if (cooperative) {
-        // Compact traces (Method*, bci): interned without a string in sight.
-        CompactTrace top;
-        size_t from = 0;
-        std::optional<Reason> failure = reconstruct(r, s.frames, top, from);
-        uint32_t shared = poll_site;  // the part of `used` that is the poll's own frames
-        if (s.deep) {
-          failure = reconstruct_deep(t, r, s, b.compact, window, used);
-        } else if (failure && s.below != TraceTree::kEmpty) {
-          if (whole.frames.empty()) {
-            walk(t, false, whole);
-            intern_frames(b.compact, whole);
-          }
-          top.clear();
-          failure = reconstruct(r, whole.frames, top, from);
-          if (!failure) used = b.compact.intern(top, shared = whole.nodes[from]);
-        } else if (!failure) {
-          used = b.compact.intern(top, shared = s.nodes[from]);
-        }
-        // A frame rebuilt over its caller makes a stack one deeper than the poll's.
-        used = b.compact.cut(used, poll_depth_limit());
-        // The request's raw pcs checked against the code freed since the interruption.
-        if ((r.pc != 0 && runtime::pc_freed_since(r.pc, r.freed_seq)) ||
-            (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
-          b.part.stats[SamplerId::cooperative].freed_code++;
-        std::optional<Reason> unmixed;
-        if (st->native != nullptr) unmixed = mix(b.compact, *st->native, native, used, shared);
-        if (unmixed)
-          record_failure(b, SamplerId::cooperative, *unmixed, r.id, r.ticks, st->thread_id);
-        else
-          record_sample(b, SamplerId::cooperative, r.id, r.ticks, r.held_ns, st->thread_id, used, failure,
-                        b.compact.truncated(used), weight);
-      }
-      if (safepoint) {
-        uint32_t stack = poll_site;
-        std::optional<Reason> unmixed;
-        if (st->native != nullptr) unmixed = mix(b.compact, *st->native, native, stack, poll_site);
-        if (unmixed)
-          record_failure(b, SamplerId::safepoint, *unmixed, r.id, r.ticks, st->thread_id);
-        else
-          record_sample(b, SamplerId::safepoint, r.id, r.ticks, r.held_ns, st->thread_id, stack,
-                        biased_by_construction(SamplerId::safepoint), b.compact.truncated(stack), weight);
-      }
-      record_latency(b, r, st->thread_id, used, served);
-    };
-    while (st->requests.take(serve)) {
+    while (st->requests.take([&](const SampleRequest& r, uint64_t weight) { server.serve(r, weight); })) {
     }
-    set_watermark(t, st, s);
-    walks.time_ns.push_back(now_ns() - start);
+    server.finish();
   }
 };
 

@@ -51,13 +51,14 @@ std::optional<OutputFormat> out_format(const ProfilerOptions& o, std::string& er
 }  // namespace
 
 void start_profiler(const ProfilerOptions& options) {
-  g_state.options = options;
-  g_state.hold = options.handshake;
+  SamplingPlan& plan = g_state.plan_;
+  plan.options = options;
+  plan.hold = options.handshake;
   for (SamplerId s : options.samplers) {
-    g_state.want[size_t(s)] = true;
-    g_state.want_request |= stack_taken(s) == StackTaken::at_poll;
-    g_state.want_handler_walks |= stack_taken(s) == StackTaken::in_handler;
-    g_state.hold |= stack_taken(s) == StackTaken::by_sampler_thread;  // it walks a held thread
+    plan.want[size_t(s)] = true;
+    plan.want_request |= stack_taken(s) == StackTaken::at_poll;
+    plan.want_handler_walks |= stack_taken(s) == StackTaken::in_handler;
+    plan.hold |= stack_taken(s) == StackTaken::by_sampler_thread;  // it walks a held thread
   }
   Profile& profile = g_state.profile;
   profile.samplers = options.samplers;
@@ -79,21 +80,21 @@ void start_profiler(const ProfilerOptions& options) {
   std::string ignored;
   if (!options.out_path.empty() && options.out_path != "-" && out_format(options, ignored) == OutputFormat::jsonl)
     g_state.jsonl.open(options.out_path, g_state.jsonl_error);
-  g_state.start_ns = now_ns();
-  g_state.running.store(true, std::memory_order_release);
-  g_state.sampler_thread = std::thread(sampler_loop);
+  plan.start_ns = now_ns();
+  g_state.signals.running.store(true, std::memory_order_release);
+  g_state.sampler.thread = std::thread(sampler_loop);
   start_dump_thread();
 }
 
 bool finish_profiler() {
   {
-    std::lock_guard<std::mutex> lock(g_state.wake_mutex);  // not between its check and its wait
-    if (!g_state.running.exchange(false)) return true;
+    std::lock_guard<std::mutex> lock(g_state.sampler.wake_mutex);  // not between its check and its wait
+    if (!g_state.signals.running.exchange(false)) return true;
   }
-  g_state.wake.notify_all();
-  g_state.sampler_thread.join();
+  g_state.sampler.wake.notify_all();
+  g_state.sampler.thread.join();
   stop_dump_thread();  // a dump under way ends first
-  g_state.closed.store(true, std::memory_order_release);
+  g_state.signals.closed.store(true, std::memory_order_release);
   // A handler that was already running finishes within microseconds; then record what
   // the handlers' walks left for the sampler thread.
   timespec settle{0, 2'000'000};
@@ -104,7 +105,7 @@ bool finish_profiler() {
 }
 
 bool write_reports(const Profile& profile, bool final) {
-  const ProfilerOptions& o = g_state.options;
+  const ProfilerOptions& o = g_state.plan().options;
   ReportOptions ro;
   ro.lines = o.lines;
   bool written = true;

@@ -180,6 +180,9 @@ struct ThreadSampling {
     std::optional<SamplerId> walk;  // the sampler whose walk it was; none: the request
   };
   SpscRing<LeftOut, 32> left_out;
+  static constexpr const char* kLeftOutRoom =
+      "a thread's left_out ring has room: the sampler thread drains it before each signal it sends, and one "
+      "interruption leaves out at most one request and kHandlerWalks walks";
   std::unique_ptr<HandlerWalks> walks;  // only with a sampler that walks in the handler
   // The sampler thread's signal to this thread. Linux keeps one pending SIGPROF per thread
   // (a second one sent before the first is delivered merges with it), so the sampler sends
@@ -215,17 +218,19 @@ struct ThreadSampling {
   WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
-  // Requests and walks left out with no room in left_out to pass their ids on (never
-  // expected): counted as drops all the same, without an event.
+  // Requests and walks left out with no room in left_out to pass their ids on (an
+  // invariant says there is always room: kLeftOutRoom): counted as drops all the same,
+  // without an event, in a build that does not check it.
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   runtime::Thread* thread = nullptr;
   int thread_id = 0;
   EventBuffer events;  // what this thread records at its polls (compact stacks)
-  // The stack watermark (runtime/return_barrier.h): the frames below the marked one, bottom
-  // first, each with its fp and the node of the stack from its top scope down in
-  // events.compact; while the mark lives (ThreadCore::barrier_depth > 0) all of them are
-  // valid. Only this thread touches it, at its polls.
+  // The stack watermark (docs/architecture.md, "The stack watermark and the return
+  // barrier"): the frames below the marked one, bottom first, each with its fp and the
+  // node of the stack from its top scope down in events.compact; while the mark lives
+  // (ThreadCore::barrier_depth > 0) all of them are valid. Only this thread touches it,
+  // at its polls.
   // Once the marked frame returns (the barrier sets barrier_depth to 0) the entries only
   // record where frames were; a new frame found at the same fp, executing at the same pc
   // (and, interpreted, at the same bcp) over frames found so, from the bottom up, is the
@@ -239,7 +244,7 @@ struct ThreadSampling {
   std::vector<CachedFrame> watermark;
   uint64_t watermark_freed = 0;  // runtime::freed_code_count() when it was set
   std::unique_ptr<NativeWalkBuffers> native;  // --native-frames only
-  ThreadSampling* next_started = nullptr;     // ProfilerState::started's list
+  ThreadSampling* next_started = nullptr;     // ThreadRegistry::started's list
   ThreadSampling() { events.compact_stacks = true; }
 };
 
@@ -248,51 +253,78 @@ inline ThreadSampling* sampling_of(runtime::Thread* t) {
   return static_cast<ThreadSampling*>(t->sampler_state.load(std::memory_order_acquire));
 }
 
-// Everything the profiler keeps while it runs. Set up by start_profiler before the
-// handler, the sampler thread and the poll client exist; read by all three.
-struct ProfilerState {
+// What start_profiler decides before the handler, the sampler thread and the poll client
+// exist: read by all of them without a lock, and written by nothing else, so the state
+// hands it out const (ProfilerState::plan).
+struct SamplingPlan {
   ProfilerOptions options;
   bool want[kSamplerCount] = {};
   bool want_request = false;        // a sampler served at the poll: the handler builds a request
   bool want_handler_walks = false;  // a sampler that walks in the handler
   bool hold = false;                // the handler waits for the sampler thread
+  uint64_t start_ns = 0;            // when sampling started
+
+  bool wants(SamplerId s) const { return want[size_t(s)]; }
+};
+
+// What every context reads and writes, the signal handler included: atomics only.
+struct SamplingSignals {
   std::atomic<bool> running{false};
-  std::atomic<uint64_t> next_sample{1};
+  std::atomic<uint64_t> next_sample{1};  // the next interruption's id
   // Set when sampling stops: a handler that runs after it leaves no trace, and the signal
   // it came from is accounted as never delivered.
   std::atomic<bool> closed{false};
-  // Guards `threads`, and every use of a ThreadSampling by another thread than its own
-  // (the sampler thread's visits and drains): a thread's state is freed under it.
-  std::mutex threads_mutex;
-  std::vector<ThreadSampling*> threads;     // the live Mini threads, in start order (live_threads())
-  // Threads that started since `threads` was last read, newest first, pushed without the
-  // lock: a thousand threads starting at once would otherwise queue on threads_mutex, each
+};
+
+// The threads' sampling states, and what the threads that ended left. Under `mutex`, which
+// every use of a ThreadSampling by another thread than its own holds (the sampler thread's
+// visits and drains, a dump's merge): a thread's state is freed under it. `started` and
+// `waiters` alone are touched without it.
+struct ThreadRegistry {
+  std::mutex mutex;
+  std::vector<ThreadSampling*> live;  // the live Mini threads, in start order (live_threads())
+  // Threads that started since `live` was last read, newest first, pushed without the
+  // lock: a thousand threads starting at once would otherwise queue on the mutex, each
   // handing it to the next only when that one gets a core, and a dump or the exit would
-  // wait behind all of them. Whoever next holds the lock moves them into `threads`.
+  // wait behind all of them. Whoever next holds the lock moves them into `live`.
   std::atomic<ThreadSampling*> started{nullptr};
-  // A dump or the .jsonl flush waiting for threads_mutex: the sampler thread, which takes
+  // A dump or the .jsonl flush waiting for the mutex: the sampler thread, which takes
   // it again at once when it is behind its periods, lets them in first.
-  std::atomic<int> threads_waiters{0};
-  JsonlStream jsonl;                        // open when --profile-out is a .jsonl file
-  std::string jsonl_error;                  // why it could not be opened
-  uint64_t start_ns = 0;
-  // What the threads that ended left: their events (named stacks) and the counters their
-  // handlers kept, merged at exit with the live threads'.
+  std::atomic<int> waiters{0};
+  // What the threads that ended left: their events (named stacks; the buffer has its own
+  // lock) and the counters their handlers kept, merged at exit with the live threads'.
   EventBuffer ended_events;
   uint64_t ended_ring_full = 0;
   uint64_t ended_walks_full[kSamplerCount] = {};
-  EventBuffer sampler_events;  // what the sampler thread records (classical, async, oracle, native)
-  std::thread sampler_thread;
-  // The sampler thread sleeps on this between periods, so that stopping it (running
-  // false, then a notify) wakes it at once instead of after a whole --interval.
+};
+
+// The sampler thread's own: only it touches these while it runs (its buffer has its own
+// lock for a dump's merge); start_profiler and finish_profiler start and stop it.
+struct SamplerThreadState {
+  EventBuffer events;  // what the sampler thread records (classical, async, oracle, native)
+  std::thread thread;
+  // It sleeps on this between periods, so that stopping it (running false, then a
+  // notify) wakes it at once instead of after a whole --interval.
   std::mutex wake_mutex;
   std::condition_variable wake;
-  // The sampler thread's classical walk's pre-allocated buffer (its CPU per visit and in
-  // all go to sampler_events).
+  // The classical walk's pre-allocated buffer.
   std::vector<CompactFrame> classical_frames;
-  Profile profile;  // the merged profile, built at exit
+};
 
-  bool wants(SamplerId s) const { return want[size_t(s)]; }
+// Everything the profiler keeps while it runs, grouped by who may touch it.
+class ProfilerState {
+ public:
+  const SamplingPlan& plan() const { return plan_; }
+  SamplingSignals signals;
+  ThreadRegistry threads;
+  SamplerThreadState sampler;
+  JsonlStream jsonl;        // open when --profile-out is a .jsonl file (whole lines, its own lock)
+  std::string jsonl_error;  // why it could not be opened (start_profiler; read at exit)
+  Profile profile;          // the merged profile, built by finish_profiler once sampling stopped
+
+ private:
+  friend void start_profiler(const ProfilerOptions& options);
+  SamplingPlan plan_;
 };
 extern ProfilerState g_state;  // profiler.cpp
 
@@ -317,8 +349,9 @@ WalkResult walk_interrupted(SamplerId sampler, runtime::Thread* t, const Registe
 // already: arming the word alone would let this poll pass, and at a return poll the
 // sampled frame would be gone before the request is served. So this very poll is made to
 // see the arming (called after the thread was armed, in the handler's context `uc`):
-// - a trap poll interrupted between its load (`mov r10, [r15 + poll_word]`) and its test
-//   has the good page in r10: r10 gets the poll word's current page, and traps if armed;
+// - a trap poll interrupted between its load of the poll word and its test
+//   (docs/architecture.md, section 3) has the good page in r10: r10 gets the poll word's
+//   current page, and traps if armed;
 // - a branch poll interrupted between its compare and its `ja` has flags that say "not
 //   armed": if the thread is armed now, it resumes at the poll's stub, as if it had
 //   branched.
@@ -332,7 +365,7 @@ void sampler_loop();
 // Records the walks every thread's handler made and the requests its store left out
 // (also once more at exit).
 void drain_all_walks();
-// The same for one thread (the caller holds threads_mutex).
+// The same for one thread (the caller holds g_state.threads.mutex).
 void drain_walks(ThreadSampling* st);
 
 // --- poll_client.cpp -------------------------------------------------------------------
@@ -343,7 +376,7 @@ runtime::CodeRootClient& code_root_client();
 
 // --- event_buffers.cpp: per-thread state and recording into a buffer's part ----------
 // The live Mini threads, in start order, the ones that started since the last call moved
-// in; the caller holds threads_mutex.
+// in; the caller holds g_state.threads.mutex.
 std::vector<ThreadSampling*>& live_threads();
 // The most frames a sample of `s` keeps (--stack-depth; classical and async at most
 // kGuessDepthLimit, JFR's default, as the walks they imitate).
@@ -400,7 +433,7 @@ void stop_dump_thread();
 // accounted: full rings (dropped), and requests left in rings and signals still pending:
 // failures when `final` (the program ends), in flight in a dump taken while it runs.
 Profile snapshot_profile(bool final);
-// threads_mutex for a thread other than the sampler thread, which lets it in first.
+// g_state.threads.mutex for a thread other than the sampler thread, which lets it in first.
 std::unique_lock<std::mutex> lock_threads();
 // Writes every buffer's .jsonl lines to the file: at a dump, at the end, and every
 // kJsonlFlushNs from the dump thread.

@@ -48,7 +48,7 @@ class BufferSink : public FrameSink {
 // A walk's outcome for one sampler, recorded in the sampler thread's buffer.
 void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const StackTrace& trace, bool truncated,
                  bool freed_code, uint64_t id, uint64_t ticks, uint64_t held, int thread) {
-  EventBuffer& b = g_state.sampler_events;
+  EventBuffer& b = g_state.sampler.events;
   std::lock_guard<std::mutex> lock(b.mutex);
   if (freed_code) b.part.stats[sampler].freed_code++;
   if (failure)
@@ -60,9 +60,9 @@ void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const 
 // A failed interruption for every sampler, ended by the sampler thread itself. A
 // thread_gone failure has no id (no event), like those counted when a thread ends.
 void record_send_failure(ThreadSampling* st, Reason reason) {
-  uint64_t id = reason == Reason::thread_gone ? 0 : g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
-  record_failure_all(g_state.sampler_events, reason, id, now_ns(), st->thread_id);
+  uint64_t id = reason == Reason::thread_gone ? 0 : g_state.signals.next_sample.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_state.sampler.events.mutex);
+  record_failure_all(g_state.sampler.events, reason, id, now_ns(), st->thread_id);
 }
 
 enum class Sent { no, yes, gone };
@@ -91,8 +91,8 @@ Sent signal_thread(ThreadSampling* st, pid_t pid, int tid, int kind) {
 // or the thread is gone.
 bool send_signal(ThreadSampling* st, pid_t pid, int tid, int kind) {
   {
-    std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
-    count_interruption(g_state.sampler_events.part);
+    std::lock_guard<std::mutex> lock(g_state.sampler.events.mutex);
+    count_interruption(g_state.sampler.events.part);
   }
   switch (signal_thread(st, pid, tid, kind)) {
     case Sent::yes: return true;
@@ -111,7 +111,7 @@ bool await_published(ThreadSampling* st) {
   uint64_t give_up = now_ns() + kHoldWaitNs;
   while (st->handshake.load(std::memory_order_acquire) != ThreadSampling::kPublished) {
     sched_yield();
-    if (now_ns() > give_up || !g_state.running.load(std::memory_order_acquire)) {
+    if (now_ns() > give_up || !g_state.signals.running.load(std::memory_order_acquire)) {
       int sent = ThreadSampling::kSentHold;
       if (st->signal.compare_exchange_strong(sent, ThreadSampling::kWithdrawn, std::memory_order_acq_rel))
         return false;
@@ -130,18 +130,18 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     return;
   }
   // The thread is held: its frames stay put while we read them.
-  bool classical = g_state.wants(SamplerId::classical);
+  bool classical = g_state.plan().wants(SamplerId::classical);
   WalkResult walk;
   if (classical) {
-    BufferSink sink(g_state.classical_frames);
+    BufferSink sink(g_state.sampler.classical_frames);
     walk = walk_interrupted(SamplerId::classical, t, st->regs, st->regs_in_java, sink);
   }
   SampleRequest r;
-  if (g_state.want_request) r = request_for(st->regs, st->regs_in_java);
-  uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
+  if (g_state.plan().want_request) r = request_for(st->regs, st->regs_in_java);
+  uint64_t id = g_state.signals.next_sample.fetch_add(1, std::memory_order_relaxed);
   uint64_t ticks = st->handler_entry_ns;
   uint64_t held = now_ns() - ticks;
-  if (g_state.want_request) push_request(t, st, r, id, ticks, held);
+  if (g_state.plan().want_request) push_request(t, st, r, id, ticks, held);
   WalkRecord pending[kHandlerWalks];
   int pending_count = st->pending_count;
   for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
@@ -155,7 +155,7 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   if (classical) {
     StackTrace trace;
     if (!walk.failure)
-      for (const CompactFrame& f : g_state.classical_frames) trace.push_back(frame_ref(f));
+      for (const CompactFrame& f : g_state.sampler.classical_frames) trace.push_back(frame_ref(f));
     record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, walk.freed_code, id, ticks, held,
                 st->thread_id);
   }
@@ -202,7 +202,7 @@ bool sample_native(ThreadSampling* st, pid_t pid, int tid) {
     }
   }
   // The builtin over the frames from the anchor, cut at the depth limit (the builtin counts).
-  const uint32_t limit = g_state.options.stack_depth;
+  const uint32_t limit = g_state.plan().options.stack_depth;
   CompactTrace trace;
   bool cut = false;
   runtime::StackWalker walker(t);
@@ -233,8 +233,8 @@ bool sample_native(ThreadSampling* st, pid_t pid, int tid) {
   else
     t->walk_in_progress.store(false, std::memory_order_release);
   uint64_t held_ns = now_ns() - start;
-  uint64_t id = g_state.next_sample.fetch_add(1, std::memory_order_relaxed);
-  EventBuffer& b = g_state.sampler_events;
+  uint64_t id = g_state.signals.next_sample.fetch_add(1, std::memory_order_relaxed);
+  EventBuffer& b = g_state.sampler.events;
   std::lock_guard<std::mutex> lock(b.mutex);
   count_interruption(b.part);
   if (failure)
@@ -247,8 +247,8 @@ bool sample_native(ThreadSampling* st, pid_t pid, int tid) {
 // A period's time came: `missed` more came and went while this thread was busy with
 // earlier visits, and `visits` threads are due now (and were due in each missed one).
 void count_period(uint64_t missed, size_t visits) {
-  std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
-  Profile::Schedule& s = g_state.sampler_events.part.schedule;
+  std::lock_guard<std::mutex> own(g_state.sampler.events.mutex);
+  Profile::Schedule& s = g_state.sampler.events.part.schedule;
   s.periods += 1 + missed;
   s.periods_missed += missed;
   s.visits_due += visits * (1 + missed);
@@ -259,9 +259,9 @@ void count_period(uint64_t missed, size_t visits) {
 
 void drain_walks(ThreadSampling* st) {
   if (st->left_out.size() > 0) {
-    std::lock_guard<std::mutex> lock(g_state.sampler_events.mutex);
+    std::lock_guard<std::mutex> lock(g_state.sampler.events.mutex);
     ThreadSampling::LeftOut l;
-    while (st->left_out.pop(l)) record_left_out(g_state.sampler_events, l.id, l.ticks, st->thread_id, l.walk);
+    while (st->left_out.pop(l)) record_left_out(g_state.sampler.events, l.id, l.ticks, st->thread_id, l.walk);
   }
   WalkRecord w;
   StackTrace trace;
@@ -289,18 +289,18 @@ void drain_walks(ThreadSampling* st) {
   }
 }
 
-// Before the sampler thread takes threads_mutex: a dump or the .jsonl flush waiting for it
-// goes first (std::mutex is not fair, and a sampler behind its periods takes it again at
-// once: they could wait for ever).
+// Before the sampler thread takes the registry's mutex: a dump or the .jsonl flush
+// waiting for it goes first (std::mutex is not fair, and a sampler behind its periods
+// takes it again at once: they could wait for ever).
 namespace {
 void let_others_in() {
-  while (g_state.threads_waiters.load(std::memory_order_acquire) > 0) sched_yield();
+  while (g_state.threads.waiters.load(std::memory_order_acquire) > 0) sched_yield();
 }
 }  // namespace
 
 void drain_all_walks() {
   let_others_in();
-  std::lock_guard<std::mutex> lock(g_state.threads_mutex);
+  std::lock_guard<std::mutex> lock(g_state.threads.mutex);
   for (ThreadSampling* st : live_threads()) drain_walks(st);
 }
 
@@ -308,33 +308,33 @@ void sampler_loop() {
   size_t next = 0;
   uint64_t deadline = now_ns();
   pid_t pid = getpid();
-  g_state.classical_frames.reserve(kGuessDepthLimit);
+  g_state.sampler.classical_frames.reserve(kGuessDepthLimit);
   // One CPU-clock read per visit (it is a system call, not a vDSO read): a visit is
   // charged the sampler thread's CPU since the previous visit ended, which also holds
   // the period's wake-up and its recording of the handlers' walks.
   uint64_t cpu = thread_cpu_ns();
-  while (g_state.running.load(std::memory_order_acquire)) {
-    deadline += g_state.options.interval_ns;
+  while (g_state.signals.running.load(std::memory_order_acquire)) {
+    deadline += g_state.plan().options.interval_ns;
     uint64_t now = now_ns();
     uint64_t missed = 0;
     if (deadline > now) {
-      std::unique_lock<std::mutex> wait(g_state.wake_mutex);
-      auto stopped = [] { return !g_state.running.load(std::memory_order_acquire); };
-      if (g_state.wake.wait_for(wait, std::chrono::nanoseconds(deadline - now), stopped)) break;
+      std::unique_lock<std::mutex> wait(g_state.sampler.wake_mutex);
+      auto stopped = [] { return !g_state.signals.running.load(std::memory_order_acquire); };
+      if (g_state.sampler.wake.wait_for(wait, std::chrono::nanoseconds(deadline - now), stopped)) break;
     } else {
       // Fell behind: the periods whose time passed meanwhile are missed, not made up in a
       // burst.
-      missed = (now - deadline) / g_state.options.interval_ns;
+      missed = (now - deadline) / g_state.plan().options.interval_ns;
       deadline = now;
     }
     uint64_t period_start = now_ns();
-    if (g_state.want_handler_walks || g_state.want_request) drain_all_walks();
+    if (g_state.plan().want_handler_walks || g_state.plan().want_request) drain_all_walks();
     // The live threads only; a thread that ends waits for this period's visits before
     // its state is freed.
     let_others_in();
-    std::lock_guard<std::mutex> lock(g_state.threads_mutex);
+    std::lock_guard<std::mutex> lock(g_state.threads.mutex);
     const std::vector<ThreadSampling*>& threads = live_threads();
-    size_t visits = std::min(threads.size(), g_state.options.threads_per_period);
+    size_t visits = std::min(threads.size(), g_state.plan().options.threads_per_period);
     count_period(missed, visits);
     if (threads.empty()) continue;
     // Stopping does not wait for the rest of the period's visits, nor does anyone wait for
@@ -343,37 +343,37 @@ void sampler_loop() {
     // period's.
     uint64_t visits_end = now_ns() + kHoldWaitNs;
     size_t i = 0;
-    for (; i < visits && g_state.running.load(std::memory_order_acquire) && (i == 0 || now_ns() < visits_end); i++) {
+    for (; i < visits && g_state.signals.running.load(std::memory_order_acquire) && (i == 0 || now_ns() < visits_end); i++) {
       ThreadSampling* st = threads[(next + i) % threads.size()];
       runtime::Thread* t = st->thread;
       int tid = t->tid.load(std::memory_order_acquire);
       runtime::ThreadState state = t->get_state();
       // in_vm and blocked threads are not sampled: not running Mini code, not in a native.
       bool running = tid != 0 && (state == runtime::ThreadState::in_java || state == runtime::ThreadState::in_native);
-      if (running && state == runtime::ThreadState::in_java && g_state.hold)
+      if (running && state == runtime::ThreadState::in_java && g_state.plan().hold)
         held_sample(st, pid, tid);
       else if (running && state == runtime::ThreadState::in_java)
         send_signal(st, pid, tid, ThreadSampling::kSent);
       else if (running)
         running = sample_native(st, pid, tid);
-      std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+      std::lock_guard<std::mutex> own(g_state.sampler.events.mutex);
       if (!running) {
-        g_state.sampler_events.part.schedule.not_running++;
+        g_state.sampler.events.part.schedule.not_running++;
         continue;
       }
       uint64_t after = thread_cpu_ns();
-      g_state.sampler_events.part.sampler_cpu_ns.push_back(after - cpu);
-      g_state.sampler_events.part.sampler_thread_cpu_ns = after;
+      g_state.sampler.events.part.sampler_cpu_ns.push_back(after - cpu);
+      g_state.sampler.events.part.sampler_thread_cpu_ns = after;
       cpu = after;
     }
     next = (next + i) % threads.size();
-    std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
+    std::lock_guard<std::mutex> own(g_state.sampler.events.mutex);
     // Visits the period was cut short of are missed like those of a missed period.
-    g_state.sampler_events.part.schedule.visits_missed += visits - i;
-    g_state.sampler_events.part.schedule.period_ns.push_back(now_ns() - period_start);
+    g_state.sampler.events.part.schedule.visits_missed += visits - i;
+    g_state.sampler.events.part.schedule.period_ns.push_back(now_ns() - period_start);
   }
-  std::lock_guard<std::mutex> own(g_state.sampler_events.mutex);
-  g_state.sampler_events.part.sampler_thread_cpu_ns = thread_cpu_ns();
+  std::lock_guard<std::mutex> own(g_state.sampler.events.mutex);
+  g_state.sampler.events.part.sampler_thread_cpu_ns = thread_cpu_ns();
 }
 
 }  // namespace sampler
