@@ -43,6 +43,7 @@ Registers registers_of(const ucontext_t* uc, const runtime::Thread* t) {
     regs.sp = t->core.anchor.sp.load(std::memory_order_relaxed);
     regs.fp = t->core.anchor.fp;
     regs.pc = runtime::real_return_pc(t->core, t->core.anchor.pc) - 1;
+    regs.in_vm_code = true;
     blob = runtime::find_blob(regs.pc);
     MVM_ASSERT(blob != nullptr, "an anchor's pc is a return address in generated code");
     if (blob != nullptr && blob->kind == runtime::BlobKind::interpreter)

@@ -472,7 +472,9 @@ class PollServer {
   }
 
   // Records the cooperative sample (or its failure to merge the C/C++ frames); returns
-  // the stack it names.
+  // the stack it names. With --native-frames, an interruption in the VM's own C/C++ code
+  // had C/C++ frames above its Mini frame that are gone by now: a failure, not a stack
+  // without them.
   uint32_t serve_cooperative(const SampleRequest& r, uint64_t weight) {
     Rebuilt sample = rebuild(r);
     // The request's raw pcs checked against the code freed since the interruption.
@@ -480,7 +482,9 @@ class PollServer {
         (r.caller_pc != 0 && runtime::pc_freed_since(r.caller_pc, r.freed_seq)))
       b_.part.stats[SamplerId::cooperative].freed_code++;
     std::optional<Reason> unmixed;
-    if (st_->native != nullptr) unmixed = mix(b_.compact, *st_->native, native_, sample.stack, sample.shared);
+    if (st_->native != nullptr)
+      unmixed = r.in_vm_code ? Reason::native_frames_gone
+                             : mix(b_.compact, *st_->native, native_, sample.stack, sample.shared);
     if (unmixed)
       record_failure(b_, SamplerId::cooperative, *unmixed, r.id, r.ticks, st_->thread_id);
     else

@@ -33,6 +33,7 @@ SampleRequest build_request(const Registers& regs, bool stub_metadata) {
   r.pc = regs.pc;
   r.sp = regs.sp;
   r.fp = regs.fp;
+  r.in_vm_code = regs.in_vm_code;
   const runtime::CodeBlob* blob = runtime::find_blob(regs.pc);
   if (blob == nullptr) {
     r.reason = Reason::unknown_pc;  // C++ code of a thread entering or leaving Mini code (registers_of)

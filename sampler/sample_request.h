@@ -54,6 +54,7 @@ struct SampleRequest {
   // it at the call.
   uintptr_t caller_pc = 0;
   const uint8_t* caller_bcp = nullptr;
+  bool in_vm_code = false;  // Registers::in_vm_code: with --native-frames, C/C++ frames the poll cannot see
 };
 
 // The interrupted registers the request needs.
@@ -62,6 +63,10 @@ struct Registers {
   // The thread's ThreadCore::barrier_target at the interruption: what a return pc equal to
   // the return barrier's entry stands for (runtime::real_return_pc).
   uintptr_t barrier_target = 0;
+  // The signal landed in the VM's own C++ on a thread marked in Java, and these are its
+  // anchor's registers instead (registers_of): the C/C++ frames above that Mini frame are
+  // only in a walk at the interruption.
+  bool in_vm_code = false;
 };
 
 // An interpreted frame interrupted in its body (its fp in rbp): its method, and its

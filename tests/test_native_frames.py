@@ -81,6 +81,33 @@ with tempfile.TemporaryDirectory() as tmp:
     check("walks that disagree are rare", len(fails) <= 0.05 * max(1, len(both)), len(fails))
     check("the text report's accounting adds up", "all accounted for" in se and "NOT" not in se, se[-2000:])
 
+    # A signal in the VM's own C/C++ on a thread still marked in Mini code (nanotime never
+    # leaves it): the oracle's walk at the interruption has those C/C++ frames above the
+    # Mini frame, the poll has not. Cooperative fails such an interruption
+    # (native_frames_gone) and never names a stack without them. Up to three runs, until
+    # 20 interruptions were both sampled exactly or so failed.
+    in_java = os.path.join(ROOT, "tests", "profiler", "builtins_in_java.mini")
+    for _ in range(3):
+        rc, so, se = run("--xint", "--native-frames", "--sampler=cooperative,oracle", "--interval=200us",
+                         f"--profile-out={out}", "-D", "N=1000000", in_java)
+        ev = events(out) if rc == 0 else []
+        coop = {e["sample"]: key(e["stack"]) for e in samples(ev, "cooperative") if not e["biased"]}
+        oracle = {e["sample"]: key(e["stack"]) for e in samples(ev, "oracle")}
+        gone = {e["sample"] for e in ev if e["event"] == "FailedSample" and e["sampler"] == "cooperative"
+                and e["reason"] == "native_frames_gone"}
+        both = [i for i in coop if i in oracle]
+        if rc != 0 or (len(both) >= 20 and len(gone) >= 20):
+            break
+    check("builtins in Java, --native-frames: runs", rc == 0, se[-2000:])
+    check("builtins in Java: cooperative's mixed stacks equal the oracle's on the interruptions both sampled",
+          len(both) >= 20 and all(coop[i] == oracle[i] for i in both),
+          (len(both), [(coop[i][:4], oracle[i][:4]) for i in both if coop[i] != oracle[i]][:2]))
+    gone_sampled = [i for i in gone if i in oracle]
+    check("builtins in Java: an interruption in the VM's C/C++ is native_frames_gone for cooperative, "
+          "where the oracle has C/C++ frames on top",
+          len(gone) >= 20 and all(oracle[i][0][2] == "cpp" for i in gone_sampled),
+          (len(gone), [oracle[i][:3] for i in gone_sampled if oracle[i][0][2] != "cpp"][:2]))
+
     # A frameless intrinsic stub has no unwind info: the oracle's libunwind walk starts at
     # its caller, stepped to with the stub's frame table, and still agrees.
     # Up to three runs, until 5 samples land in the stub (a loaded machine gives few).
