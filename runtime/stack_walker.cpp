@@ -3,6 +3,7 @@
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
 #include "runtime/frame.h"
+#include "runtime/invariant.h"
 #include "runtime/return_barrier.h"
 #include "runtime/thread.h"
 
@@ -15,6 +16,7 @@ const char* frame_kind_name(FrameKind k) {
 #include "runtime/frame_kinds.def"
 #undef FRAME_KIND
   }
+  MVM_ASSERT(false, "a FrameKind is one of frame_kinds.def's kinds");
   return "?";
 }
 
@@ -25,6 +27,7 @@ int frame_kind_hue(FrameKind k) {
 #include "runtime/frame_kinds.def"
 #undef FRAME_KIND
   }
+  MVM_ASSERT(false, "a FrameKind is one of frame_kinds.def's kinds");
   return -1;
 }
 
