@@ -4,6 +4,7 @@
 #include "runtime/alloc_asm.h"
 #include "runtime/frame.h"
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/method.h"
 #include "runtime/mini_semantics_asm.h"
 #include "runtime/runtime_calls.h"
@@ -87,7 +88,8 @@ void float_compare(InterpMasm& g, vm::Op op) {
       a.ucomisd(xmm1, xmm0);
       a.set(op == vm::Op::fcmplt ? CondCode::kA : CondCode::kAE, dl);
       break;
-    default:  // fcmpgt, fcmpge
+    default:
+      MVM_ASSERT(op == vm::Op::fcmpgt || op == vm::Op::fcmpge, "float_compare generates the six float compares only");
       a.ucomisd(xmm0, xmm1);
       a.set(op == vm::Op::fcmpgt ? CondCode::kA : CondCode::kAE, dl);
       break;

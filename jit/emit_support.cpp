@@ -4,6 +4,7 @@
 #include "jit/compiler.h"
 
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/poll_asm.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
@@ -200,6 +201,7 @@ void Compiler::throw_call(void* fn) {
 // A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
 // pushing one of type `result` (Void: none). Its operands are passed in their homes.
 void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled) {
+  MVM_ASSERT(pops <= d, "a stack helper pops only values on the expression stack (so at depth 0 nothing reads rdx)");
   Label after = a.newLabel();
   Types t = stack_types(bci);
   if (!spilled) spill_exprs(t, d);
@@ -207,7 +209,7 @@ void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type resu
   spill_array_locals();
   a.mov(rdi, r15);
   a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
-  a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which is never read
+  a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which it pops nothing from
   a.mov(rcx, imm(reinterpret_cast<uint64_t>(sc_->m)));
   mark(int32_t(bci), true);
   call_runtime(fn, after);

@@ -18,7 +18,8 @@ namespace jit {
 
 // `--gdb-jit`: whether code is described to debuggers. Off by default, since building and
 // keeping one object per compiled method is not free (jit/README.md gives the numbers);
-// enabled before any code is generated, never disabled.
+// enabled before any code is registered with the tools (jit/code_registration.h; the
+// runtime's stubs exist earlier and are registered later), never disabled.
 void gdb_jit_enable();
 bool gdb_jit_enabled();
 

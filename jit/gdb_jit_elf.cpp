@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "jit/byte_writer.h"
+#include "runtime/invariant.h"
 
 namespace jit {
 
@@ -14,7 +15,7 @@ enum : uint64_t { SHF_ALLOC = 0x2, SHF_EXECINSTR = 0x4 };
 constexpr uint16_t kEtRel = 1, kEmX86_64 = 62;
 constexpr uint8_t kStbGlobalFunc = (1 << 4) | 2;  // STB_GLOBAL, STT_FUNC
 constexpr size_t kElfHeaderSize = 64, kSectionHeaderSize = 64, kSymbolSize = 24;
-constexpr uint16_t kTextIndex = 1;  // .text is always the first section after the null one
+constexpr uint16_t kTextIndex = 1;  // .text: the first section after the null one
 
 enum : uint8_t {
   DW_TAG_compile_unit = 0x11, DW_TAG_subprogram = 0x2e,
@@ -133,6 +134,7 @@ std::vector<uint8_t> build_elf_object(const ElfCodeObject& o) {
   std::vector<Section> sections(1);  // index 0: SHT_NULL
   Section text{".text", SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, o.begin, o.end - o.begin, 16, 0, 0, 0, {}};
   sections.push_back(text);
+  MVM_ASSERT(sections.size() == size_t(kTextIndex) + 1, "the symbols' section index, kTextIndex, is .text's");
 
   StringTable strtab;
   Bytes symtab;

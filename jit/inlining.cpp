@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runtime/invariant.h"
 #include "runtime/vm.h"
 
 namespace jit::baseline {
@@ -66,6 +67,7 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
       ns = &s;
       break;
     }
+  MVM_ASSERT(ns != nullptr && ns->m == callee, "plan() made a body for every call that emit_body inlines");
   int n = callee->param_count;
   Types t = stack_types(bci);
   for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));

@@ -6,6 +6,7 @@
 // path into an instruction finds its operands where expr() says.
 #include "jit/compiler.h"
 #include "jit/emitter_traits.h"
+#include "runtime/invariant.h"
 
 namespace jit::baseline {
 
@@ -78,6 +79,7 @@ Operand Compiler::right_operand(const Insn& i, vm::Type t) {
 Operand Compiler::left_operand(const Insn& i, vm::Type t) {
   if (deferred_.empty()) return expr(i.d - 2, t);
   Operand o = deferred_.back();
+  MVM_ASSERT(!o.isImm(), "a fused left operand is a local (defer_operand): an immediate cannot be cmp's first operand");
   deferred_.pop_back();
   return o;
 }

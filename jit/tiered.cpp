@@ -9,6 +9,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "runtime/invariant.h"
+#include "runtime/thread.h"
 #include "runtime/tiering.h"
 
 namespace jit {
@@ -59,6 +61,7 @@ class TieredPolicy : public runtime::TierPolicy {
 
   // The background compiler thread: not a Mini thread, never in a Mini stack walk.
   void compiler_loop() {
+    MVM_ASSERT(runtime::Thread::current() == nullptr, "the background compiler is not a Mini thread");
     for (;;) {
       Method* m;
       {
@@ -101,6 +104,7 @@ const CompiledCode* compile_and_install(Method* m, const JitOptions& options) {
 const CompiledCode* recompile_and_install(Method* m, const JitOptions& options) {
   std::lock_guard<std::mutex> lock(g_install_mutex);
   const CompiledCode* old = m->compiled.load(std::memory_order_acquire);
+  MVM_ASSERT(old != nullptr, "only compiled code is recompiled: the caller retires what this returns");
   CompiledCode* code = compile_method(m, options);
   m->compiled.store(code, std::memory_order_release);  // the new code first, as above
   m->entry.store(reinterpret_cast<void*>(code->begin), std::memory_order_release);

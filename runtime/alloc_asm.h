@@ -6,6 +6,7 @@
 #include <asmjit/x86.h>
 
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/thread.h"
 
 namespace runtime {
@@ -13,11 +14,15 @@ namespace runtime {
 // result <- a new array of `length` elements of `kind` (an immediate or a register
 // holding the ArrayKind), or a jump to `slow` (a negative or large length, or a full
 // TLAB) with `length` and `kind` unchanged. r15 holds the Thread*. Clobbers `result`,
-// `scratch` and the flags; the three registers must differ (and from a kind register).
+// `scratch` and the flags; the three registers differ, and from a kind register (each
+// is written while another is still needed).
 inline void emit_allocate_array(asmjit::x86::Assembler& a, const asmjit::x86::Gp& result,
                                 const asmjit::x86::Gp& length, const asmjit::Operand& kind,
                                 const asmjit::x86::Gp& scratch, const asmjit::Label& slow) {
   using namespace asmjit::x86;
+  MVM_ASSERT(result.id() != length.id() && result.id() != scratch.id() && length.id() != scratch.id() &&
+                 (!kind.isReg() || (kind.id() != result.id() && kind.id() != length.id() && kind.id() != scratch.id())),
+             "the allocation fast path's result, length, scratch and kind registers are four different registers");
   static_assert(kArrayLengthOffset == 8 && sizeof(Array) == 16);
   a.cmp(length, kMaxTlabLength);
   a.ja(slow);  // unsigned: a negative length is huge

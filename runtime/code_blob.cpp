@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/invariant.h"
+
 namespace runtime {
 
 const char* blob_kind_name(BlobKind k) {
@@ -13,6 +15,7 @@ const char* blob_kind_name(BlobKind k) {
     case BlobKind::stub: return "stub";
     case BlobKind::return_barrier: return "return_barrier";
   }
+  MVM_ASSERT(false, "a BlobKind is one of its enumerators");
   return "?";
 }
 

@@ -46,6 +46,7 @@
 #include <unordered_map>
 
 #include "runtime/code_blob.h"
+#include "runtime/invariant.h"
 
 namespace runtime {
 
@@ -134,6 +135,8 @@ Level* merge(const Level& a, const Level& b, std::vector<Slot*>& dead) {
   m->entries.reserve(a.entries.size() + b.entries.size());
   auto keep = [&](const Entry& e) {
     if (alive(e)) {
+      MVM_ASSERT(m->entries.empty() || m->entries.back().end <= e.begin,
+                 "the live entries a merge keeps do not overlap: live blobs never do");
       m->entries.push_back(e);
     } else {
       dead.push_back(e.slot);
@@ -179,6 +182,9 @@ void compact() {
         dead.push_back(e.slot);
     }
   std::sort(all->entries.begin(), all->entries.end(), [](const Entry& x, const Entry& y) { return x.begin < y.begin; });
+  MVM_ASSERT(std::adjacent_find(all->entries.begin(), all->entries.end(),
+                                [](const Entry& x, const Entry& y) { return x.end > y.begin; }) == all->entries.end(),
+             "the live entries a compaction keeps do not overlap: live blobs never do");
   g_dead = 0;
   g_levels.clear();
   if (all->entries.empty())
@@ -202,6 +208,19 @@ bool unregister_locked(const CodeBlob* blob) {
   else
     reclaim();
   return true;
+}
+
+// Whether a live blob in g_levels shares an address with [begin, end). Under g_mutex. A
+// level's entries are sorted and disjoint, so their ends ascend too: the ones that can
+// reach begin are the last few that begin below end.
+bool overlaps_live_blob(uintptr_t begin, uintptr_t end) {
+  for (const Level* l : g_levels) {
+    auto it = std::lower_bound(l->entries.begin(), l->entries.end(), end,
+                               [](const Entry& e, uintptr_t v) { return e.begin < v; });
+    while (it != l->entries.begin() && (--it)->end > begin)
+      if (alive(*it)) return true;
+  }
+  return false;
 }
 
 const CodeBlob* search(const Snapshot& snap, uintptr_t pc) {
@@ -228,6 +247,8 @@ void register_blob(const CodeBlob* blob) {
   std::lock_guard<std::mutex> lock(g_mutex);
   // The same object registered again is a new blob in the memory of a dead one.
   unregister_locked(blob);
+  MVM_ASSERT(blob->begin < blob->end && !overlaps_live_blob(blob->begin, blob->end),
+             "a registered blob is a non-empty range that no live blob shares");
   auto* slot = new Slot{{blob}, g_next_seq++};
   g_slot_of[blob] = slot;
   g_in_order[slot->seq] = blob;

@@ -8,6 +8,8 @@
 
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
+#include "runtime/invariant.h"
+#include "runtime/safepoint.h"
 #include "runtime/stack_walker.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
@@ -122,6 +124,7 @@ bool collect_pcs_in_use(std::vector<uintptr_t>& pcs) {
 }
 
 UnloadRound free_unreferenced_code() {
+  MVM_ASSERT(safepoint_pending(), "retired code is freed inside a global safepoint operation, every stack stopped");
   UnloadRound round;
   std::vector<uintptr_t> pcs;
   round.walkable = collect_pcs_in_use(pcs);

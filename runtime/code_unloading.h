@@ -76,7 +76,7 @@ struct UnloadRound {
   size_t kept = 0;      // retired blobs still in use, left for a later round
   bool walkable = true;  // false: a stack could not be walked, nothing was freed
 };
-// Frees every retired blob nothing uses. Must run inside a run_at_safepoint operation.
+// Frees every retired blob nothing uses. Runs inside a run_at_safepoint operation.
 UnloadRound free_unreferenced_code();
 
 // Totals since the process started (reports).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/invariant.h"
 #include "runtime/stack_walker.h"
 
 namespace runtime {
@@ -9,10 +10,12 @@ namespace runtime {
 FrameKind ScopeChain::kind(uint32_t k) const { return k + 1 == count ? FrameKind::jit : FrameKind::inlined; }
 
 const PcDesc& CompiledCode::desc_at(uintptr_t pc) const {
+  MVM_ASSERT(contains(pc), "desc_at is asked about a pc inside the compiled code");
   uint32_t off = uint32_t(pc - begin);
   auto it = std::upper_bound(pc_descs.begin(), pc_descs.end(), off,
                              [](uint32_t v, const PcDesc& d) { return v < d.pc_offset; });
-  return *(it - 1);  // pc_descs[0].pc_offset == 0
+  MVM_ASSERT(it != pc_descs.begin(), "the first pc desc begins at offset 0: every pc of the code has one");
+  return *(it - 1);
 }
 
 const GcMap* CompiledCode::gc_map_at(uintptr_t pc) const {

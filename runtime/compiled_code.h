@@ -82,7 +82,7 @@ struct CompiledCode : CodeBlob {
   // The stack map recorded for exactly `pc` (a resume or return address), or nullptr.
   const GcMap* gc_map_at(uintptr_t pc) const;
 
-  // The pc desc covering `pc` (which must be inside the blob).
+  // The pc desc covering `pc`, a pc inside the blob.
   const PcDesc& desc_at(uintptr_t pc) const;
   ScopeChain scope_chain(const PcDesc& d) const { return ScopeChain{scopes.data() + d.scope_begin, d.scope_count}; }
   // The scopes at `pc`, the address of an instruction about to run (a sampled pc).

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/invariant.h"
+
 namespace runtime {
 
 // x86-64 general registers, numbered by their encoding (asmjit's Gp::id()).
@@ -65,7 +67,11 @@ struct FrameRow {
   FrameRow& with_ra(Ra r, int32_t off = 0) { return ra = r, ra_offset = off, *this; }
   FrameRow& with_saved_rbp(int32_t off) { return rbp = Rbp::saved, rbp_offset = off, *this; }
   FrameRow& with_rbp_in_rdx() { return rbp = Rbp::in_rdx, rbp_offset = 0, *this; }
-  FrameRow& with_saved(Reg r, int32_t off) { return saved[size_t(r)] = int16_t(off), *this; }
+  FrameRow& with_saved(Reg r, int32_t off) {
+    MVM_ASSERT(r != Reg::rsp && r != Reg::rbp,
+               "a frame row's saved registers are neither rsp (the CFA) nor rbp (which has its own rule)");
+    return saved[size_t(r)] = int16_t(off), *this;
+  }
 };
 
 }  // namespace runtime

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/safepoint.h"
 #include "runtime/stack_walker.h"
 #include "runtime/thread.h"
@@ -47,6 +48,7 @@ uint64_t now_ns() {
 class MarkSweep {
  public:
   void run(GcEvent& e) {
+    MVM_ASSERT(safepoint_pending(), "the collector runs inside a global safepoint: no Mini thread runs meanwhile");
     for (Thread* t : VM::get().threads()) retire_tlab(t);
     walk_ = heap_prepare_walk();
     marks_.assign(granule(walk_.end) / 64 + 1, 0);
@@ -146,6 +148,7 @@ const char* gc_cause_name(GcCause c) {
     case GcCause::heap_full: return "heap full";
     case GcCause::a_lot: return "gc-a-lot";
   }
+  MVM_ASSERT(false, "a GcCause is one of its enumerators");
   return "?";
 }
 

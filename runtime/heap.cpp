@@ -13,7 +13,10 @@
 
 #include "runtime/errors.h"
 #include "runtime/gc.h"
+#include "runtime/invariant.h"
+#include "runtime/safepoint.h"
 #include "runtime/thread.h"
+#include "runtime/vm.h"
 
 namespace runtime {
 
@@ -142,6 +145,13 @@ std::string mib(size_t bytes) {
                              ") does not fit: " + why + ", --heap=" + std::to_string(g_max >> 20) + "m");
 }
 
+// Whether no thread has a TLAB (its unused tail is no chunk until it is retired).
+bool every_tlab_retired() {
+  for (Thread* t : VM::get().threads())
+    if (t->core.tlab_top != 0 || t->core.tlab_end != 0) return false;
+  return true;
+}
+
 }  // namespace
 
 void init_heap(size_t max_bytes) {
@@ -207,6 +217,7 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
 }
 
 HeapWalk heap_prepare_walk() {
+  MVM_ASSERT(safepoint_pending() && every_tlab_retired(), "the heap is walked at a safepoint, with every TLAB retired");
   std::lock_guard<std::mutex> lock(g_mutex);
   for (FreeRange& r : g_free) {
     char* end = std::min(r.end, g_hwm);

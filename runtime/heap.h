@@ -64,7 +64,7 @@ struct HeapWalk {
   char* end;  // the high-water mark: every byte below is an array or a free chunk
 };
 // Makes the heap walkable (writes a free chunk over every free range below the
-// high-water mark; TLABs must have been retired) and returns its extent.
+// high-water mark; the TLABs are retired, so their tails are chunks) and returns its extent.
 HeapWalk heap_prepare_walk();
 // Rebuilds the free ranges from the sweep's result: `free` sorted, each range a run of
 // dead or free chunks; `live_bytes` what survived. Lowers the high-water mark to the end

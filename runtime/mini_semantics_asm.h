@@ -3,13 +3,17 @@
 #pragma once
 #include <asmjit/x86.h>
 
+#include "runtime/invariant.h"
+
 namespace runtime {
 
 // rax = int(x): toward zero; NaN -> 0; out of range saturates to the int limits
 // (LANGUAGE.md). cvttsd2si answers MIN for NaN and out-of-range values, which is fixed
-// up here. Clobbers rcx and xmm1; `x` must not be xmm1.
+// up here. Clobbers rcx and xmm1, so `x` is another register (the sign test compares it
+// with xmm1 set to zero).
 inline void emit_float_to_int(asmjit::x86::Assembler& a, const asmjit::x86::Xmm& x) {
   using namespace asmjit::x86;
+  MVM_ASSERT(x.id() != xmm1.id(), "float-to-int's operand is not xmm1, the zero it is compared with");
   asmjit::Label done = a.newLabel(), nan = a.newLabel();
   a.cvttsd2si(rax, x);
   a.mov(rcx, asmjit::imm(INT64_MIN));

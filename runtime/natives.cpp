@@ -13,6 +13,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/method.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
@@ -190,6 +191,7 @@ extern "C" int64_t* minivm_rt_native(Thread* t, const uint8_t* bcp, int64_t* sp,
     case vm::NativeId::count:
       break;
   }
+  MVM_ASSERT(false, "the verifier admits only natives of vm/builtins");
   throw_runtime_error(t, "internal error: unknown native " + std::to_string(int(id)));
 }
 

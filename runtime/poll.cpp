@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/invariant.h"
 #include "runtime/safepoint.h"
 #include "runtime/thread.h"
 
@@ -80,6 +81,12 @@ void unregister_poll_client(PollClient* c) {
 uint64_t poll_trap_count() { return g_poll_traps.load(std::memory_order_relaxed); }
 
 extern "C" void minivm_handle_poll(Thread* t, uintptr_t* blob_fp) {
+  // The trap (or the branch poll's stub) marked the thread in_vm; the blob marks it
+  // in_java on its way out.
+  MVM_ASSERT(t == Thread::current() && t->get_state() == ThreadState::in_vm,
+             "a poll is served on the polling thread, which the trap or the stub marked in_vm");
+  // Strips compare the countdown unsigned; every charge stops at 0 before the next poll.
+  MVM_ASSERT(t->core.strip_countdown >= 0, "the strip-mining countdown is not negative at a poll");
   g_poll_traps.fetch_add(1, std::memory_order_relaxed);
   // The polling frame is the last Mini frame: its fp and the poll pc are what the blob
   // saved; its sp is just above the fake return address.
@@ -89,7 +96,6 @@ extern "C" void minivm_handle_poll(Thread* t, uintptr_t* blob_fp) {
   // Disarm before serving, so a request that arrives while we serve re-arms and is
   // served at the next poll rather than lost.
   disarm_poll(t);
-  // The trap already marked the thread in_vm; the blob marks it in_java on its way out.
   for (PollClient* c : *g_clients.load(std::memory_order_acquire)) c->on_poll(t);
   // Last, a global safepoint: the thread waits here, its stack walkable from the anchor.
   if (safepoint_pending()) block_at_safepoint(t, int(ThreadState::in_vm));

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
@@ -44,6 +45,7 @@ bool is_safe(ThreadState s) {
     case ThreadState::in_vm:
       return false;
   }
+  MVM_ASSERT(false, "a ThreadState is one of its enumerators");
   return false;
 }
 
@@ -95,7 +97,11 @@ std::unique_lock<std::mutex> become_requester(Thread* self) {
   ThreadState was = self->get_state();
   self->set_state(ThreadState::blocked);
   lock.lock();
-  self->set_state(was);  // no safepoint can be pending: starting one takes this lock
+  // Starting a safepoint takes this lock, and ending one clears the flag before it is
+  // released: returning to `was` (perhaps in_vm) cannot hide this thread from one.
+  MVM_ASSERT(!g_pending.load(std::memory_order_seq_cst),
+             "a safepoint is pending only while its requester holds the requesters' lock");
+  self->set_state(was);
   return lock;
 }
 

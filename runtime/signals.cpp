@@ -13,6 +13,7 @@
 
 #include "runtime/code_blob.h"
 #include "runtime/errors.h"
+#include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/stubs.h"
 #include "runtime/thread.h"
@@ -22,6 +23,12 @@ namespace runtime {
 namespace {
 
 void write_err(const char* s) { (void)!write(2, s, strlen(s)); }
+
+// Whether the calling thread has SIGPROF blocked (sigprocmask is async-signal-safe).
+bool sigprof_blocked() {
+  sigset_t now;
+  return pthread_sigmask(SIG_BLOCK, nullptr, &now) == 0 && sigismember(&now, SIGPROF) == 1;
+}
 
 // initial-exec TLS (the main executable's own): safe to touch from a signal handler.
 thread_local sigjmp_buf* tls_protection = nullptr;
@@ -38,6 +45,9 @@ void crash_handler(int sig, siginfo_t* info, void* ctx) {
     if (poll != nullptr) {
       // A registered poll: resume in the safepoint blob, which returns to resume_pc.
       auto* t = reinterpret_cast<Thread*>(uc->uc_mcontext.gregs[REG_R15]);
+      MVM_ASSERT(t == Thread::current() && t->get_state() == ThreadState::in_java,
+                 "a poll traps in Mini code, in Java, with r15 holding the thread's own Thread");
+      MVM_ASSERT(sigprof_blocked(), "SIGPROF is blocked in this handler (its sa_mask, below)");
       t->core.poll_resume_pc = poll->resume_pc;
       // From here to the blob's last instruction the thread runs the VM's code, not
       // Mini code: a sampler must not take its pc for a Mini one (DESIGN.md, "Thread

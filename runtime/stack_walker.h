@@ -45,7 +45,8 @@ struct Frame {
 
 class StackWalker {
  public:
-  // Walks from t's anchor (which must be set: the thread is in the VM, native or at a poll).
+  // Walks from t's anchor, set while the thread is in the VM, native or at a poll; with
+  // none (no Mini frames), the walk is empty and stop() is no_anchor.
   explicit StackWalker(Thread* t);
   // Walks from an explicit position (tests, samplers). `exact_pc`: start.pc is the pc of
   // an instruction about to run (a sampled pc) rather than a return or resume address.
@@ -89,7 +90,7 @@ class StackWalker {
   ScopeChain last_scopes_;
 };
 
-// Every frame of t's stack from its anchor (which must be set), top first, inlined scopes
+// Every frame of t's stack from its anchor (none without one), top first, inlined scopes
 // included.
 std::vector<Frame> frames_from_anchor(Thread* t);
 

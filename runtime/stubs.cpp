@@ -9,6 +9,7 @@
 #include "runtime/code_blob.h"
 #include "runtime/frame.h"
 #include "runtime/frame_recorder.h"
+#include "runtime/invariant.h"
 #include "runtime/method.h"
 #include "runtime/poll.h"
 #include "runtime/return_barrier.h"
@@ -176,6 +177,8 @@ void generate_runtime_stubs() {
 }
 
 int64_t call_mini(Thread* t, Method* m, const int64_t* args) {
+  MVM_ASSERT(t == Thread::current() && t->get_state() == ThreadState::in_java && t->core.dispatch_table != nullptr,
+             "Mini code is entered on the thread's own stack, in Java, with its dispatch table set");
   return g_call_stub(t, m, args, m->param_count);
 }
 

@@ -16,8 +16,8 @@ struct Method;
 void generate_runtime_stubs();
 
 // Runs `m` on the current thread `t` with `args` (m->param_count slots); returns the
-// result slot (unspecified for a void method). `t` must be in_java and its dispatch
-// table set.
+// result slot (unspecified for a void method). `t` is in_java, with its dispatch table
+// set.
 int64_t call_mini(Thread* t, Method* m, const int64_t* args);
 
 uintptr_t safepoint_blob_entry();

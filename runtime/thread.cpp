@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "runtime/gc.h"
+#include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/safepoint.h"
 
@@ -22,10 +23,13 @@ const char* thread_state_name(ThreadState s) {
     case ThreadState::blocked: return "blocked";
     case ThreadState::terminated: return "terminated";
   }
+  MVM_ASSERT(false, "a ThreadState is one of its enumerators");
   return "?";
 }
 
 Thread::Thread() {
+  MVM_ASSERT(static_cast<void*>(&core) == static_cast<void*>(this),
+             "ThreadCore is at a Thread's address: generated code reads it through r15, which holds the Thread*");
   core.poll_word.store(poll_pages().good, std::memory_order_relaxed);
   core.poll_limit.store(kPollLimitDisarmed, std::memory_order_relaxed);
   core.stack_limit = 0;

@@ -11,6 +11,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/heap.h"
+#include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/signals.h"
 #include "runtime/stubs.h"
@@ -127,7 +128,9 @@ static void* thread_main(void* arg) {
   vm.attach_current(t);
   transition_to_java(t);  // from new_thread: not while a safepoint is pending
   t->result = call_mini(t, t->start_method, t->start_args.data());
-  retire_tlab(t);  // still in Java: no collection is walking the heap
+  // Still in Java, so no collection is walking the heap.
+  MVM_ASSERT(t->get_state() == ThreadState::in_java, "a thread leaves its first Mini frame in Java");
+  retire_tlab(t);
   t->set_state(ThreadState::terminated);
   vm.detach_current(t);
   {

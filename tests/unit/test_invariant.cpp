@@ -3,39 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <string>
 
 #include "runtime/invariant.h"
-
-namespace {
-
-// Runs `broken` in a child process; its stderr and how it ended.
-template <typename F>
-std::pair<std::string, int> in_child(F broken) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    broken();
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string err;
-  char buf[512];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return {err, status};
-}
-
-}  // namespace
+#include "tests/unit/in_child.h"
 
 TEST_CASE("invariant: a broken one says what must hold, the condition and where, and aborts") {
   int two = 2;
