@@ -84,17 +84,18 @@ with tempfile.TemporaryDirectory() as tmp:
     # A signal in the VM's own C/C++ on a thread still marked in Mini code (nanotime never
     # leaves it): the oracle's walk at the interruption has those C/C++ frames above the
     # Mini frame, the poll has not. Cooperative fails such an interruption
-    # (native_frames_gone) and never names a stack without them. Up to three runs, until
-    # 20 interruptions were both sampled exactly or so failed.
+    # (native_frames_gone) and never names a stack without them. Up to five runs, until
+    # 20 interruptions were both sampled exactly and 20 so failed.
     in_java = os.path.join(ROOT, "tests", "profiler", "builtins_in_java.mini")
-    for _ in range(3):
+    coop, oracle, gone = {}, {}, set()  # by (run, interruption id)
+    for attempt in range(5):
         rc, so, se = run("--xint", "--native-frames", "--sampler=cooperative,oracle", "--interval=200us",
-                         f"--profile-out={out}", "-D", "N=1000000", in_java)
+                         f"--profile-out={out}", in_java)
         ev = events(out) if rc == 0 else []
-        coop = {e["sample"]: key(e["stack"]) for e in samples(ev, "cooperative") if not e["biased"]}
-        oracle = {e["sample"]: key(e["stack"]) for e in samples(ev, "oracle")}
-        gone = {e["sample"] for e in ev if e["event"] == "FailedSample" and e["sampler"] == "cooperative"
-                and e["reason"] == "native_frames_gone"}
+        coop.update({(attempt, e["sample"]): key(e["stack"]) for e in samples(ev, "cooperative") if not e["biased"]})
+        oracle.update({(attempt, e["sample"]): key(e["stack"]) for e in samples(ev, "oracle")})
+        gone |= {(attempt, e["sample"]) for e in ev if e["event"] == "FailedSample" and e["sampler"] == "cooperative"
+                 and e["reason"] == "native_frames_gone"}
         both = [i for i in coop if i in oracle]
         if rc != 0 or (len(both) >= 20 and len(gone) >= 20):
             break
