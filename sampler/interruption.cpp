@@ -183,10 +183,8 @@ void push_walks(ThreadSampling* st, WalkRecord* recs, int n, uint64_t id, uint64
     recs[i].id = id;
     recs[i].ticks = ticks;
     recs[i].held_ns = held;
-    if (st->walks->records.push(recs[i])) continue;
-    bool passed_on = st->left_out.push(ThreadSampling::LeftOut{id, ticks, recs[i].sampler});
-    MVM_ASSERT(passed_on, ThreadSampling::kLeftOutRoom);
-    if (!passed_on) st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
+    if (!st->walks->records.push(recs[i]) && !st->pass_on({id, ticks, recs[i].sampler}))
+      st->walks_full[size_t(recs[i].sampler)].fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -204,11 +202,8 @@ void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint6
   r.held_ns = held;
   r.freed_seq = runtime::freed_code_count();
   SampleRequest left_out;
-  if (st->requests.offer(r, left_out)) {
-    bool passed_on = st->left_out.push(ThreadSampling::LeftOut{left_out.id, left_out.ticks, std::nullopt});
-    MVM_ASSERT(passed_on, ThreadSampling::kLeftOutRoom);
-    if (!passed_on) st->ring_full.fetch_add(1, std::memory_order_relaxed);
-  }
+  if (st->requests.offer(r, left_out) && !st->pass_on({left_out.id, left_out.ticks, std::nullopt}))
+    st->ring_full.fetch_add(1, std::memory_order_relaxed);
   runtime::arm_poll(t);  // served at the thread's next poll (poll_client.cpp)
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/code_unloading.h"
+#include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
 #include "sampler/context_walk.h"
@@ -180,9 +181,13 @@ struct ThreadSampling {
     std::optional<SamplerId> walk;  // the sampler whose walk it was; none: the request
   };
   SpscRing<LeftOut, 32> left_out;
-  static constexpr const char* kLeftOutRoom =
-      "a thread's left_out ring has room: the sampler thread drains it before each signal it sends, and one "
-      "interruption leaves out at most one request and kHandlerWalks walks";
+  // Passes `l` on to the sampler thread: the ring never fills (above), which a checking
+  // build asserts; false when it had no room, in a build that does not check.
+  bool pass_on(const LeftOut& l) {
+    bool passed = left_out.push(l);
+    MVM_ASSERT(passed, "a thread's left_out ring has room for what one interruption leaves out");
+    return passed;
+  }
   std::unique_ptr<HandlerWalks> walks;  // only with a sampler that walks in the handler
   // The sampler thread's signal to this thread. Linux keeps one pending SIGPROF per thread
   // (a second one sent before the first is delivered merges with it), so the sampler sends
@@ -218,9 +223,9 @@ struct ThreadSampling {
   WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
-  // Requests and walks left out with no room in left_out to pass their ids on (an
-  // invariant says there is always room: kLeftOutRoom): counted as drops all the same,
-  // without an event, in a build that does not check it.
+  // Requests and walks left out with no room in left_out to pass their ids on (pass_on
+  // says there is always room): counted as drops all the same, without an event, in a
+  // build that does not check it.
   std::atomic<uint64_t> ring_full{0};
   std::atomic<uint64_t> walks_full[kSamplerCount] = {};
   runtime::Thread* thread = nullptr;
