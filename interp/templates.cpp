@@ -2,6 +2,7 @@
 #include "interp/templates.h"
 
 #include "runtime/alloc_asm.h"
+#include "runtime/errors.h"
 #include "runtime/frame.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
@@ -124,16 +125,32 @@ void if_bool(InterpMasm& g, bool branch_if_true, vm::Op op) {
   g.dispatch_next(len(op));
 }
 
-// Bounds check of index `index` against array `array`; on failure reports the error
-// (index in rsi, length in rdx for the runtime).
-void bounds_check(InterpMasm& g, const Gp& array, const Gp& index) {
+// Reports "null reference: <use>" (runtime/errors.h) when `ref` is null.
+void null_check(InterpMasm& g, const Gp& ref, runtime::NullUse use) {
   Assembler& a = g.a;
   Label ok = a.newLabel();
+  a.test(ref, ref);
+  a.jnz(ok);
+  a.mov(esi, int(use));
+  g.call_throw(fnptr(&minivm_rt_throw_null));
+  a.bind(ok);
+}
+
+// Null and bounds check of index `index` against array (or string) `array`; on failure
+// reports the error (index in rsi, length in rdx for the runtime).
+void bounds_check(InterpMasm& g, const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index) {
+  Assembler& a = g.a;
+  Label ok = a.newLabel(), null = a.newLabel();
+  a.test(array, array);
+  a.jz(null);  // not taken: the hot path takes one branch
   a.cmp(index, qword_ptr(array, kArrayLengthOffset));
   a.jb(ok);  // unsigned: a negative index is huge
   a.mov(rsi, index);
   a.mov(rdx, qword_ptr(array, kArrayLengthOffset));
   g.call_throw(fnptr(&minivm_rt_throw_index));
+  a.bind(null);
+  a.mov(esi, int(use));
+  g.call_throw(fnptr(&minivm_rt_throw_null));
   a.bind(ok);
 }
 
@@ -390,8 +407,49 @@ void gen_iastore(InterpMasm& g) { array_store(g, vm::Op::iastore); }
 void gen_fastore(InterpMasm& g) { array_store(g, vm::Op::fastore); }
 
 void gen_arraylength(InterpMasm& g) {
-  g.a.mov(rax, qword_ptr(rax, kArrayLengthOffset));
+  null_check(g, rax, runtime::NullUse::length);
+  g.a.mov(rax, qword_ptr(rax, kArrayLengthOffset));  // an array's elements or a string's bytes
   NEXT(arraylength);
+}
+
+// --- references and strings ---
+void gen_aconst_null(InterpMasm& g) {
+  g.a.push(rax);
+  g.a.xor_(eax, eax);
+  NEXT(aconst_null);
+}
+void gen_acmpeq(InterpMasm& g) { int_compare(g, CondCode::kE, vm::Op::acmpeq); }
+void gen_acmpne(InterpMasm& g) { int_compare(g, CondCode::kNE, vm::Op::acmpne); }
+
+void gen_sload(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.mov(rcx, rax);  // index
+  a.pop(r8);        // string
+  bounds_check(g, r8, rcx, runtime::NullUse::string_index);
+  a.movzx(eax, byte_ptr(r8, rcx, 0, kArrayDataOffset));
+  NEXT(sload);
+}
+
+// The operations that make strings, or compare their bytes, are the runtime's.
+void gen_sconcat(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_sconcat));
+  NEXT(sconcat);
+}
+void gen_scmpeq(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_scompare));
+  NEXT(scmpeq);
+}
+void gen_scmpne(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_scompare));
+  NEXT(scmpne);
+}
+void gen_substring(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_substring));
+  NEXT(substring);
+}
+void gen_tostring(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_tostring));
+  NEXT(tostring);
 }
 
 void gen_fsqrt(InterpMasm& g) {

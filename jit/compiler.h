@@ -12,6 +12,7 @@
 
 #include "jit/baseline_compiler.h"
 #include "runtime/compiled_code.h"
+#include "runtime/errors.h"
 #include "runtime/frame.h"
 #include "runtime/frame_recorder.h"
 #include "runtime/method.h"
@@ -169,7 +170,7 @@ class Compiler {
   // Stores the root's array locals that live in general registers to their homes, so a
   // runtime call that may collect finds them there (C code may keep the callee-saved
   // registers anywhere).
-  void spill_array_locals();
+  void spill_reference_locals();
   // Starts a new pc desc at the current position.
   void mark(int32_t bci, bool safepoint);
   // The types of the whole (absolute) expression stack before `bci` of the current body.
@@ -188,7 +189,9 @@ class Compiler {
   // A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
   // pushing one of type `result` (Void: none). Its operands are passed in their homes.
   void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled = false);
-  void bounds_check(const Gp& array, const Gp& index);
+  // Report the contract's errors (runtime/errors.h's NullUse for a null reference).
+  void null_check(const Gp& ref, runtime::NullUse use);
+  void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);
 
   // --- register_locals.cpp ---
   void choose_register_locals();

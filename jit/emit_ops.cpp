@@ -6,6 +6,7 @@
 #include "jit/emitter_traits.h"
 #include "jit/intrinsic_stubs.h"
 #include "runtime/alloc_asm.h"
+#include "runtime/errors.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/mini_semantics_asm.h"
@@ -43,7 +44,8 @@ struct Traits {
 
 EMIT(nop, REGS) {}
 EMIT(ldc, REGS) {
-  const vm::Constant& c = sc_->fn->constants[i.a()];
+  // The slot the Method holds: a string constant is its permanent string there.
+  const vm::Constant c{sc_->fn->constants[i.a()].type, sc_->m->constants[i.a()]};
   Operand dst = expr(i.d, c.type);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {
     if (c.bits == 0)
@@ -324,11 +326,37 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
 }
 EMIT(iastore, CALLS | FUSE_I) { array_store(i, vm::Type::Int); }
 EMIT(fastore, CALLS | FUSE_F) { array_store(i, vm::Type::Float); }
-EMIT(arraylength, PLAIN) {
+EMIT(arraylength, CALLS) {
   load(rax, expr(i.d - 1));
-  a.mov(rax, qword_ptr(rax, runtime::kArrayLengthOffset));
+  null_check(rax, runtime::NullUse::length);
+  a.mov(rax, qword_ptr(rax, runtime::kArrayLengthOffset));  // an array's elements or a string's bytes
   a.emit(Inst::kIdMov, expr(i.d - 1), rax);
 }
+
+// --- references and strings ---
+EMIT(aconst_null, REGS) {
+  Operand dst = expr(i.d, vm::Type::Null);
+  if (dst.isReg())
+    a.xor_(dst.as<Gp>().r32(), dst.as<Gp>().r32());
+  else
+    a.mov(dst.as<Mem>(), imm(0));
+}
+EMIT(acmpeq, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kE); }
+EMIT(acmpne, REGS | FUSE_I | FUSE_LEFT) { int_compare(i, CondCode::kNE); }
+EMIT(sload, CALLS | FUSE_I) {
+  Operand index = right_operand(i, vm::Type::Int);
+  load(rax, expr(i.d - 2));
+  load(rcx, index);
+  bounds_check(rax, rcx, runtime::NullUse::string_index);
+  a.movzx(eax, byte_ptr(rax, rcx, 0, runtime::kArrayDataOffset));
+  move(expr(i.d - 2, vm::Type::Int), rax);
+}
+// The operations that make strings, or compare their bytes, are the runtime's.
+EMIT(sconcat, CALLS) { stack_helper(reinterpret_cast<void*>(&minivm_rt_sconcat), i.bci, i.d, 2, vm::Type::String); }
+EMIT(scmpeq, CALLS) { stack_helper(reinterpret_cast<void*>(&minivm_rt_scompare), i.bci, i.d, 2, vm::Type::Bool); }
+EMIT(scmpne, CALLS) { stack_helper(reinterpret_cast<void*>(&minivm_rt_scompare), i.bci, i.d, 2, vm::Type::Bool); }
+EMIT(substring, CALLS) { stack_helper(reinterpret_cast<void*>(&minivm_rt_substring), i.bci, i.d, 3, vm::Type::String); }
+EMIT(tostring, CALLS) { stack_helper(reinterpret_cast<void*>(&minivm_rt_tostring), i.bci, i.d, 1, vm::Type::String); }
 EMIT(fsqrt, REGS) {
   Operand x = fexpr(i.d - 1);
   if (x.isMem()) {
@@ -417,6 +445,10 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.mov(rdx, home_expr(d - 3));   // dst
     a.mov(r8, home_expr(d - 2));    // dstPos
     a.mov(r10, home_expr(d - 1));   // n
+    a.test(rax, rax);
+    a.jz(slow);                     // a null src
+    a.test(rdx, rdx);
+    a.jz(slow);                     // a null dst
     a.mov(r9, rcx);
     a.or_(r9, r8);
     a.or_(r9, r10);
@@ -441,6 +473,8 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.mov(rax, home_expr(d - 3));   // a
     a.mov(rcx, home_expr(d - 2));   // from
     a.mov(rdx, home_expr(d - 1));   // to
+    a.test(rax, rax);
+    a.jz(slow);                     // a null array
     a.test(rcx, rcx);
     a.js(slow);
     a.cmp(rdx, qword_ptr(rax, runtime::kArrayLengthOffset));

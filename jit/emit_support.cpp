@@ -104,12 +104,12 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
   };
   Types t = stack_types(bci);
   for (int d = 0; d < depth; d++)
-    if (vm::is_array(t[size_t(d)])) add(d < spilled_below ? Operand(home_expr(d)) : expr(d, t[size_t(d)]));
+    if (vm::is_reference(t[size_t(d)])) add(d < spilled_below ? Operand(home_expr(d)) : expr(d, t[size_t(d)]));
   size_t scope_bci = bci;
   for (const InlineScope* s = sc_; s != nullptr; scope_bci = s->call_bci, s = s->caller) {
     const auto& types = s->fn->local_types;
     for (int i = 0; i < int(types.size()); i++) {
-      if (!vm::is_array(types[size_t(i)]) || !s->info.live_locals.live(scope_bci, uint32_t(i))) continue;
+      if (!vm::is_reference(types[size_t(i)]) || !s->info.live_locals.live(scope_bci, uint32_t(i))) continue;
       if (s->local_base >= 0) {
         add(inline_home(*s, i));
         continue;
@@ -123,9 +123,9 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
   gc_maps.push_back(std::move(map));
 }
 
-void Compiler::spill_array_locals() {
+void Compiler::spill_reference_locals() {
   for (int k = 0; k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])] && vm::is_array(fn_.local_types[size_t(reg_local_[k])]))
+    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])] && vm::is_reference(fn_.local_types[size_t(reg_local_[k])]))
       a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
 }
 
@@ -206,7 +206,7 @@ void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type resu
   Types t = stack_types(bci);
   if (!spilled) spill_exprs(t, d);
   spill_locals(false);
-  spill_array_locals();
+  spill_reference_locals();
   a.mov(rdi, r15);
   a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
   a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which it pops nothing from
@@ -221,13 +221,28 @@ void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type resu
   reload_locals(false);
 }
 
-void Compiler::bounds_check(const Gp& array, const Gp& index) {
+void Compiler::null_check(const Gp& ref, runtime::NullUse use) {
   Label ok = a.newLabel();
+  a.test(ref, ref);
+  a.jnz(ok);
+  a.mov(esi, int(use));
+  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null));
+  a.bind(ok);
+}
+
+// Null first, not taken, so that the hot path takes one branch as before.
+void Compiler::bounds_check(const Gp& array, const Gp& index, runtime::NullUse use) {
+  Label ok = a.newLabel(), null = a.newLabel();
+  a.test(array, array);
+  a.jz(null);
   a.cmp(index, qword_ptr(array, runtime::kArrayLengthOffset));
   a.jb(ok);
   a.mov(rsi, index);
   a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
   throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
+  a.bind(null);
+  a.mov(esi, int(use));
+  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null));
   a.bind(ok);
 }
 

@@ -9,7 +9,9 @@
 
 #include "jit/poll_sites.h"
 #include "runtime/runtime_calls.h"
+#include "runtime/strings.h"
 #include "runtime/vm.h"
+#include "vm/text.h"
 
 namespace jit {
 
@@ -30,6 +32,11 @@ const std::map<uintptr_t, const char*>& runtime_entries() {
       {reinterpret_cast<uintptr_t>(&minivm_rt_native), "runtime native"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_print), "runtime print"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_spawn), "runtime spawn"},
+      {reinterpret_cast<uintptr_t>(&minivm_rt_sconcat), "runtime sconcat"},
+      {reinterpret_cast<uintptr_t>(&minivm_rt_scompare), "runtime scompare"},
+      {reinterpret_cast<uintptr_t>(&minivm_rt_substring), "runtime substring"},
+      {reinterpret_cast<uintptr_t>(&minivm_rt_tostring), "runtime tostring"},
+      {reinterpret_cast<uintptr_t>(&minivm_rt_throw_null), "runtime throw_null"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_div_zero), "runtime throw_div_zero"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_index), "runtime throw_index"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_stack_overflow), "runtime throw_stack_overflow"},
@@ -40,6 +47,10 @@ const std::map<uintptr_t, const char*>& runtime_entries() {
 // What an address-sized immediate stands for, or "" for a plain number.
 std::string name_address(uintptr_t v) {
   if (auto it = runtime_entries().find(v); it != runtime_entries().end()) return it->second;
+  if (runtime::is_permanent_string(reinterpret_cast<const void*>(v))) {
+    std::string_view text = runtime::string_bytes(reinterpret_cast<const runtime::Array*>(v));
+    return "string " + vm::quoted(text.size() > 24 ? std::string(text.substr(0, 24)) + "..." : std::string(text));
+  }
   runtime::VM& vm = runtime::VM::get();
   for (size_t i = 0; i < vm.method_count(); i++) {
     const runtime::Method* m = vm.method(i);

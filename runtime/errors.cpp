@@ -122,3 +122,20 @@ std::string format_stack_trace(Thread* t, size_t max_frames) {
 }
 
 }  // namespace runtime
+
+namespace runtime {
+
+const char* null_use_text(NullUse use) {
+  static constexpr const char* kTexts[] = {
+#define X(name, text) text,
+      MINIVM_NULL_USES(X)
+#undef X
+  };
+  return kTexts[size_t(use)];
+}
+
+void throw_null_reference(Thread* t, NullUse use) {
+  throw_runtime_error(t, std::string("null reference: ") + null_use_text(use));
+}
+
+}  // namespace runtime

@@ -1,11 +1,29 @@
 // Mini runtime errors and the orderly end of the process.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace runtime {
 
 class Thread;
+
+// What reads through a null reference, for the error "null reference: TEXT"
+// (LANGUAGE.md, "v2 runtime errors"). Generated code passes one to minivm_rt_throw_null.
+#define MINIVM_NULL_USES(X)                 \
+  X(array_index, "index of a null array")   \
+  X(string_index, "index of a null string") \
+  X(length, "len of null")                  \
+  X(substring, "substring of null")         \
+  X(arraycopy, "arraycopy of a null array") \
+  X(crc32, "crc32 of a null array")
+enum class NullUse : uint8_t {
+#define X(name, text) name,
+  MINIVM_NULL_USES(X)
+#undef X
+};
+const char* null_use_text(NullUse use);
+[[noreturn]] void throw_null_reference(Thread* t, NullUse use);
 
 // Prints `error: MESSAGE` and the Mini stack trace of `t` (walked from its anchor, which
 // the caller has set) on stderr, after flushing the program's output, and ends the whole

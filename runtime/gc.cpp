@@ -13,6 +13,7 @@
 #include "runtime/invariant.h"
 #include "runtime/safepoint.h"
 #include "runtime/stack_walker.h"
+#include "runtime/strings.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
 
@@ -63,9 +64,9 @@ class MarkSweep {
 
   static size_t chunk_bytes(const char* p, const char* end) {
     const auto* a = reinterpret_cast<const Array*>(p);
-    size_t bytes = array_bytes(a->length);
-    if (a->length < 0 || uint32_t(a->kind) > uint32_t(ArrayKind::Free) || bytes > size_t(end - p))
-      heap_corrupt("not an array or free chunk", p);
+    if (a->length < 0 || uint32_t(a->kind) >= kArrayKindCount) heap_corrupt("not an array, string or free chunk", p);
+    size_t bytes = object_bytes(a->kind, a->length);
+    if (bytes > size_t(end - p)) heap_corrupt("an object beyond the heap's end", p);
     return bytes;
   }
 
@@ -85,10 +86,11 @@ class MarkSweep {
     if (!exact || g_verify.load(std::memory_order_relaxed)) {
       if (starts_.empty()) find_array_starts();
       if (!in_heap || !test(starts_, granule(p))) {
-        if (exact) heap_corrupt("an exact root that is not an array", p, &where);
+        if (exact && !is_permanent_string(p)) heap_corrupt("an exact root that is not an array or a string", p, &where);
         return;
       }
     } else if (!in_heap) {
+      if (is_permanent_string(p)) return;  // a string literal: never collected
       heap_corrupt("an exact root outside the heap", p, &where);
     }
     size_t g = granule(p);
@@ -118,7 +120,7 @@ class MarkSweep {
         size_t bytes = chunk_bytes(p, walk_.end);
         close_gap(p);
         live += bytes;
-        e.arrays_live++;
+        e.objects_live++;
         gap = p + bytes;
       }
     }
@@ -175,10 +177,10 @@ std::string format_gc_event(const GcEvent& e) {
                                                    e.slowest_where;
   std::snprintf(line, sizeof line,
                 "[gc %llu] %s: pause %.3f ms (time to safepoint %.3f ms, %d thread%s stopped, %s), "
-                "heap %.1f MiB -> %.1f MiB of %.0f MiB, %llu arrays live",
+                "heap %.1f MiB -> %.1f MiB of %.0f MiB, %llu objects live",
                 (unsigned long long)e.id, gc_cause_name(e.cause), ms(e.pause_ns), ms(e.time_to_safepoint_ns),
                 e.threads_stopped, e.threads_stopped == 1 ? "" : "s", slowest.c_str(), mib(e.heap_before),
-                mib(e.heap_after), mib(e.heap_max), (unsigned long long)e.arrays_live);
+                mib(e.heap_after), mib(e.heap_max), (unsigned long long)e.objects_live);
   return line;
 }
 

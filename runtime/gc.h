@@ -34,7 +34,7 @@ struct GcEvent {
   int slowest_thread = -1;           // the last thread to stop (-1: none had to)
   std::string slowest_where;         // its top Mini frame: "function (file:line)"
   size_t heap_before = 0, heap_after = 0, heap_max = 0;
-  uint64_t arrays_live = 0;
+  uint64_t objects_live = 0;
   RootStats roots;
 };
 

@@ -26,7 +26,7 @@ class RootWalker {
     VM& vm = VM::get();
     const auto& gs = vm.module().globals;
     for (size_t i = 0; i < gs.size(); i++)
-      if (vm::is_array(gs[i].type)) {
+      if (vm::is_reference(gs[i].type)) {
         stats_.globals++;
         value(vm.globals()[i], {RootKind::global, -1, nullptr, -1, 0, int32_t(i)});
       }
@@ -40,7 +40,7 @@ class RootWalker {
     if (t->start_method != nullptr) {
       const auto& types = t->start_method->function->local_types;
       for (size_t i = 0; i < t->start_args.size(); i++)
-        if (vm::is_array(types[i]))
+        if (vm::is_reference(types[i]))
           value(t->start_args[i], {RootKind::start_arg, t->id, t->start_method, -1, 0, int32_t(i)});
     }
     value(t->vm_result, {RootKind::vm_result, t->id});
@@ -106,7 +106,7 @@ class RootWalker {
     uintptr_t locals = uintptr_t(load(fp + kInterpFrameLocalsOffset));
     RootSource where{RootKind::interp_local, thread_, f.method, f.bci};
     for (size_t i = 0; i < fn.local_types.size(); i++)
-      if (vm::is_array(fn.local_types[i]) && info.live_locals.live(size_t(f.bci), uint32_t(i))) {
+      if (vm::is_reference(fn.local_types[i]) && info.live_locals.live(size_t(f.bci), uint32_t(i))) {
         where.index = int32_t(i);
         value(load(locals - 8 * i), where);
       }
@@ -114,7 +114,7 @@ class RootWalker {
     bool cached_top_in_rax = top && at_poll(anchor_pc);
     where.kind = RootKind::interp_expr;
     for (size_t k = 0; k < stack.size(); k++) {
-      if (!vm::is_array(stack[k])) continue;
+      if (!vm::is_reference(stack[k])) continue;
       where.index = int32_t(k);
       if (cached_top_in_rax && k + 1 == stack.size())
         value(load(poll_saved_register_address(anchor_sp, Reg::rax)), where);

@@ -129,7 +129,7 @@ std::string mib(size_t bytes) {
 // An array larger than the heap, or one that a collection made for it still left no room
 // for: the live arrays leave less than `bytes`, or (nothing moves) no gap between them is
 // that large.
-[[noreturn]] void heap_exhausted(Thread* t, int64_t length, size_t bytes) {
+[[noreturn]] void heap_exhausted(Thread* t, ArrayKind kind, int64_t length, size_t bytes) {
   size_t live, largest = 0;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -141,7 +141,9 @@ std::string mib(size_t bytes) {
                                            : "the largest free range between the " + mib(live) +
                                                  " of live arrays is " + mib(largest) +
                                                  " (the collector does not move arrays)";
-  throw_runtime_error(t, "heap exhausted: new array of " + std::to_string(length) + " elements (" + mib(bytes) +
+  std::string what = kind == ArrayKind::String ? "string of " + std::to_string(length) + " bytes"
+                                               : "array of " + std::to_string(length) + " elements";
+  throw_runtime_error(t, "heap exhausted: new " + what + " (" + mib(bytes) +
                              ") does not fit: " + why + ", --heap=" + std::to_string(g_max >> 20) + "m");
 }
 
@@ -194,9 +196,9 @@ void retire_tlab(Thread* t) {
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
   if (length < 0) throw_runtime_error(t, "negative array size " + std::to_string(length));
   if (uint64_t(length) > (g_max - sizeof(Array)) / 8)
-    heap_exhausted(t, length, uint64_t(length) < SIZE_MAX / 16 ? array_bytes(length) : SIZE_MAX);
-  size_t bytes = array_bytes(length);
-  bool small = length <= kMaxTlabLength;
+    heap_exhausted(t, kind, length, uint64_t(length) < SIZE_MAX / 16 ? object_bytes(kind, length) : SIZE_MAX);
+  size_t bytes = object_bytes(kind, length);
+  bool small = bytes <= array_bytes(kMaxTlabLength);
   uint64_t seen = gc_count();  // before the attempt: a collection after it may have made room
   Carved c = carve_for(t, bytes, small, /*beyond_budget=*/false);
   if (c.p == nullptr) {
@@ -211,7 +213,7 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
                                        c = carve_for(t, bytes, small, /*beyond_budget=*/collected);
                                        return c.p != nullptr;
                                      });
-    if (!ok) heap_exhausted(t, length, bytes);
+    if (!ok) heap_exhausted(t, kind, length, bytes);
   }
   return hand_out(t, c, kind, length, bytes, small);
 }

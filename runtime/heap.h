@@ -1,9 +1,9 @@
-// The heap: arrays, bump-allocated in thread-local allocation buffers (TLABs) and
-// reclaimed by the mark-sweep collector (runtime/gc.h) at global safepoints.
+// The heap: arrays and strings, bump-allocated in thread-local allocation buffers (TLABs)
+// and reclaimed by the mark-sweep collector (runtime/gc.h) at global safepoints.
 //
 // Layout: one reserved address range of `--heap` bytes. Below the high-water mark every
-// byte belongs to an array or to a free chunk (an Array of kind Free), so the collector
-// can walk the heap object by object. Free space is kept as address-ordered ranges;
+// byte belongs to an array, a string or a free chunk (an Array of kind Free), so the
+// collector can walk the heap object by object. Free space is kept as address-ordered ranges;
 // TLABs and large arrays are carved from the lowest one that fits, which keeps the
 // heap compact and its resident memory near the live set plus one allocation budget.
 // Allocation in generated code is the TLAB bump (runtime/alloc_asm.h); everything else
@@ -17,17 +17,20 @@ namespace runtime {
 
 class Thread;
 
+// What a heap object is. Int and Float are newarray's operand (generated code stores it).
 enum class ArrayKind : uint32_t {
   Int = 0,
   Float = 1,
-  Free = 2,  // not an array: a free chunk (or a retired TLAB's tail) of the same size
+  Free = 2,    // not an array: a free chunk (or a retired TLAB's tail), `length` 8-byte words after the header
+  String = 3,  // a Mini string: `length` bytes, immutable once made (runtime/strings.h)
 };
+inline constexpr uint32_t kArrayKindCount = 4;
 
 struct Array {
   ArrayKind kind;
   uint32_t reserved;  // 0 (the collector marks in a side bitmap)
-  int64_t length;
-  int64_t data[];  // int64 or double bits
+  int64_t length;     // elements; a string's bytes
+  int64_t data[];     // int64 or double bits; a string's bytes
 };
 inline constexpr int32_t kArrayLengthOffset = 8;
 inline constexpr int32_t kArrayDataOffset = 16;
@@ -35,6 +38,11 @@ inline constexpr size_t kObjectAlignment = 16;
 
 // The bytes an array of `length` elements occupies (header included, 16-aligned).
 constexpr size_t array_bytes(int64_t length) { return (sizeof(Array) + size_t(length) * 8 + 15) & ~size_t(15); }
+// The bytes an object of `kind` and `length` occupies (header included, 16-aligned).
+constexpr size_t object_bytes(ArrayKind kind, int64_t length) {
+  if (kind == ArrayKind::String) return (sizeof(Array) + size_t(length) + 15) & ~size_t(15);
+  return array_bytes(length);
+}
 
 // TLABs: refilled in chunks of kTlabBytes; arrays of more than kMaxTlabLength elements
 // are carved one by one (and never take the generated fast path).
@@ -47,11 +55,11 @@ size_t heap_max_bytes();
 // Bytes live after the last collection plus everything handed out since.
 size_t heap_used_bytes();
 
-// Allocates a zeroed array on `t` (the slow path: refills t's TLAB or carves a large
-// array; when the allocation budget is spent or nothing fits, a collection, whose
-// safepoint makes this allocation before any other thread resumes). A negative length,
-// or live arrays that leave no room for it even after that collection, is a Mini runtime
-// error (no return).
+// Allocates a zeroed array (or string of `length` bytes) on `t` (the slow path: refills
+// t's TLAB or carves a large object; when the allocation budget is spent or nothing
+// fits, a collection, whose safepoint makes this allocation before any other thread
+// resumes). A negative length, or live objects that leave no room for it even after that
+// collection, is a Mini runtime error (no return).
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length);
 
 // Ends t's TLAB: its unused tail becomes a free chunk. At thread end and before a

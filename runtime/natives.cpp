@@ -106,6 +106,7 @@ static std::string range_text(int64_t from, int64_t n) {
 }
 
 void native_arraycopy(Thread* t, Array* src, int64_t src_pos, Array* dst, int64_t dst_pos, int64_t n) {
+  if (src == nullptr || dst == nullptr) throw_null_reference(t, NullUse::arraycopy);
   if (n < 0) throw_runtime_error(t, "arraycopy: negative length " + std::to_string(n));
   if (src_pos < 0 || src_pos > src->length - n)
     throw_runtime_error(t, "arraycopy: source range " + range_text(src_pos, n) + " out of bounds for length " +
@@ -132,6 +133,7 @@ uint32_t crc32_of_low_bytes(const int64_t* data, int64_t n) {
 }
 
 int64_t native_crc32(Thread* t, Array* a, int64_t from, int64_t to) {
+  if (a == nullptr) throw_null_reference(t, NullUse::crc32);
   if (from < 0 || to > a->length || from > to)
     throw_runtime_error(t, "crc32: range [" + std::to_string(from) + ", " + std::to_string(to) +
                                ") out of bounds for length " + std::to_string(a->length));

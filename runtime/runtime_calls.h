@@ -20,8 +20,15 @@ int64_t* minivm_rt_newarray(runtime::Thread* t, const uint8_t* bcp, int64_t* sp,
 int64_t* minivm_rt_native(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
 int64_t* minivm_rt_print(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
 int64_t* minivm_rt_spawn(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+// The string operations (runtime/strings.cpp): sconcat, scmpeq/scmpne, substring, tostring.
+int64_t* minivm_rt_sconcat(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_scompare(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_substring(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_tostring(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
 [[noreturn]] void minivm_rt_throw_div_zero(runtime::Thread* t);
 [[noreturn]] void minivm_rt_throw_index(runtime::Thread* t, int64_t index, int64_t length);
+// `use` is a runtime::NullUse (runtime/errors.h).
+[[noreturn]] void minivm_rt_throw_null(runtime::Thread* t, int use);
 [[noreturn]] void minivm_rt_throw_stack_overflow(runtime::Thread* t);
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/heap.h"
+#include "runtime/strings.h"
 #include "vm/text.h"
 
 namespace runtime {
@@ -27,8 +28,19 @@ void append_value(std::string& out, vm::Type t, int64_t slot) {
     case vm::Type::Bool:
       out += slot != 0 ? "true" : "false";
       return;
+    case vm::Type::String:
+      if (slot == 0) out += "null";
+      else out += string_bytes(reinterpret_cast<const Array*>(slot));
+      return;
+    case vm::Type::Null:
+      out += "null";
+      return;
     case vm::Type::IntArray:
     case vm::Type::FloatArray: {
+      if (slot == 0) {
+        out += "null";
+        return;
+      }
       auto* a = reinterpret_cast<const Array*>(slot);
       vm::Type elem = t == vm::Type::IntArray ? vm::Type::Int : vm::Type::Float;
       out += '[';

@@ -10,7 +10,7 @@ namespace runtime {
 // Shortest text that reads back to the same double; ".0" appended when it has neither
 // '.' nor an exponent; "nan", "inf", "-inf".
 void append_float(std::string& out, double d);
-// A value of type `t` held in a slot (arrays as "[1, 2, 3]").
+// A value of type `t` held in a slot (arrays as "[1, 2, 3]", a string as its bytes, null as "null").
 void append_value(std::string& out, vm::Type t, int64_t slot);
 
 }  // namespace runtime

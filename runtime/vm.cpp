@@ -14,6 +14,7 @@
 #include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/signals.h"
+#include "runtime/strings.h"
 #include "runtime/stubs.h"
 
 namespace runtime {
@@ -48,13 +49,24 @@ void VM::load(std::unique_ptr<vm::Module> module) {
   verify_infos_.clear();
   globals_.clear();
   module_ = std::move(module);
-  for (auto& g : module_->globals) globals_.push_back(g.init_bits);
+  // String literals become permanent strings here, so a slot never holds a string index.
+  for (auto& g : module_->globals)
+    globals_.push_back(g.init_is_string ? reinterpret_cast<int64_t>(permanent_string(g.init_text)) : g.init_bits);
   if (globals_.empty()) globals_.push_back(0);  // keep data() non-null
   for (auto& fn : module_->functions) {
+    auto info = std::make_unique<vm::VerifyInfo>();
+    vm::VerifyError error;
+    if (!vm::verify_function(*module_, *fn, error, *info)) {
+      std::fprintf(stderr, "minivm: internal error: %s does not verify at bci %u: %s\n", fn->name.c_str(), error.bci,
+                   error.message.c_str());
+      std::exit(2);
+    }
     auto m = std::make_unique<Method>();
     m->code = fn->code.data();
     std::vector<int64_t> slots;
-    for (auto& c : fn->constants) slots.push_back(c.bits);
+    for (auto& c : fn->constants)
+      slots.push_back(c.type == vm::Type::String ? reinterpret_cast<int64_t>(permanent_string(fn->strings[size_t(c.bits)]))
+                                                 : c.bits);
     constant_slots_.push_back(std::move(slots));
     m->constants = constant_slots_.back().data();
     m->param_count = fn->param_count();
@@ -66,13 +78,6 @@ void VM::load(std::unique_ptr<vm::Module> module) {
     m->frame_bytes = 8u * (uint32_t(fn->local_count()) + 3 + 2 + fn->max_stack) + 64;
     m->code_size = uint32_t(fn->code.size());
     m->function = fn.get();
-    auto info = std::make_unique<vm::VerifyInfo>();
-    vm::VerifyError error;
-    if (!vm::verify_function(*module_, *fn, error, *info)) {
-      std::fprintf(stderr, "minivm: internal error: %s does not verify at bci %u: %s\n", fn->name.c_str(), error.bci,
-                   error.message.c_str());
-      std::exit(2);
-    }
     m->verified = info.get();
     verify_infos_.push_back(std::move(info));
     method_table_.push_back(m.get());

@@ -19,7 +19,7 @@ GC_LINE = re.compile(
     r"^\[gc (?P<id>\d+)\] (?P<cause>allocation budget|heap full): pause (?P<pause>[\d.]+) ms "
     r"\(time to safepoint (?P<ttsp>[\d.]+) ms, (?P<threads>\d+) threads? stopped, "
     r"(?:no thread to wait for|last to stop: thread (?P<slowest>\d+) at (?P<where>.+))\), "
-    r"heap (?P<before>[\d.]+) MiB -> (?P<after>[\d.]+) MiB of (?P<max>\d+) MiB, (?P<live>\d+) arrays live$")
+    r"heap (?P<before>[\d.]+) MiB -> (?P<after>[\d.]+) MiB of (?P<max>\d+) MiB, (?P<live>\d+) objects live$")
 
 
 def run(minivm, *args):

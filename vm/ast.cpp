@@ -42,6 +42,7 @@ std::string ast::dump(const Expr& e) {
     case ExprKind::FloatLit: return fmt::format("{}", e.float_value);
     case ExprKind::BoolLit: return e.bool_value ? "true" : "false";
     case ExprKind::StringLit: return quoted(e.text);
+    case ExprKind::NullLit: return "null";
     case ExprKind::Name: return e.text;
     case ExprKind::Unary: return fmt::format("({} {})", unop_text(e.unop), dump(*e.args[0]));
     case ExprKind::Binary: return fmt::format("({} {} {})", binop_text(e.binop), dump(*e.args[0]), dump(*e.args[1]));
@@ -89,8 +90,10 @@ std::string ast::dump(const Program& p) {
   std::string out;
   for (auto& g : p.globals) {
     std::string init = g->init_type == Type::Float ? fmt::format("{}", std::bit_cast<double>(g->init_bits))
-                       : g->init_type == Type::Bool ? (g->init_bits ? "true" : "false")
-                                                     : std::to_string(g->init_bits);
+                       : g->init_type == Type::Bool   ? (g->init_bits ? "true" : "false")
+                       : g->init_type == Type::String ? quoted(g->init_text)
+                       : g->init_type == Type::Null   ? std::string("null")
+                                                      : std::to_string(g->init_bits);
     out += fmt::format("global {}: {} = {}\n", g->name, type_name(g->type), init);
   }
   for (auto& f : p.functions) {

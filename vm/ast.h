@@ -29,14 +29,15 @@ enum class ExprKind : uint8_t {
   IntLit,     // int_value
   FloatLit,   // float_value
   BoolLit,    // bool_value
-  StringLit,  // text (decoded); only valid as a print argument
+  StringLit,  // text (decoded)
+  NullLit,    // null
   Name,       // text
   Unary,      // unop, args[0]
   Binary,     // binop, args[0] op args[1]
   Call,       // text(args...)
   Index,      // args[0][args[1]]
   NewArray,   // new int[args[0]] / new float[args[0]]; result type in `type_operand`
-  Convert,    // int(args[0]) / float(args[0]); target type in `type_operand`
+  Convert,    // int(args[0]) / float(args[0]) / string(args[0]); target type in `type_operand`
   Spawn,      // spawn text(args...)
 };
 
@@ -44,7 +45,7 @@ enum class ExprKind : uint8_t {
 enum class NameRef : uint8_t { Unresolved, Local, Global };
 
 // What a Call refers to (checker). Native covers the builtins called via `native N`.
-enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Native };
+enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Substring, Native };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -60,7 +61,7 @@ struct Expr {
   std::string text;  // Name / callee / decoded string
   UnOp unop = UnOp::Neg;
   BinOp binop = BinOp::Add;
-  Type type_operand = Type::Void;  // NewArray: IntArray/FloatArray; Convert: Int/Float
+  Type type_operand = Type::Void;  // NewArray: IntArray/FloatArray; Convert: Int/Float/String
   std::vector<ExprPtr> args;
   // Height of this subtree (1 for a leaf); the parser bounds it so that the recursive
   // passes over the tree cannot overflow the native stack.
@@ -146,8 +147,9 @@ struct GlobalDecl {
   SourcePos name_pos;
   Type type;
   SourcePos type_pos;
-  Type init_type;      // type of the literal initialiser (Int, Float or Bool)
-  int64_t init_bits;   // slot value of the literal
+  Type init_type;      // type of the literal initialiser (Int, Float, Bool, String or Null)
+  int64_t init_bits;   // slot value of the literal (0 for a string or null)
+  std::string init_text;  // the string literal's decoded text
   SourcePos init_pos;
 };
 

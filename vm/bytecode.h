@@ -13,11 +13,12 @@
 namespace vm {
 
 struct Constant {
-  Type type;      // Int, Float or Bool
-  int64_t bits;   // the slot value: int, bool 0/1, or the bits of a double
+  Type type;      // Int, Float, Bool or String
+  int64_t bits;   // the slot value: int, bool 0/1, the bits of a double; a String's index in Function::strings
 };
 
-// One argument of a `print`: a value taken from the stack, or a string literal.
+// One argument of a `print`: a value taken from the stack, or a text known when compiling
+// (a string literal, or `null`).
 struct PrintItem {
   Type type;              // Void means "string literal"
   uint16_t string_index;  // into Function::strings when type == Void
@@ -79,7 +80,9 @@ struct Function {
 struct Global {
   std::string name;
   Type type;
-  int64_t init_bits;  // slot value of the literal initialiser
+  int64_t init_bits;      // slot value of the literal initialiser (0: null, or a string)
+  std::string init_text = {};  // a string global's initial text (the runtime makes the string)
+  bool init_is_string = false;  // initialised with a string literal (else a string global starts null)
 };
 
 struct Module {

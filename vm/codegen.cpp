@@ -46,9 +46,19 @@ BinOp negate(BinOp op) {
   }
 }
 
-// The opcode computing `a op b` on operands of type `t` (value context).
-Op binary_opcode(BinOp op, Type t) {
+// The opcode computing `a op b` on operands of types `t` and `u` (value context): the
+// checker has made them equal, or both references of which one may be null.
+Op binary_opcode(BinOp op, Type t, Type u) {
   const bool i = t == Type::Int, f = t == Type::Float;
+  if (t == Type::String || u == Type::String) {  // the string operations; null may meet a string
+    switch (op) {
+      case BinOp::Add: return Op::sconcat;
+      case BinOp::Eq: return Op::scmpeq;
+      case BinOp::Ne: return Op::scmpne;
+      default: return Op::nop;
+    }
+  }
+  if (is_reference(t)) return op == BinOp::Eq ? Op::acmpeq : Op::acmpne;  // identity
   switch (op) {
     case BinOp::Add: return i ? Op::iadd : Op::fadd;
     case BinOp::Sub: return i ? Op::isub : Op::fsub;
@@ -227,7 +237,7 @@ class FnGen {
         simple(elem == Type::Int ? Op::iaload : Op::faload);
         value(*s.value);
         at(s.op_pos);
-        simple(binary_opcode(s.binop, elem));
+        simple(binary_opcode(s.binop, elem, elem));
       } else {
         value(*s.value);
       }
@@ -252,7 +262,7 @@ class FnGen {
       if (!local_operand(s.binop, t.type, *s.value)) {
         value(*s.value);
         at(s.op_pos);
-        simple(binary_opcode(s.binop, t.type));
+        simple(binary_opcode(s.binop, t.type, s.value->type));
       }
     } else {
       value(*s.value);
@@ -329,7 +339,7 @@ class FnGen {
     if (rhs.kind != ExprKind::Name || rhs.ref != NameRef::Local || rhs.type != t) return false;
     Op o;
     // The superinstruction's one popped value has the local's type.
-    if (!local_operand_form(binary_opcode(op, t), o) || op_info(o).pops[0] != type_letter(t)) return false;
+    if (!local_operand_form(binary_opcode(op, t, t), o) || op_info(o).pops[0] != type_letter(t)) return false;
     with_u16(o, uint16_t(rhs.index), 1, 1);
     return true;
   }
@@ -346,7 +356,8 @@ class FnGen {
       case ExprKind::IntLit: ldc(Type::Int, e.int_value); return;
       case ExprKind::FloatLit: ldc(Type::Float, std::bit_cast<int64_t>(e.float_value)); return;
       case ExprKind::BoolLit: ldc(Type::Bool, e.bool_value); return;
-      case ExprKind::StringLit: return;  // only in print, handled there
+      case ExprKind::StringLit: ldc(Type::String, string_index(e.text, e.pos)); return;
+      case ExprKind::NullLit: simple(Op::aconst_null); return;
       case ExprKind::Name: name_load(e); return;
       case ExprKind::Unary:
         value(*e.args[0]);
@@ -374,14 +385,14 @@ class FnGen {
         if (local_operand(e.binop, e.args[0]->type, *e.args[1])) return;
         value(*e.args[1]);
         at(e.op_pos);
-        simple(binary_opcode(e.binop, e.args[0]->type));
+        simple(binary_opcode(e.binop, e.args[0]->type, e.args[1]->type));
         return;
       }
       case ExprKind::Index:
         value(*e.args[0]);
         value(*e.args[1]);
         at(e.op_pos);
-        simple(e.type == Type::Int ? Op::iaload : Op::faload);
+        simple(e.args[0]->type == Type::String ? Op::sload : e.type == Type::Int ? Op::iaload : Op::faload);
         return;
       case ExprKind::NewArray:
         value(*e.args[0]);
@@ -392,8 +403,14 @@ class FnGen {
         value(*e.args[0]);
         Type from = e.args[0]->type;
         at(e.pos);
-        if (from == Type::Int && e.type == Type::Float) simple(Op::i2f);
-        else if (from == Type::Float && e.type == Type::Int) simple(Op::f2i);
+        if (e.type == Type::String) {
+          uint8_t kind = from == Type::Int ? 0 : from == Type::Float ? 1 : from == Type::Bool ? 2 : 3;
+          if (begin(1, 1)) b_.emit_u8(Op::tostring, kind);
+        } else if (from == Type::Int && e.type == Type::Float) {
+          simple(Op::i2f);
+        } else if (from == Type::Float && e.type == Type::Int) {
+          simple(Op::f2i);
+        }
         return;  // int(int) and float(float) are no-ops
       }
       case ExprKind::Call: call(e); return;
@@ -409,8 +426,8 @@ class FnGen {
     if (e.callee == Callee::Print) {
       PrintDescriptor d;
       for (auto& a : e.args) {
-        if (a->kind == ExprKind::StringLit) {
-          d.items.push_back({Type::Void, string_index(a->text, a->pos)});
+        if (a->kind == ExprKind::StringLit || a->kind == ExprKind::NullLit) {  // text known now: no stack slot
+          d.items.push_back({Type::Void, string_index(a->kind == ExprKind::NullLit ? "null" : a->text, a->pos)});
         } else {
           value(*a);
           d.items.push_back({a->type, 0});
@@ -432,6 +449,7 @@ class FnGen {
       case Callee::Len: simple(Op::arraylength); return;
       case Callee::Sqrt: simple(Op::fsqrt); return;
       case Callee::AtomicAdd: simple(Op::atomic_add); return;
+      case Callee::Substring: simple(Op::substring); return;
       case Callee::Native: with_u16(Op::native, uint16_t(e.index), args, result); return;
       case Callee::Print: case Callee::Unresolved: return;
     }
@@ -504,7 +522,8 @@ class FnGen {
 std::unique_ptr<Module> generate_module(const Program& program, std::string_view file) {
   auto m = std::make_unique<Module>();
   m->file = std::string(file);
-  for (auto& g : program.globals) m->globals.push_back({g->name, g->type, g->init_bits});
+  for (auto& g : program.globals)
+    m->globals.push_back({g->name, g->type, g->init_bits, g->init_text, g->init_type == Type::String});
   for (auto& d : program.functions) {
     auto fn = std::make_unique<Function>();
     fn->name = d->name;

@@ -1,6 +1,7 @@
 #include "vm/disasm.h"
 #include "vm/text.h"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -13,14 +14,22 @@ namespace vm {
 
 namespace {
 
-// A double as Mini prints it: shortest round-trip text, ".0" added to integral values.
-std::string value_text(Type t, int64_t bits) {
+// A constant as source text (a double as Mini prints it: shortest round-trip text, ".0"
+// added to integral values); a string constant's bits index `fn`'s strings.
+std::string value_text(const Function* fn, Type t, int64_t bits) {
   switch (t) {
     case Type::Int: return std::to_string(bits);
     case Type::Float: return float_text(std::bit_cast<double>(bits));
     case Type::Bool: return bits ? "true" : "false";
+    case Type::String:
+      if (fn != nullptr && bits >= 0 && uint64_t(bits) < fn->strings.size()) return quoted(fn->strings[size_t(bits)]);
+      return fmt::format("<bad string {}>", bits);
     default: return fmt::format("<{} {}>", type_name(t), bits);
   }
+}
+std::string global_init_text(const Global& g) {
+  if (!is_reference(g.type)) return value_text(nullptr, g.type, g.init_bits);
+  return g.init_is_string ? quoted(g.init_text) : "null";
 }
 
 std::string local_name(const Function& fn, size_t i) {
@@ -57,7 +66,7 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       uint16_t k = read_u16(p, kOperandA);
       ops = fmt::format("#{}", k);
       comment = k < fn.constants.size()
-                    ? fmt::format("{} {}", type_name(fn.constants[k].type), value_text(fn.constants[k].type, fn.constants[k].bits))
+                    ? fmt::format("{} {}", type_name(fn.constants[k].type), value_text(&fn, fn.constants[k].type, fn.constants[k].bits))
                     : "<bad constant>";
       return;
     }
@@ -78,6 +87,12 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       uint16_t l = read_u16(p, kOperandA), lim = read_u16(p, kOperandB);
       ops = fmt::format("{}, {} -> {}", l, lim, int64_t(bci) + read_i32(p, kOperandC));
       comment = fmt::format("{} < {}", local(l), local(lim));
+      return;
+    }
+    case Op::tostring: {
+      uint8_t k = read_u8(p, kOperandA);
+      ops = std::to_string(k);
+      comment = k < 4 ? fmt::format("from {}", std::array{"int", "float", "bool", "string"}[k]) : "<bad kind>";
       return;
     }
     case Op::newarray: {
@@ -131,7 +146,7 @@ void disassemble_function(const Module& m, const Function& fn, std::ostream& out
     std::string consts;
     for (size_t i = 0; i < fn.constants.size(); i++)
       consts += fmt::format("{}#{} {} {}", i ? "  " : "", i, type_name(fn.constants[i].type),
-                            value_text(fn.constants[i].type, fn.constants[i].bits));
+                            value_text(&fn, fn.constants[i].type, fn.constants[i].bits));
     out << "  constants: " << consts << "\n";
   }
   if (!fn.strings.empty()) {
@@ -175,7 +190,7 @@ void disassemble(const Module& m, std::ostream& out) {
   out << fmt::format("// {}\n", m.file);
   for (size_t i = 0; i < m.globals.size(); i++) {
     const Global& g = m.globals[i];
-    out << fmt::format("global {} {}: {} = {}\n", i, g.name, type_name(g.type), value_text(g.type, g.init_bits));
+    out << fmt::format("global {} {}: {} = {}\n", i, g.name, type_name(g.type), global_init_text(g));
   }
   for (auto& fn : m.functions) {
     out << "\n";

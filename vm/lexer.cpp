@@ -35,7 +35,7 @@ constexpr Keyword kKeywords[] = {
     {"in", Tok::KwIn},         {"return", Tok::KwReturn}, {"break", Tok::KwBreak},
     {"continue", Tok::KwContinue}, {"true", Tok::KwTrue}, {"false", Tok::KwFalse},
     {"new", Tok::KwNew},       {"int", Tok::KwInt},       {"float", Tok::KwFloat},
-    {"bool", Tok::KwBool},
+    {"bool", Tok::KwBool},     {"string", Tok::KwString}, {"null", Tok::KwNull},
 };
 
 // Operators and punctuation, longest first so that the first match is the longest.

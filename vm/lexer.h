@@ -32,7 +32,7 @@ enum class Tok : uint8_t {
   Annotation,  // @name; the parser decides which names are valid
   // keywords
   KwFn, KwVar, KwIf, KwElse, KwWhile, KwFor, KwIn, KwReturn, KwBreak, KwContinue,
-  KwTrue, KwFalse, KwNew, KwInt, KwFloat, KwBool,
+  KwTrue, KwFalse, KwNew, KwInt, KwFloat, KwBool, KwString, KwNull,
   // punctuation
   LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Semi, Colon, DotDot,
   // operators

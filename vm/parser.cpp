@@ -115,7 +115,7 @@ class Parser {
   [[noreturn]] static void fail(SourcePos at, std::string message) { throw FrontendError{at, std::move(message)}; }
 
   // ---- types ----
-  // type := ('int' | 'float' | 'bool') ['[' ']']
+  // type := ('int' | 'float' | 'bool' | 'string') ['[' ']']
   Type type() {
     Token t = take();
     Type base;
@@ -123,19 +123,22 @@ class Parser {
       case Tok::KwInt: base = Type::Int; break;
       case Tok::KwFloat: base = Type::Float; break;
       case Tok::KwBool: base = Type::Bool; break;
-      default: fail(t.pos, fmt::format("expected a type (int, float, bool, int[], float[]), found {}", describe(t)));
+      case Tok::KwString: base = Type::String; break;
+      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, int[], float[]), found {}", describe(t)));
     }
     if (at(Tok::LBracket)) {
       take();
       expect(Tok::RBracket, "after '[' in an array type");
-      if (base == Type::Bool) fail(t.pos, "bool arrays are not supported (only int[] and float[])");
+      if (base != Type::Int && base != Type::Float)
+        fail(t.pos, fmt::format("{} arrays are not supported yet (only int[] and float[])", type_name(base)));
       return base == Type::Int ? Type::IntArray : Type::FloatArray;
     }
     return base;
   }
 
   // ---- top level ----
-  // global := 'var' NAME ':' type '=' literal ';'      literal := ['-'] (INT | FLOAT) | true | false
+  // global := 'var' NAME ':' type '=' literal ';'
+  // literal := ['-'] (INT | FLOAT) | true | false | STRING | null
   std::unique_ptr<GlobalDecl> global() {
     auto g = std::make_unique<GlobalDecl>();
     g->pos = take().pos;
@@ -170,6 +173,15 @@ class Parser {
       case Tok::KwFalse:
         g->init_type = Type::Bool;
         g->init_bits = lit.kind == Tok::KwTrue;
+        break;
+      case Tok::StringLit:
+        g->init_type = Type::String;
+        g->init_bits = 0;
+        g->init_text = lit.str_value;
+        break;
+      case Tok::KwNull:
+        g->init_type = Type::Null;
+        g->init_bits = 0;
         break;
       default:
         fail(lit.pos, fmt::format("the initialiser of global '{}' must be a literal, found {}", g->name, describe(lit)));
@@ -473,6 +485,11 @@ class Parser {
         take();
         return e;
       }
+      case Tok::KwNull: {
+        auto e = make_expr(ExprKind::NullLit, t.pos);
+        take();
+        return e;
+      }
       case Tok::KwTrue:
       case Tok::KwFalse: {
         auto e = make_expr(ExprKind::BoolLit, t.pos);
@@ -517,10 +534,11 @@ class Parser {
         return e;
       }
       case Tok::KwInt:
-      case Tok::KwFloat: {
+      case Tok::KwFloat:
+      case Tok::KwString: {
         Token kw = take();
         auto e = make_expr(ExprKind::Convert, kw.pos);
-        e->type_operand = kw.kind == Tok::KwInt ? Type::Int : Type::Float;
+        e->type_operand = kw.kind == Tok::KwInt ? Type::Int : kw.kind == Tok::KwFloat ? Type::Float : Type::String;
         e->text = std::string(kw.text);
         if (!at(Tok::LParen))
           fail(peek().pos, fmt::format("expected '(' after '{}' (conversions are written {}(x)), found {}", kw.text, kw.text, describe(peek())));

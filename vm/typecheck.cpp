@@ -44,6 +44,7 @@ constexpr Builtin kBuiltins[] = {
     {"join", Callee::Native, NativeId::join, "I", Type::Void},
     {"arraycopy", Callee::Native, NativeId::arraycopy, "*I*II", Type::Void},
     {"crc32", Callee::Native, NativeId::crc32, "AII", Type::Int},
+    {"substring", Callee::Substring, NativeId::count, "SII", Type::String},
 };
 
 const Builtin* find_builtin(std::string_view name) {
@@ -53,16 +54,6 @@ const Builtin* find_builtin(std::string_view name) {
 }
 bool is_builtin_name(std::string_view name) { return name == "print" || find_builtin(name) != nullptr; }
 
-Type letter_type(char c) {
-  switch (c) {
-    case 'I': return Type::Int;
-    case 'F': return Type::Float;
-    case 'Z': return Type::Bool;
-    case 'A': return Type::IntArray;
-    case 'B': return Type::FloatArray;
-  }
-  return Type::Void;
-}
 
 bool is_true_literal(const Expr& e) { return e.kind == ExprKind::BoolLit && e.bool_value; }
 
@@ -108,9 +99,7 @@ class Checker {
     GlobalDecl& g = *prog_.globals[index];
     uint32_t first = globals_.at(g.name);
     if (first != index) fail(g.name_pos, fmt::format("global '{}' is already defined at line {}", g.name, prog_.globals[first]->pos.line));
-    if (is_array(g.type))
-      fail(g.type_pos, fmt::format("global '{}' cannot be an array (globals are int, float or bool)", g.name));
-    if (g.init_type != g.type)
+    if (!converts_to(g.init_type, g.type))
       fail(g.init_pos, fmt::format("global '{}' of type {} cannot be initialised with a literal of type {}{}", g.name,
                                    type_name(g.type), type_name(g.init_type), conversion_hint(g.type, g.init_type)));
   }
@@ -194,10 +183,13 @@ class Checker {
       case StmtKind::VarDecl: {
         check_not_declared(s.name, s.name_pos);
         Type t = value(*s.value);
-        if (s.has_declared_type && t != s.declared_type)
+        if (s.has_declared_type && !converts_to(t, s.declared_type))
           fail(s.op_pos, fmt::format("cannot initialise '{}' of type {} with a value of type {}{}", s.name,
                                      type_name(s.declared_type), type_name(t), conversion_hint(s.declared_type, t)));
-        s.slot = declare(s.name, t, s.name_pos, false);
+        if (!s.has_declared_type && t == Type::Null)
+          fail(s.value->pos, fmt::format("the type of '{}' cannot be inferred from null; declare it, e.g. var {}: string = null;",
+                                         s.name, s.name));
+        s.slot = declare(s.name, s.has_declared_type ? s.declared_type : t, s.name_pos, false);
         return true;
       }
       case StmtKind::Assign: {
@@ -208,7 +200,7 @@ class Checker {
           Type r = binary_type(s.binop, op, target, v, s.op_pos);
           if (r != target)  // cannot happen for the compound operators; kept as a guard
             fail(s.op_pos, fmt::format("operator '{}' gives {}, which cannot be stored in {}", op, type_name(r), type_name(target)));
-        } else if (v != target) {
+        } else if (!converts_to(v, target)) {
           fail(s.op_pos, fmt::format("cannot assign a value of type {} to {} of type {}{}", type_name(v), describe_target(*s.target),
                                      type_name(target), conversion_hint(target, v)));
         }
@@ -260,7 +252,7 @@ class Checker {
         if (want == Type::Void)
           fail(s.pos, fmt::format("function '{}' has no result type, so it cannot return a value", fn_->name));
         Type t = value(*s.value);
-        if (t != want)
+        if (!converts_to(t, want))
           fail(s.value->pos, fmt::format("function '{}' must return {}, got {}{}", fn_->name, type_name(want), type_name(t),
                                          conversion_hint(want, t)));
         return false;
@@ -274,7 +266,12 @@ class Checker {
 
   // The type of an assignment target (a Name or an Index), resolving it.
   Type assign_target(Expr& t) {
-    if (t.kind == ExprKind::Index) return expr(t);
+    if (t.kind == ExprKind::Index) {
+      Type elem = expr(t);
+      if (t.args[0]->type == Type::String)
+        fail(t.op_pos, "strings cannot be assigned into; build a new one, e.g. with substring(s, from, to) and +");
+      return elem;
+    }
     if (const Local* l = find_local(t.text)) {
       if (l->read_only) fail(t.pos, fmt::format("cannot assign to '{}': a for loop variable is read-only", t.text));
     }
@@ -304,7 +301,8 @@ class Checker {
       case ExprKind::IntLit: return Type::Int;
       case ExprKind::FloatLit: return Type::Float;
       case ExprKind::BoolLit: return Type::Bool;
-      case ExprKind::StringLit: fail(e.pos, "a string literal can only be an argument of print");
+      case ExprKind::StringLit: return Type::String;
+      case ExprKind::NullLit: return Type::Null;
       case ExprKind::Name: {
         if (const Local* l = find_local(e.text)) {
           e.ref = NameRef::Local;
@@ -343,10 +341,12 @@ class Checker {
       }
       case ExprKind::Index: {
         Type a = value(*e.args[0]);
-        if (!is_array(a)) fail(e.op_pos, fmt::format("cannot index a value of type {} (only int[] and float[])", type_name(a)));
+        if (!is_array(a) && a != Type::String)
+          fail(e.op_pos, fmt::format("cannot index a value of type {} (only arrays and strings)", type_name(a)));
         Type i = value(*e.args[1]);
-        if (i != Type::Int) fail(e.args[1]->pos, fmt::format("array index must be int, got {}", type_name(i)));
-        return a == Type::IntArray ? Type::Int : Type::Float;
+        if (i != Type::Int)
+          fail(e.args[1]->pos, fmt::format("{} index must be int, got {}", a == Type::String ? "string" : "array", type_name(i)));
+        return a == Type::FloatArray ? Type::Float : Type::Int;  // a string's byte is an int
       }
       case ExprKind::NewArray: {
         Type n = value(*e.args[0]);
@@ -355,8 +355,12 @@ class Checker {
       }
       case ExprKind::Convert: {
         Type t = value(*e.args[0]);
-        if (t != Type::Int && t != Type::Float)
+        if (e.type_operand == Type::String) {
+          if (t != Type::Int && t != Type::Float && t != Type::Bool && !converts_to(t, Type::String))
+            fail(e.args[0]->pos, fmt::format("string(x) converts an int, float, bool or string, got {}", type_name(t)));
+        } else if (t != Type::Int && t != Type::Float) {
           fail(e.args[0]->pos, fmt::format("{}(x) converts an int or float, got {}", e.text, type_name(t)));
+        }
         return e.type_operand;
       }
       case ExprKind::Call: return call(e);
@@ -373,6 +377,18 @@ class Checker {
   // The result type of `a op b`, or an error at the operator. `text` is the operator as
   // written ("+" or "+=" for a compound assignment).
   Type binary_type(BinOp op, std::string_view text, Type a, Type b, SourcePos at) {
+    if (op == BinOp::Add && (a == Type::String || b == Type::String)) {
+      for (Type t : {a, b})
+        if (!converts_to(t, Type::String))
+          fail(at, fmt::format("operator '{}' joins two strings, got {} and {}; convert the {} with string(x)", text,
+                               type_name(a), type_name(b), type_name(t)));
+      return Type::String;
+    }
+    if ((op == BinOp::Eq || op == BinOp::Ne) && (is_reference(a) || is_reference(b))) {
+      if (!converts_to(a, b) && !converts_to(b, a))
+        fail(at, fmt::format("operator '{}' cannot compare {} with {}", text, type_name(a), type_name(b)));
+      return Type::Bool;
+    }
     enum Allowed { IntOnly, Arith, IntOrBool, BoolOnly, Equality };
     Allowed allowed = Arith;
     switch (op) {
@@ -410,7 +426,7 @@ class Checker {
       Type t = value(*e.args[i]);
       if (params[i] == Type::Void) {
         if (!is_array(t)) fail(e.args[i]->pos, fmt::format("argument {} of {} must be an array, got {}", i + 1, what, type_name(t)));
-      } else if (t != params[i]) {
+      } else if (!converts_to(t, params[i])) {
         fail(e.args[i]->pos, fmt::format("argument {} of {} must be {}, got {}{}", i + 1, what, type_name(params[i]),
                                          type_name(t), conversion_hint(params[i], t)));
       }
@@ -432,12 +448,19 @@ class Checker {
 
   Type call(Expr& e) {
     if (e.text == "print") {
-      for (auto& a : e.args)
-        if (a->kind != ExprKind::StringLit) value(*a);  // strings stay Void: "no stack slot"
+      for (auto& a : e.args) value(*a);
       e.callee = Callee::Print;
       return Type::Void;
     }
     if (const Builtin* b = find_builtin(e.text)) {
+      if (b->callee == Callee::Len) {  // len takes an array or a string
+        if (e.args.size() != 1) fail(e.op_pos, fmt::format("'len' takes 1 argument, got {}", e.args.size()));
+        Type t = value(*e.args[0]);
+        if (!is_array(t) && !converts_to(t, Type::String))
+          fail(e.args[0]->pos, fmt::format("argument 1 of 'len' must be an array or a string, got {}", type_name(t)));
+        e.callee = Callee::Len;
+        return Type::Int;
+      }
       std::vector<Type> params;
       for (char c : b->params) params.push_back(letter_type(c));  // '*' -> Void = any array
       arguments(e, params, fmt::format("'{}'", b->name));

@@ -17,11 +17,13 @@ struct Reject {
 };
 [[noreturn]] void reject(size_t bci, std::string message) { throw Reject{uint32_t(bci), std::move(message)}; }
 
-// Stack-effect letters beyond the types: '*' any value, 'R' any array.
+// Stack-effect letters beyond the types: '*' any value, 'R' any reference. `null` is a
+// value of every reference type: each operation that reads through one checks for it.
 bool matches(char letter, Type t) {
   switch (letter) {
     case '*': return t != Type::Void;
-    case 'R': return is_array(t);
+    case 'R': return is_reference(t);
+    case 'A': case 'B': case 'S': return type_letter(t) == letter || t == Type::Null;
     default: return type_letter(t) == letter;
   }
 }
@@ -32,7 +34,9 @@ std::string letter_name(char letter) {
     case 'Z': return "bool";
     case 'A': return "int[]";
     case 'B': return "float[]";
-    case 'R': return "an array";
+    case 'S': return "string";
+    case 'N': return "null";
+    case 'R': return "a reference";
     default: return "a value";
   }
 }
@@ -82,8 +86,10 @@ class Verifier {
     }
     for (size_t i = 0; i < fn_.constants.size(); i++) {
       Type t = fn_.constants[i].type;
-      if (t != Type::Int && t != Type::Float && t != Type::Bool)
-        reject(0, fmt::format("constant #{} has type {} (must be int, float or bool)", i, type_name(t)));
+      if (t != Type::Int && t != Type::Float && t != Type::Bool && t != Type::String)
+        reject(0, fmt::format("constant #{} has type {} (must be int, float, bool or string)", i, type_name(t)));
+      if (t == Type::String && (fn_.constants[i].bits < 0 || uint64_t(fn_.constants[i].bits) >= fn_.strings.size()))
+        reject(0, fmt::format("string constant #{} names string {} of {}", i, fn_.constants[i].bits, fn_.strings.size()));
       if (t == Type::Bool && fn_.constants[i].bits != 0 && fn_.constants[i].bits != 1)
         reject(0, fmt::format("bool constant #{} is {} (must be 0 or 1)", i, fn_.constants[i].bits));
     }
@@ -154,6 +160,10 @@ class Verifier {
         case Op::newarray:
           if (read_u8(p, kOperandA) > 1) reject(bci, fmt::format("newarray kind {} (must be 0 for int or 1 for float)", read_u8(p, kOperandA)));
           break;
+        case Op::tostring:
+          if (read_u8(p, kOperandA) > 3)
+            reject(bci, fmt::format("tostring kind {} (must be 0 int, 1 float, 2 bool or 3 string)", read_u8(p, kOperandA)));
+          break;
         case Op::ret:
           if (fn_.result != Type::Void) reject(bci, fmt::format("'ret' in a function that returns {}", type_name(fn_.result)));
           break;
@@ -213,6 +223,7 @@ class Verifier {
       case Op::gload: pushes = letter(m_.globals[read_u16(p, kOperandA)].type); break;
       case Op::gstore: pops = letter(m_.globals[read_u16(p, kOperandA)].type); break;
       case Op::newarray: pushes = read_u8(p, kOperandA) == 0 ? "A" : "B"; break;
+      case Op::tostring: pops = std::string(1, "IFZS"[read_u8(p, kOperandA)]); break;
       case Op::arraylength: pops = "R"; break;
       case Op::call: case Op::spawn: {
         const Function& callee = *m_.functions[read_u16(p, kOperandA)];
@@ -260,7 +271,7 @@ class Verifier {
       if (op == Op::load || op == Op::store) {
         uint16_t local = read_u16(at(bci), kOperandA);
         if (op == Op::store) stored[local] = true;
-        else if (is_array(fn_.local_types[local]) && !stored[local])
+        else if (is_reference(fn_.local_types[local]) && !stored[local])
           reject(bci, fmt::format("local {} (a{} {}) is read before it is stored on some path", local,
                                   fn_.local_types[local] == Type::IntArray ? "n" : "", type_name(fn_.local_types[local])));
       }
@@ -281,8 +292,7 @@ class Verifier {
         stack.insert(stack.end(), popped.begin(), popped.end());
         stack.insert(stack.end(), popped.begin(), popped.end());
       } else {
-        for (char c : pushes) stack.push_back(c == 'I' ? Type::Int : c == 'F' ? Type::Float : c == 'Z' ? Type::Bool
-                                             : c == 'A' ? Type::IntArray : Type::FloatArray);
+        for (char c : pushes) stack.push_back(letter_type(c));
       }
       if (stack.size() > fn_.max_stack)
         reject(bci, fmt::format("stack depth {} exceeds max_stack {}", stack.size(), fn_.max_stack));
@@ -356,8 +366,13 @@ bool verify_module(const Module& m, VerifyError& error) {
     return false;
   }
   for (auto& g : m.globals) {
-    if (g.type != Type::Int && g.type != Type::Float && g.type != Type::Bool) {
-      error = VerifyError{"", 0, fmt::format("global '{}' has type {} (globals are int, float or bool)", g.name, type_name(g.type))};
+    if (g.type == Type::Void || g.type == Type::Null) {
+      error = VerifyError{"", 0, fmt::format("global '{}' has type {}", g.name, type_name(g.type))};
+      return false;
+    }
+    if (is_reference(g.type) && (g.init_bits != 0 || (g.init_is_string && g.type != Type::String))) {
+      error = VerifyError{"", 0, fmt::format("global '{}' of type {} must start null{}", g.name, type_name(g.type),
+                                             g.type == Type::String ? " or as a string literal" : "")};
       return false;
     }
   }

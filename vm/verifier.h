@@ -4,15 +4,17 @@
 // path ends in a return, and max_stack is right (no path goes deeper).
 //
 // Stack effects follow opcodes.def; its `$` entries are decided per opcode: ldc by the
-// constant's type, load/store by the local's, gload/gstore by the global's, newarray by
-// its kind, arraylength takes any array, call/spawn by the callee's params and result,
-// native by kNatives (arraycopy: two arrays of the same type), print by the descriptor,
-// vret by the function's result. Locals are typed statically by Function::local_types,
-// so the expression stack's types are tracked, and of the locals only which ones every
-// path has stored: an array local must be stored before it is read (its slot starts
-// as zero, which is no array). The line table (first entry at bci 0, sorted,
-// on instruction starts) and the loop table (headers and latches on instruction starts,
-// each latch a branch to its header, forloop for counted loops) are checked too.
+// constant's type, load/store by the local's, gload/gstore by the global's, newarray and
+// tostring by their kind operand, call/spawn by the callee's params and result, native
+// by kNatives (arraycopy: two arrays of the same type), print by the descriptor, vret by
+// the function's result. `null` (type Null) is accepted wherever a reference is: every
+// operation that reads through a reference checks it at run time. Locals are typed
+// statically by Function::local_types, so the expression stack's types are tracked, and
+// of the locals only which ones every path has stored: the front end initialises every
+// reference local before reading it, so code that reads one unstored is rejected. The
+// line table (first entry at bci 0, sorted, on instruction starts) and the loop table
+// (headers and latches on instruction starts, each latch a branch to its header,
+// forloop for counted loops) are checked too.
 #pragma once
 #include <string>
 #include <vector>

@@ -30,6 +30,8 @@ var hits: int = 0;
 var scale: float = -1.5;
 var on: bool = false;
 var low: int = -9223372036854775808;
+var name: string = "mini";
+var missing: int[] = null;
 
 @inline
 fn add(a: int, b: int): int { return a + b; }
@@ -97,7 +99,12 @@ fn main(): int {
     var h = spawn worker(a, 3);
     join(h);
     spawn worker(a, 1);
-    print("sum", sum(a, len(a)), fsum(f), ok, c, a, f, t0 > 0, later(), classify(-3));
+    var s = name + "-" + string(x) + string(y) + string(ok) + string(name);
+    var u: string = null;
+    u = substring(s, 0, len(s) - 1);
+    u += "!";
+    ok = s == u || s != null || missing == null || null == missing || u[0] == 109 || a != missing;
+    print("sum", sum(a, len(a)), fsum(f), ok, c, a, f, t0 > 0, later(), classify(-3), s, u, null);
     print();
     for i in 0..3 {
         if (i == 1) { continue; }
@@ -181,7 +188,8 @@ TEST_CASE("typecheck: errors have the rule's message and position") {
       {"fn main() { var x = 1 && true; }", 1, 23, "operator '&&' needs bool operands, got int"},
       {"fn main() { var x = false || 0; }", 1, 27, "operator '||' needs bool operands, got int"},
       {"fn main() { var x = true < false; }", 1, 26, "operator '<' needs int or float operands, got bool"},
-      {"fn main() { var a = new int[1]; var x = a == a; }", 1, 43, "operator '==' needs int, float or bool operands, got int[]"},
+      {"fn main() { var a = new int[1]; var x = a == 1; }", 1, 43, "operator '==' cannot compare int[] with int"},
+      {"fn main() { var a = new int[1]; var x = a == new float[1]; }", 1, 43, "operator '==' cannot compare int[] with float[]"},
       {"fn main() { var x = -true; }", 1, 21, "operator '-' needs an int or float operand, got bool"},
       {"fn main() { var x = !1; }", 1, 21, "operator '!' needs a bool operand, got int"},
       {"fn main() { var x = ~1.0; }", 1, 21, "operator '~' needs an int operand, got float"},
@@ -193,7 +201,8 @@ TEST_CASE("typecheck: errors have the rule's message and position") {
       {"fn main() { for i in 0..true { } }", 1, 25, "for loop bounds must be int, got bool"},
       // arrays
       {"fn main() { var a = new int[1]; var x = a[1.0]; }", 1, 43, "array index must be int, got float"},
-      {"fn main() { var x = 3; var y = x[0]; }", 1, 33, "cannot index a value of type int (only int[] and float[])"},
+      {"fn main() { var x = 3; var y = x[0]; }", 1, 33, "cannot index a value of type int (only arrays and strings)"},
+      {"fn main() { var x = null[0]; }", 1, 25, "cannot index a value of type null (only arrays and strings)"},
       {"fn main() { var a = new float[2.0]; }", 1, 31, "array size must be int, got float"},
       {"fn main() { var a = new int[2]; a[0] = 1.5; }", 1, 38,
        "cannot assign a value of type float to an array element of type int; convert with float(x) or int(x)"},
@@ -212,8 +221,32 @@ TEST_CASE("typecheck: errors have the rule's message and position") {
       {"fn main() { var a: int[] = new float[1]; }", 1, 26, "cannot initialise 'a' of type int[] with a value of type float[]"},
       {"fn main() { for i in 0..3 { i = 1; } }", 1, 29, "cannot assign to 'i': a for loop variable is read-only"},
       {"fn main() { for i in 0..3 { i += 1; } }", 1, 29, "cannot assign to 'i': a for loop variable is read-only"},
-      {"fn main() { var s = \"text\"; }", 1, 21, "a string literal can only be an argument of print"},
-      {"fn main() { f(\"text\"); } fn f(x: int) {}", 1, 15, "a string literal can only be an argument of print"},
+      {"fn main() { f(\"text\"); } fn f(x: int) {}", 1, 15, "argument 1 of 'f' must be int, got string"},
+      // strings and null
+      {"fn main() { var s = \"n=\" + 1; }", 1, 26,
+       "operator '+' joins two strings, got string and int; convert the int with string(x)"},
+      {"fn main() { var s = 1.5 + \"x\"; }", 1, 25,
+       "operator '+' joins two strings, got float and string; convert the float with string(x)"},
+      {"fn main() { var s = \"a\"; s += true; }", 1, 28,
+       "operator '+=' joins two strings, got string and bool; convert the bool with string(x)"},
+      {"fn main() { var s = \"abc\"; s[0] = 65; }", 1, 29,
+       "strings cannot be assigned into; build a new one, e.g. with substring(s, from, to) and +"},
+      {"fn main() { var s = \"abc\"; var b = s[true]; }", 1, 38, "string index must be int, got bool"},
+      {"fn main() { var x = \"a\" < \"b\"; }", 1, 25, "operator '<' needs int or float operands, got string"},
+      {"fn main() { var x = \"1\" == 1; }", 1, 25, "operator '==' cannot compare string with int"},
+      {"fn main() { var x = null == 0; }", 1, 26, "operator '==' cannot compare null with int"},
+      {"fn main() { var x = -\"a\"; }", 1, 21, "operator '-' needs an int or float operand, got string"},
+      {"fn main() { var s = null; }", 1, 21, "the type of 's' cannot be inferred from null; declare it, e.g. var s: string = null;"},
+      {"fn main() { var n: int = null; }", 1, 24, "cannot initialise 'n' of type int with a value of type null"},
+      {"fn main() { var b = true; b = null; }", 1, 29, "cannot assign a value of type null to 'b' of type bool"},
+      {"fn f(): float { return null; } fn main() {}", 1, 24, "function 'f' must return float, got null"},
+      {"fn main() { var s: string = new int[1]; }", 1, 27, "cannot initialise 's' of type string with a value of type int[]"},
+      {"fn main() { var s = substring(\"abc\", 1.0, 2); }", 1, 38,
+       "argument 2 of 'substring' must be int, got float; convert with float(x) or int(x)"},
+      {"fn main() { var s = substring(1, 0, 1); }", 1, 31, "argument 1 of 'substring' must be string, got int"},
+      {"fn main() { var s = string(new int[1]); }", 1, 28, "string(x) converts an int, float, bool or string, got int[]"},
+      {"fn main() { var n = int(\"12\"); }", 1, 25, "int(x) converts an int or float, got string"},
+      {"fn main() { var n = float(null); }", 1, 27, "float(x) converts an int or float, got null"},
       // loops
       {"fn main() { break; }", 1, 13, "'break' outside a loop"},
       {"fn main() { if (true) { continue; } }", 1, 25, "'continue' outside a loop"},
@@ -229,7 +262,7 @@ TEST_CASE("typecheck: errors have the rule's message and position") {
       {"fn main() { var x = 1 + sleep_ms(1); }", 1, 25, "'sleep_ms' returns no value"},
       {"fn main() { var x = print(1); }", 1, 21, "'print' returns no value"},
       // builtins
-      {"fn main() { var n = len(3); }", 1, 25, "argument 1 of 'len' must be an array, got int"},
+      {"fn main() { var n = len(3); }", 1, 25, "argument 1 of 'len' must be an array or a string, got int"},
       {"fn main() { var n = len(); }", 1, 21, "'len' takes 1 argument, got 0"},
       {"fn main() { var r = sqrt(2); }", 1, 26, "argument 1 of 'sqrt' must be float, got int; convert with float(x) or int(x)"},
       {"fn main() { var t = nanotime(1); }", 1, 21, "'nanotime' takes 0 arguments, got 1"},
@@ -277,7 +310,11 @@ TEST_CASE("typecheck: errors have the rule's message and position") {
       {"var g: float = 1;\nfn main() {}", 1, 16,
        "global 'g' of type float cannot be initialised with a literal of type int; convert with float(x) or int(x)"},
       {"var g: bool = 0;\nfn main() {}", 1, 15, "global 'g' of type bool cannot be initialised with a literal of type int"},
-      {"var g: int[] = 0;\nfn main() {}", 1, 8, "global 'g' cannot be an array (globals are int, float or bool)"},
+      {"var g: int[] = 0;\nfn main() {}", 1, 16, "global 'g' of type int[] cannot be initialised with a literal of type int"},
+      {"var g: string = 1;\nfn main() {}", 1, 17, "global 'g' of type string cannot be initialised with a literal of type int"},
+      {"var g: int = null;\nfn main() {}", 1, 14, "global 'g' of type int cannot be initialised with a literal of type null"},
+      {"var g: float[] = \"x\";\nfn main() {}", 1, 18,
+       "global 'g' of type float[] cannot be initialised with a literal of type string"},
   };
   for (auto& c : cases) {
     INFO(c.src);

@@ -147,7 +147,7 @@ TEST_CASE("verifier: type mismatches") {
   a.b.emit(Op::arraylength);
   a.b.emit(Op::pop);
   a.b.emit(Op::ret);
-  CHECK(a.verdict() == "3: type mismatch: 'arraylength' expects an array as operand 1, found int (stack [int])");
+  CHECK(a.verdict() == "3: type mismatch: 'arraylength' expects a reference as operand 1, found int (stack [int])");
 
   Build r({}, Type::Int);
   r.b.emit_u16(Op::ldc, r.kfloat(1.0));
@@ -168,6 +168,78 @@ TEST_CASE("verifier: type mismatches") {
   c.b.emit(Op::pop);
   c.b.emit(Op::ret);
   CHECK(c.verdict() == "3: type mismatch: 'ineg' expects int as operand 1, found bool (stack [bool])");
+}
+
+TEST_CASE("verifier: strings and null") {
+  // A string constant names one of the function's strings; the runtime makes it a
+  // permanent string, so its index must be in range.
+  Build ok({}, Type::Int, {Type::String});
+  ok.f->strings = {"abc"};
+  ok.b.emit_u16(Op::ldc, ok.k(Type::String, 0));
+  ok.b.emit(Op::aconst_null);
+  ok.b.emit(Op::sconcat);
+  ok.b.emit_u16(Op::store, 0);
+  ok.b.emit_u16(Op::load, 0);
+  ok.b.emit_u16(Op::ldc, ok.kint(1));
+  ok.b.emit(Op::sload);
+  ok.b.emit_u8(Op::tostring, 0);
+  ok.b.emit(Op::arraylength);
+  ok.b.emit(Op::vret);
+  CHECK(ok.verdict() == "");
+
+  Build bad_index({}, Type::Void);
+  bad_index.f->strings = {"abc"};
+  bad_index.b.emit_u16(Op::ldc, bad_index.k(Type::String, 1));
+  bad_index.b.emit(Op::pop);
+  bad_index.b.emit(Op::ret);
+  CHECK(bad_index.verdict() == "0: string constant #0 names string 1 of 1");
+
+  // null is a value of every reference type, and of no other.
+  Build null_ok({}, Type::Void, {Type::IntArray, Type::String});
+  null_ok.b.emit(Op::aconst_null);
+  null_ok.b.emit_u16(Op::store, 0);
+  null_ok.b.emit(Op::aconst_null);
+  null_ok.b.emit_u16(Op::store, 1);
+  null_ok.b.emit_u16(Op::load, 0);
+  null_ok.b.emit(Op::aconst_null);
+  null_ok.b.emit(Op::acmpeq);
+  null_ok.b.emit(Op::pop);
+  null_ok.b.emit(Op::ret);
+  CHECK(null_ok.verdict() == "");
+  Build null_int({}, Type::Void, {Type::Int});
+  null_int.b.emit(Op::aconst_null);
+  null_int.b.emit_u16(Op::store, 0);
+  null_int.b.emit(Op::ret);
+  CHECK(null_int.verdict() == "1: type mismatch: 'store' expects int as operand 1, found null (stack [null])");
+
+  // A string is no array, and an array no string.
+  Build s_as_array({}, Type::Int);
+  s_as_array.f->strings = {"abc"};
+  s_as_array.b.emit_u16(Op::ldc, s_as_array.k(Type::String, 0));
+  s_as_array.b.emit_u16(Op::ldc, s_as_array.kint(0));
+  s_as_array.b.emit(Op::iaload);
+  s_as_array.b.emit(Op::vret);
+  CHECK(s_as_array.verdict() == "6: type mismatch: 'iaload' expects int[] as operand 1, found string (stack [string, int])");
+  Build a_as_string({Type::IntArray}, Type::Int);
+  a_as_string.b.emit_u16(Op::load, 0);
+  a_as_string.b.emit_u16(Op::ldc, a_as_string.kint(0));
+  a_as_string.b.emit(Op::sload);
+  a_as_string.b.emit(Op::vret);
+  CHECK(a_as_string.verdict() == "6: type mismatch: 'sload' expects string as operand 1, found int[] (stack [int[], int])");
+
+  // tostring's kind operand says what it converts.
+  Build kind({}, Type::Void);
+  kind.b.emit_u16(Op::ldc, kind.kfloat(1.0));
+  kind.b.emit_u8(Op::tostring, 0);
+  kind.b.emit(Op::pop);
+  kind.b.emit(Op::ret);
+  CHECK(kind.verdict() == "3: type mismatch: 'tostring' expects int as operand 1, found float (stack [float])");
+  Build kind4({}, Type::Void);
+  kind4.b.emit_u16(Op::ldc, kind4.kint(1));
+  kind4.b.emit_u8(Op::tostring, 4);
+  kind4.b.emit(Op::pop);
+  kind4.b.emit(Op::ret);
+  CHECK(kind4.verdict() == "3: tostring kind 4 (must be 0 int, 1 float, 2 bool or 3 string)");
 }
 
 TEST_CASE("verifier: call, native, print and arraycopy are typed by their operand") {
@@ -421,7 +493,7 @@ TEST_CASE("verifier: function signature, constants, line and loop tables") {
   Build k({}, Type::Void);
   k.k(Type::IntArray, 0);
   k.b.emit(Op::ret);
-  CHECK(k.verdict() == "0: constant #0 has type int[] (must be int, float or bool)");
+  CHECK(k.verdict() == "0: constant #0 has type int[] (must be int, float, bool or string)");
 
   Build b({}, Type::Void);
   b.k(Type::Bool, 2);
@@ -471,8 +543,18 @@ TEST_CASE("verifier: module level checks") {
   CHECK(e.message == "function index 4 but it is at position 0 in the module");
   t.f->index = 0;
   t.m.globals.push_back({"arr", Type::IntArray, 0});
+  CHECK(vm::verify_module(t.m, e));  // a reference global starts null
+  t.m.globals.back().init_bits = 8;
   CHECK_FALSE(vm::verify_module(t.m, e));
-  CHECK(e.message == "global 'arr' has type int[] (globals are int, float or bool)");
+  CHECK(e.message == "global 'arr' of type int[] must start null");
+  t.m.globals.back() = {"s", Type::String, 0, "text", true};
+  CHECK(vm::verify_module(t.m, e));
+  t.m.globals.back() = {"a", Type::FloatArray, 0, "text", true};
+  CHECK_FALSE(vm::verify_module(t.m, e));
+  CHECK(e.message == "global 'a' of type float[] must start null");
+  t.m.globals.back() = {"n", Type::Null, 0};
+  CHECK_FALSE(vm::verify_module(t.m, e));
+  CHECK(e.message == "global 'n' has type null");
 }
 
 namespace {
