@@ -2,6 +2,7 @@
 #include "interp/templates.h"
 
 #include "runtime/alloc_asm.h"
+#include "runtime/classes.h"
 #include "runtime/errors.h"
 #include "runtime/frame.h"
 #include "runtime/heap.h"
@@ -452,6 +453,101 @@ void gen_tostring(InterpMasm& g) {
   NEXT(tostring);
 }
 
+// Calls the Method* in rbx, the arguments pushed and bcp saved in the frame. The callee
+// replaces the arguments by its result (or by nothing): either way the new top of stack
+// is in memory. Our registers are gone.
+void call_method_in_rbx(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.call(qword_ptr(rbx, kMethodEntryOffset));
+  a.pop(rax);
+  a.mov(kBcp, qword_ptr(rbp, kInterpFrameBcpOffset));
+  a.mov(kLocals, qword_ptr(rbp, kInterpFrameLocalsOffset));
+}
+
+// --- objects ---
+// The class's shape (runtime/classes.h) of class index `index` into `shape`.
+void class_shape(InterpMasm& g, const Gp& shape, const Gp& index) {
+  Assembler& a = g.a;
+  a.shl(index, runtime::kClassShapeShift);
+  a.mov(shape, imm(reinterpret_cast<uint64_t>(&runtime::g_class_shapes)));
+  a.mov(shape, qword_ptr(shape));
+  a.add(shape, index);
+}
+
+// The TLAB bump inline, as newarray's, with the class's header word and field count.
+void gen_newobject(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label slow = a.newLabel();
+  a.push(rax);  // the new object becomes the cached top
+  a.movzx(ecx, g.u16_operand());
+  class_shape(g, r8, rcx);
+  a.mov(rcx, qword_ptr(r8, runtime::kClassShapeHeaderOffset));
+  a.mov(r9, qword_ptr(r8, runtime::kClassShapeFieldsOffset));
+  runtime::emit_allocate_array(a, rax, r9, rcx, r11, slow);
+  NEXT(newobject);
+  a.bind(slow);
+  a.pop(rax);
+  g.call_stack_helper(fnptr(&minivm_rt_newobject));
+  NEXT(newobject);
+}
+
+// A getfield, putfield or invokevirtual on null: the error names the member.
+void null_member(InterpMasm& g, Label& null) {
+  g.a.bind(null);
+  g.a.mov(rsi, kBcp);
+  g.call_throw(fnptr(&minivm_rt_throw_null_member));
+}
+
+void gen_getfield(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label null = a.newLabel();
+  a.test(rax, rax);
+  a.jz(null);
+  a.movzx(ecx, word_ptr(kBcp, vm::kOperandB));
+  a.mov(rax, qword_ptr(rax, rcx, 3, kArrayDataOffset));
+  NEXT(getfield);
+  null_member(g, null);
+}
+
+void gen_putfield(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label null = a.newLabel();
+  a.pop(r8);  // the object; the value is the cached top
+  a.test(r8, r8);
+  a.jz(null);
+  a.movzx(ecx, word_ptr(kBcp, vm::kOperandB));
+  a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
+  a.pop(rax);
+  NEXT(putfield);
+  null_member(g, null);
+}
+
+// Dispatch on the receiver's class: its vtable's entry at the method slot. The static
+// class's entry says how many arguments there are, so where the receiver is.
+void gen_invokevirtual(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label null = a.newLabel();
+  a.push(rax);  // arguments all in memory, as the convention wants
+  a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
+  a.movzx(ecx, g.u16_operand());
+  class_shape(g, r8, rcx);
+  a.mov(r9, qword_ptr(r8, runtime::kClassShapeVtableOffset));
+  a.movzx(edx, word_ptr(kBcp, vm::kOperandB));
+  a.mov(rbx, qword_ptr(r9, rdx, 3));
+  a.movzx(r10d, word_ptr(rbx, kMethodParamCountOffset));
+  a.mov(r11, qword_ptr(rsp, r10, 3, -8));  // the receiver, the deepest argument
+  a.test(r11, r11);
+  a.jz(null);
+  a.mov(r11d, dword_ptr(r11, runtime::kObjectClassOffset));
+  a.shl(r11, runtime::kClassShapeShift);
+  a.sub(r8, rcx);  // back to the table's start (rcx is the static class's offset)
+  a.mov(r9, qword_ptr(r8, r11, 0, runtime::kClassShapeVtableOffset));
+  a.mov(rbx, qword_ptr(r9, rdx, 3));
+  call_method_in_rbx(g);
+  NEXT(invokevirtual);
+  null_member(g, null);
+}
+
 void gen_fsqrt(InterpMasm& g) {
   g.a.movq(xmm0, rax);
   g.a.sqrtsd(xmm0, xmm0);
@@ -477,12 +573,7 @@ void gen_call(InterpMasm& g) {
   a.movzx(ecx, g.u16_operand());
   a.mov(rdx, qword_ptr(kThread, kThreadMethodsOffset));
   a.mov(rbx, qword_ptr(rdx, rcx, 3));
-  a.call(qword_ptr(rbx, kMethodEntryOffset));
-  // The callee replaced our arguments by its result (or by nothing): either way the
-  // new top of stack is in memory. Our registers are gone.
-  a.pop(rax);
-  a.mov(kBcp, qword_ptr(rbp, kInterpFrameBcpOffset));
-  a.mov(kLocals, qword_ptr(rbp, kInterpFrameLocalsOffset));
+  call_method_in_rbx(g);
   NEXT(call);
 }
 

@@ -191,6 +191,8 @@ class Compiler {
   void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled = false);
   // Report the contract's errors (runtime/errors.h's NullUse for a null reference).
   void null_check(const Gp& ref, runtime::NullUse use);
+  void null_member_check(const Gp& ref, size_t bci);
+  void invoke(size_t bci, int d, Method* callee);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);
 
   // --- register_locals.cpp ---

@@ -6,6 +6,7 @@
 #include "jit/emitter_traits.h"
 #include "jit/intrinsic_stubs.h"
 #include "runtime/alloc_asm.h"
+#include "runtime/classes.h"
 #include "runtime/errors.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
@@ -388,6 +389,11 @@ EMIT(call, CALLS) {
     inline_call(bci, d, callee);
     return;
   }
+  invoke(bci, d, callee);
+}
+// A call of `callee` at depth d that is not inlined: its arguments pushed, its frame
+// made by its own entry.
+void Compiler::invoke(size_t bci, int d, Method* callee) {
   int n = callee->param_count;
   vm::Type result = callee->function->result;
   Types t = stack_types(bci);
@@ -426,6 +432,57 @@ EMIT(call, CALLS) {
   reload_locals(true);
   reload_exprs(t, d - n);
   if (result != vm::Type::Void && !direct) move(to, rax);
+}
+
+// --- objects ---
+// The TLAB bump inline, as newarray's, with the class's header word and field count.
+EMIT(newobject, CALLS) {
+  const runtime::ClassShape& shape = runtime::g_class_shapes[i.a()];
+  vm::Type type = runtime::VM::get().module().classes[i.a()].type;
+  Label slow = a.newLabel(), done = a.newLabel();
+  a.mov(rcx, imm(shape.fields));
+  a.mov(rdx, imm(shape.header));
+  runtime::emit_allocate_array(a, rax, rcx, rdx, r10, slow);
+  move(expr(i.d, type), rax);
+  a.jmp(done);
+  a.bind(slow);
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_newobject), i.bci, i.d, 0, type);
+  a.bind(done);
+}
+// A getfield, putfield or invokevirtual on null: the error names the member.
+void Compiler::null_member_check(const Gp& ref, size_t bci) {
+  Label ok = a.newLabel();
+  a.test(ref, ref);
+  a.jnz(ok);
+  a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
+  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null_member));
+  a.bind(ok);
+}
+EMIT(getfield, CALLS) {
+  const vm::ClassInfo& c = runtime::VM::get().module().classes[i.a()];
+  uint16_t field = vm::read_u16(i.p, vm::kOperandB);
+  load(rax, expr(i.d - 1));
+  null_member_check(rax, i.bci);
+  a.mov(rax, qword_ptr(rax, runtime::kArrayDataOffset + 8 * field));
+  move(expr(i.d - 1, c.fields[field].type), rax);
+}
+EMIT(putfield, CALLS) {
+  const vm::ClassInfo& c = runtime::VM::get().module().classes[i.a()];
+  uint16_t field = vm::read_u16(i.p, vm::kOperandB);
+  load(rax, expr(i.d - 2));
+  null_member_check(rax, i.bci);
+  load(rdx, expr(i.d - 1, c.fields[field].type));
+  a.mov(qword_ptr(rax, runtime::kArrayDataOffset + 8 * field), rdx);
+}
+// No class has a subclass (Mini's inheritance is not built yet), so the static class's
+// method is the one every receiver runs: class hierarchy analysis at its simplest, and
+// the call is direct once the receiver is known not to be null.
+EMIT(invokevirtual, CALLS) {
+  const vm::ClassInfo& c = runtime::VM::get().module().classes[i.a()];
+  Method* callee = runtime::VM::get().method(c.methods[vm::read_u16(i.p, vm::kOperandB)]);
+  load(rax, expr(i.d - callee->param_count));
+  null_member_check(rax, i.bci);
+  invoke(i.bci, i.d, callee);
 }
 EMIT(spawn, CALLS) {
   int n = runtime::VM::get().method(i.a())->param_count;

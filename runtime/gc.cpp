@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/classes.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/safepoint.h"
@@ -55,6 +56,7 @@ class MarkSweep {
     marks_.assign(granule(walk_.end) / 64 + 1, 0);
     if (g_verify.load(std::memory_order_relaxed)) find_array_starts();
     visit_roots([this](int64_t v, bool exact, const RootSource& where) { mark(v, exact, where); }, e.roots);
+    trace();
     sweep(e);
   }
 
@@ -86,7 +88,7 @@ class MarkSweep {
     if (!exact || g_verify.load(std::memory_order_relaxed)) {
       if (starts_.empty()) find_array_starts();
       if (!in_heap || !test(starts_, granule(p))) {
-        if (exact && !is_permanent_string(p)) heap_corrupt("an exact root that is not an array or a string", p, &where);
+        if (exact && !is_permanent_string(p)) heap_corrupt("an exact reference that is not a heap value's start", p, &where);
         return;
       }
     } else if (!in_heap) {
@@ -94,7 +96,27 @@ class MarkSweep {
       heap_corrupt("an exact root outside the heap", p, &where);
     }
     size_t g = granule(p);
+    if (test(marks_, g)) return;
     marks_[g / 64] |= uint64_t(1) << (g % 64);
+    if (reinterpret_cast<const Array*>(p)->kind == ArrayKind::Object) gray_.push_back(reinterpret_cast<const Array*>(p));
+  }
+
+  // Marks what the marked objects reference, through their classes' reference fields,
+  // until nothing new is reached (a stack of objects marked but not yet scanned).
+  void trace() {
+    uint32_t classes = class_count();
+    while (!gray_.empty()) {
+      const Array* o = gray_.back();
+      gray_.pop_back();
+      if (o->reserved >= classes || o->length != g_class_shapes[o->reserved].fields)
+        heap_corrupt("an object whose header names no class of the program", o);
+      const ClassShape& c = g_class_shapes[o->reserved];
+      for (uint32_t k = 0; k < c.ref_count; k++) {
+        RootSource where{RootKind::object_field, -1, nullptr, int32_t(c.index), 0, int32_t(c.refs[k])};
+        where.object = o;
+        mark(o->data[c.refs[k]], true, where);
+      }
+    }
   }
 
   // The gaps between live arrays become free chunks (each headed so the heap stays
@@ -129,7 +151,8 @@ class MarkSweep {
   }
 
   HeapWalk walk_{};
-  std::vector<uint64_t> marks_;   // one bit per 16-byte granule: a marked array begins there
+  std::vector<uint64_t> marks_;
+  std::vector<const Array*> gray_;  // marked objects whose fields are still to be traced   // one bit per 16-byte granule: a marked array begins there
   std::vector<uint64_t> starts_;  // the same for every array, when a walk was needed
 };
 

@@ -170,6 +170,11 @@ std::string describe(const RootSource& w) {
     case RootKind::compiled_slot: s = fmt::format("compiled slot [rbp{:+}]", w.index); break;
     case RootKind::compiled_register: s = fmt::format("compiled register {} (saved at a poll)", w.index); break;
     case RootKind::conservative: s = "a conservative scan"; break;
+    case RootKind::object_field: {
+      const auto& classes = VM::get().module().classes;
+      std::string name = w.bci >= 0 && size_t(w.bci) < classes.size() ? classes[size_t(w.bci)].name : "?";
+      return fmt::format("field {} of an object of class {} at {}", w.index, name, w.object);
+    }
   }
   if (w.method != nullptr) s += fmt::format(" of {} at bci {}", w.method->function->name, w.bci);
   if (w.kind == RootKind::compiled_slot || w.kind == RootKind::compiled_register)

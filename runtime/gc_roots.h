@@ -35,8 +35,9 @@ struct RootStats {
 };
 
 // Where a root was read: enough to name the frame and slot when a root is wrong.
+// object_field is no root: the collector reports a field it traced the same way.
 enum class RootKind : uint8_t { global, start_arg, vm_result, interp_local, interp_expr, compiled_slot,
-                                compiled_register, conservative };
+                                compiled_register, conservative, object_field };
 struct RootSource {
   RootKind kind = RootKind::global;
   int thread = -1;                    // Thread::id, -1 for a global
@@ -44,7 +45,8 @@ struct RootSource {
   int32_t bci = -1;
   uint32_t pc_offset = 0;             // compiled frames: the pc within the code
   int32_t index = 0;                  // global, argument, local or expression index; rbp
-                                      // offset of a compiled slot; register id
+                                      // offset of a compiled slot; register id; field index
+  const void* object = nullptr;       // object_field: the object (bci is its class index)
 };
 std::string describe(const RootSource& where);
 

@@ -218,6 +218,12 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
   return hand_out(t, c, kind, length, bytes, small);
 }
 
+Array* allocate_object(Thread* t, uint32_t class_index, int64_t fields) {
+  Array* o = allocate_array(t, ArrayKind::Object, fields);
+  o->reserved = class_index;
+  return o;
+}
+
 HeapWalk heap_prepare_walk() {
   MVM_ASSERT(safepoint_pending() && every_tlab_retired(), "the heap is walked at a safepoint, with every TLAB retired");
   std::lock_guard<std::mutex> lock(g_mutex);

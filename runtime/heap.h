@@ -23,15 +23,17 @@ enum class ArrayKind : uint32_t {
   Float = 1,
   Free = 2,    // not an array: a free chunk (or a retired TLAB's tail), `length` 8-byte words after the header
   String = 3,  // a Mini string: `length` bytes, immutable once made (runtime/strings.h)
+  Object = 4,  // an object: `reserved` is its class, `length` its field count (runtime/classes.h)
 };
-inline constexpr uint32_t kArrayKindCount = 4;
+inline constexpr uint32_t kArrayKindCount = 5;
 
 struct Array {
   ArrayKind kind;
-  uint32_t reserved;  // 0 (the collector marks in a side bitmap)
-  int64_t length;     // elements; a string's bytes
-  int64_t data[];     // int64 or double bits; a string's bytes
+  uint32_t reserved;  // an object's class index, else 0 (the collector marks in a side bitmap)
+  int64_t length;     // elements; a string's bytes; an object's fields
+  int64_t data[];     // int64 or double bits; a string's bytes; an object's fields
 };
+inline constexpr int32_t kObjectClassOffset = 4;
 inline constexpr int32_t kArrayLengthOffset = 8;
 inline constexpr int32_t kArrayDataOffset = 16;
 inline constexpr size_t kObjectAlignment = 16;
@@ -61,6 +63,9 @@ size_t heap_used_bytes();
 // resumes). A negative length, or live objects that leave no room for it even after that
 // collection, is a Mini runtime error (no return).
 Array* allocate_array(Thread* t, ArrayKind kind, int64_t length);
+
+// A new object of class `class_index` with `fields` zeroed fields (as allocate_array).
+Array* allocate_object(Thread* t, uint32_t class_index, int64_t fields);
 
 // Ends t's TLAB: its unused tail becomes a free chunk. At thread end and before a
 // collection walks the heap.

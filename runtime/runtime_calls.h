@@ -29,6 +29,10 @@ int64_t* minivm_rt_tostring(runtime::Thread* t, const uint8_t* bcp, int64_t* sp,
 [[noreturn]] void minivm_rt_throw_index(runtime::Thread* t, int64_t index, int64_t length);
 // `use` is a runtime::NullUse (runtime/errors.h).
 [[noreturn]] void minivm_rt_throw_null(runtime::Thread* t, int use);
+// The object operations (runtime/objects.cpp): newobject's slow path, and the error of a
+// getfield, putfield or invokevirtual (at `bcp`) on null, which names the member.
+int64_t* minivm_rt_newobject(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+[[noreturn]] void minivm_rt_throw_null_member(runtime::Thread* t, const uint8_t* bcp);
 [[noreturn]] void minivm_rt_throw_stack_overflow(runtime::Thread* t);
 }
 

@@ -5,6 +5,7 @@
 
 #include "runtime/heap.h"
 #include "runtime/strings.h"
+#include "runtime/vm.h"
 #include "vm/text.h"
 
 namespace runtime {
@@ -54,6 +55,13 @@ void append_value(std::string& out, vm::Type t, int64_t slot) {
     case vm::Type::Void:
       return;
   }
+  // The other reference types: an object prints as its class's name.
+  if (slot == 0) {
+    out += "null";
+    return;
+  }
+  const auto* o = reinterpret_cast<const Array*>(slot);
+  if (o->kind == ArrayKind::Object) out += VM::get().module().classes[o->reserved].name;
 }
 
 }  // namespace runtime

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/classes.h"
 #include "runtime/errors.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
@@ -83,6 +84,7 @@ void VM::load(std::unique_ptr<vm::Module> module) {
     method_table_.push_back(m.get());
     methods_.push_back(std::move(m));
   }
+  load_classes(*module_, method_table_.data());
 }
 
 void VM::set_engine(const ExecutionEngine& engine) {

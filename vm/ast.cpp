@@ -51,6 +51,10 @@ std::string ast::dump(const Expr& e) {
     case ExprKind::Index: return fmt::format("(index {} {})", dump(*e.args[0]), dump(*e.args[1]));
     case ExprKind::NewArray: return fmt::format("(new {} {})", e.type_operand == Type::IntArray ? "int" : "float", dump(*e.args[0]));
     case ExprKind::Convert: return fmt::format("({} {})", type_name(e.type_operand), dump(*e.args[0]));
+    case ExprKind::This: return "this";
+    case ExprKind::Field: return fmt::format("(field {} {})", dump(*e.args[0]), e.text);
+    case ExprKind::MethodCall: return fmt::format("(invoke {} {}{})", dump(*e.args[0]), e.text, dump_args(e, 1));
+    case ExprKind::New: return fmt::format("(new {}{})", e.text, dump_args(e, 0));
   }
   return "?";
 }
@@ -96,12 +100,19 @@ std::string ast::dump(const Program& p) {
                                                       : std::to_string(g->init_bits);
     out += fmt::format("global {}: {} = {}\n", g->name, type_name(g->type), init);
   }
-  for (auto& f : p.functions) {
+  auto function = [&](const FnDecl& f, int indent) {
     std::string params;
-    for (auto& prm : f->params) params += fmt::format("{}{}: {}", params.empty() ? "" : ", ", prm.name, type_name(prm.type));
-    std::string hint = f->hint == InlineHintAst::Inline ? " @inline" : f->hint == InlineHintAst::NoInline ? " @noinline" : "";
-    std::string result = f->result == Type::Void ? "" : fmt::format(": {}", type_name(f->result));
-    out += fmt::format("fn {}({}){}{}\n{}", f->name, params, result, hint, dump(*f->body, 1));
+    for (auto& prm : f.params) params += fmt::format("{}{}: {}", params.empty() ? "" : ", ", prm.name, type_name(prm.type));
+    std::string hint = f.hint == InlineHintAst::Inline ? " @inline" : f.hint == InlineHintAst::NoInline ? " @noinline" : "";
+    std::string result = f.result == Type::Void ? "" : fmt::format(": {}", type_name(f.result));
+    out += fmt::format("{}fn {}({}){}{}\n{}", std::string(size_t(indent) * 2, ' '), f.name, params, result, hint,
+                       dump(*f.body, indent + 1));
+  };
+  for (auto& f : p.functions) function(*f, 0);
+  for (auto& c : p.classes) {
+    out += fmt::format("class {}\n", c->name);
+    for (auto& f : c->fields) out += fmt::format("  var {}: {}\n", f.name, type_name(f.type));
+    for (auto& m : c->methods) function(*m, 1);
   }
   return out;
 }

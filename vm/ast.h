@@ -39,13 +39,18 @@ enum class ExprKind : uint8_t {
   NewArray,   // new int[args[0]] / new float[args[0]]; result type in `type_operand`
   Convert,    // int(args[0]) / float(args[0]) / string(args[0]); target type in `type_operand`
   Spawn,      // spawn text(args...)
+  This,       // this
+  Field,      // args[0].text
+  MethodCall, // args[0].text(args[1...])
+  New,        // new C(args...); the class type in `type_operand`
 };
 
 // What a Name refers to (checker).
-enum class NameRef : uint8_t { Unresolved, Local, Global };
+enum class NameRef : uint8_t { Unresolved, Local, Global, Field };  // Field: a bare field of `this`
 
 // What a Call refers to (checker). Native covers the builtins called via `native N`.
-enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Substring, Native };
+// Method: a bare call of a method of `this`.
+enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Substring, Native, Method };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -71,7 +76,8 @@ struct Expr {
   Type type = Type::Void;          // Void for a call of a function without result
   NameRef ref = NameRef::Unresolved;
   Callee callee = Callee::Unresolved;
-  uint32_t index = 0;              // local slot / global index / function index / NativeId
+  uint32_t index = 0;              // local slot / global index / function index / NativeId / field index / method slot
+  uint32_t class_index = 0;        // Field, MethodCall, New, a bare field or method: the class
 };
 
 enum class StmtKind : uint8_t {
@@ -103,7 +109,7 @@ struct Stmt {
   bool compound = false;           // Assign: target binop= value
   BinOp binop = BinOp::Add;
 
-  ExprPtr target;  // Assign: a Name or an Index
+  ExprPtr target;  // Assign: a Name, an Index or a Field
   ExprPtr value;   // VarDecl init, Assign value, Return value (may be null), ExprStmt, For start
   ExprPtr cond;    // If / While condition
   ExprPtr limit;   // For: the end bound (exclusive)
@@ -125,7 +131,10 @@ struct Param {
   Type type;
 };
 
+struct ClassDecl;
+
 struct FnDecl {
+  ClassDecl* owner = nullptr;  // the class of a method
   std::string name;
   SourcePos pos;       // the 'fn' keyword
   SourcePos name_pos;
@@ -135,7 +144,8 @@ struct FnDecl {
   SourcePos result_pos;  // the result type (when present)
   StmtPtr body;          // a Block
 
-  // checker: every local slot (params first), as the Function will have them
+  // checker: every local slot (params first; a method's `this` before them), as the
+  // Function will have them
   uint32_t index = 0;
   std::vector<Type> local_types;
   std::vector<std::string> local_names;
@@ -153,9 +163,46 @@ struct GlobalDecl {
   SourcePos init_pos;
 };
 
+struct FieldDecl {
+  std::string name;
+  SourcePos pos;  // the 'var' keyword
+  SourcePos name_pos;
+  Type type;
+  SourcePos type_pos;
+};
+
+struct ClassDecl {
+  std::string name;
+  SourcePos pos;  // the 'class' keyword
+  SourcePos name_pos;
+  Type type;      // class_type(name)
+  std::vector<FieldDecl> fields;
+  std::vector<std::unique_ptr<FnDecl>> methods;  // `init` among them, if declared
+
+  // checker
+  uint32_t index = 0;  // in Program::classes and Module::classes
+  const FnDecl* init = nullptr;
+  const FnDecl* method(std::string_view n) const {
+    for (auto& m : methods)
+      if (m->name == n) return m.get();
+    return nullptr;
+  }
+  uint32_t method_slot(const FnDecl* m) const {
+    for (size_t i = 0; i < methods.size(); i++)
+      if (methods[i].get() == m) return uint32_t(i);
+    return 0;
+  }
+  int field(std::string_view n) const {
+    for (size_t i = 0; i < fields.size(); i++)
+      if (fields[i].name == n) return int(i);
+    return -1;
+  }
+};
+
 struct Program {
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<FnDecl>> functions;
+  std::vector<std::unique_ptr<ClassDecl>> classes;
 };
 
 // Readable dumps for tests and debugging: expressions as fully parenthesised

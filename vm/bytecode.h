@@ -46,8 +46,9 @@ struct LoopEntry {
 enum class InlineHint : uint8_t { Default, Inline, NoInline };
 
 struct Function {
-  std::string name;
+  std::string name;               // a method's is "Class.method"
   uint16_t index = 0;             // in Module::functions
+  int32_t owner = -1;             // a method's class (Module::classes), -1 for a function
   uint32_t line = 0;              // line of the `fn` keyword
   InlineHint inline_hint = InlineHint::Default;
 
@@ -77,6 +78,19 @@ struct Function {
   }
 };
 
+// A class of the program: its fields in slot order and its methods.
+struct ClassField {
+  std::string name;
+  Type type;
+};
+struct ClassInfo {
+  std::string name;
+  Type type;                      // class_type(name)
+  std::vector<ClassField> fields;
+  std::vector<uint16_t> methods;  // function indices, one per method slot (the vtable)
+  int32_t init = -1;              // the function index of `init`, -1 without one
+};
+
 struct Global {
   std::string name;
   Type type;
@@ -88,6 +102,7 @@ struct Global {
 struct Module {
   std::string file;  // path as given on the command line, used in messages and traces
   std::vector<Global> globals;
+  std::vector<ClassInfo> classes;
   std::vector<std::unique_ptr<Function>> functions;
   uint16_t main_index = 0;
 
@@ -113,6 +128,7 @@ class CodeBuilder {
   void emit(Op o) { op(o); }
   void emit_u8(Op o, uint8_t a) { op(o); u8(a); }
   void emit_u16(Op o, uint16_t a) { op(o); u16(a); }
+  void emit_u16u16(Op o, uint16_t a, uint16_t b) { op(o); u16(a); u16(b); }
   void emit_iinc(uint16_t local, int32_t delta) { op(Op::iinc); u16(local); i32(delta); }
   // Emits a branch to a known target (backward branches).
   void emit_branch_to(Op o, size_t target) { size_t at = here(); op(o); i32(int32_t(target - at)); }

@@ -84,7 +84,7 @@ Op binary_opcode(BinOp op, Type t, Type u) {
 
 class FnGen {
  public:
-  FnGen(const FnDecl& decl, Function& fn) : decl_(decl), fn_(fn), b_(fn.code) {}
+  FnGen(const Program& prog, const FnDecl& decl, Function& fn) : prog_(prog), decl_(decl), fn_(fn), b_(fn.code) {}
 
   void run() {
     block(*decl_.body);
@@ -125,7 +125,11 @@ class FnGen {
   void with_u16(Op o, uint16_t operand, int pops, int pushes) {
     if (begin(pops, pushes)) b_.emit_u16(o, operand);
   }
+  void with_u16u16(Op o, uint32_t a, uint32_t b, int pops, int pushes) {
+    if (begin(pops, pushes)) b_.emit_u16u16(o, uint16_t(a), uint16_t(b));
+  }
   void load(uint32_t slot) { with_u16(Op::load, uint16_t(slot), 0, 1); }
+  void load_this() { load(0); }  // a method's receiver is local 0
   void store(uint32_t slot) { with_u16(Op::store, uint16_t(slot), 1, 0); }
 
   uint16_t constant(Type t, int64_t bits) {
@@ -227,21 +231,18 @@ class FnGen {
   void assign(const Stmt& s) {
     const Expr& t = *s.target;
     at(s.pos);
+    if (t.kind == ExprKind::Field || (t.kind == ExprKind::Name && t.ref == NameRef::Field)) {
+      if (t.kind == ExprKind::Field) value(*t.args[0]);
+      else load_this();
+      new_value(s, Op::dup, [&] { with_u16u16(Op::getfield, t.class_index, t.index, 1, 1); });
+      with_u16u16(Op::putfield, t.class_index, t.index, 2, 0);
+      return;
+    }
     if (t.kind == ExprKind::Index) {
       Type elem = t.type;
       value(*t.args[0]);
       value(*t.args[1]);
-      if (s.compound) {
-        at(s.op_pos);
-        simple(Op::dup2);
-        simple(elem == Type::Int ? Op::iaload : Op::faload);
-        value(*s.value);
-        at(s.op_pos);
-        simple(binary_opcode(s.binop, elem, elem));
-      } else {
-        value(*s.value);
-      }
-      at(s.op_pos);
+      new_value(s, Op::dup2, [&] { simple(elem == Type::Int ? Op::iaload : Op::faload); });
       simple(elem == Type::Int ? Op::iastore : Op::fastore);
       return;
     }
@@ -270,6 +271,23 @@ class FnGen {
     at(s.op_pos);
     if (local) store(t.index);
     else with_u16(Op::gstore, uint16_t(t.index), 1, 0);
+  }
+
+  // The value an assignment to a field or an element stores, its object (and index)
+  // already on the stack: for `op=`, `dup` them and `load_current` the old value first.
+  template <typename LoadCurrent>
+  void new_value(const Stmt& s, Op dup, LoadCurrent load_current) {
+    if (s.compound) {
+      at(s.op_pos);
+      simple(dup);
+      load_current();
+      value(*s.value);
+      at(s.op_pos);
+      simple(binary_opcode(s.binop, s.target->type, s.value->type));
+    } else {
+      value(*s.value);
+    }
+    at(s.op_pos);
   }
 
   void if_stmt(const Stmt& s) {
@@ -345,8 +363,14 @@ class FnGen {
   }
 
   void name_load(const Expr& e) {
-    if (e.ref == NameRef::Local) load(e.index);
-    else with_u16(Op::gload, uint16_t(e.index), 0, 1);
+    if (e.ref == NameRef::Local) {
+      load(e.index);
+    } else if (e.ref == NameRef::Field) {
+      load_this();
+      with_u16u16(Op::getfield, e.class_index, e.index, 1, 1);
+    } else {
+      with_u16(Op::gload, uint16_t(e.index), 0, 1);
+    }
   }
 
   // Pushes the value of `e` (nothing for a call without result).
@@ -414,6 +438,28 @@ class FnGen {
         return;  // int(int) and float(float) are no-ops
       }
       case ExprKind::Call: call(e); return;
+      case ExprKind::This: load_this(); return;
+      case ExprKind::Field:
+        value(*e.args[0]);
+        at(e.op_pos);
+        with_u16u16(Op::getfield, e.class_index, e.index, 1, 1);
+        return;
+      case ExprKind::MethodCall:
+        for (auto& a : e.args) value(*a);  // the receiver first
+        at(e.op_pos);
+        with_u16u16(Op::invokevirtual, e.class_index, e.index, int(e.args.size()), e.type != Type::Void);
+        return;
+      case ExprKind::New: {
+        at(e.op_pos);
+        with_u16(Op::newobject, uint16_t(e.class_index), 0, 1);
+        if (const FnDecl* init = prog_.classes[e.class_index]->init) {
+          simple(Op::dup);  // init's receiver; the object stays below as the value of new
+          for (auto& a : e.args) value(*a);
+          at(e.op_pos);
+          with_u16(Op::call, uint16_t(init->index), int(e.args.size()) + 1, 0);
+        }
+        return;
+      }
       case ExprKind::Spawn:
         for (auto& a : e.args) value(*a);
         at(e.op_pos);
@@ -440,6 +486,7 @@ class FnGen {
       with_u16(Op::print, uint16_t(fn_.prints.size() - 1), fn_.prints.back().value_count(), 0);
       return;
     }
+    if (e.callee == Callee::Method) load_this();  // the receiver below the arguments
     for (auto& a : e.args) value(*a);
     at(e.op_pos);
     int args = int(e.args.size());
@@ -450,6 +497,7 @@ class FnGen {
       case Callee::Sqrt: simple(Op::fsqrt); return;
       case Callee::AtomicAdd: simple(Op::atomic_add); return;
       case Callee::Substring: simple(Op::substring); return;
+      case Callee::Method: with_u16u16(Op::invokevirtual, e.class_index, e.index, args + 1, result); return;
       case Callee::Native: with_u16(Op::native, uint16_t(e.index), args, result); return;
       case Callee::Print: case Callee::Unresolved: return;
     }
@@ -503,6 +551,7 @@ class FnGen {
     branch(jump_if ? Op::iftrue : Op::iffalse, target);
   }
 
+  const Program& prog_;
   const FnDecl& decl_;
   Function& fn_;
   CodeBuilder b_;
@@ -524,20 +573,33 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
   m->file = std::string(file);
   for (auto& g : program.globals)
     m->globals.push_back({g->name, g->type, g->init_bits, g->init_text, g->init_type == Type::String});
-  for (auto& d : program.functions) {
+  for (auto& c : program.classes) {
+    ClassInfo info{c->name, c->type, {}, {}, c->init != nullptr ? int32_t(c->init->index) : -1};
+    for (auto& f : c->fields) info.fields.push_back({f.name, f.type});
+    for (auto& mth : c->methods) info.methods.push_back(uint16_t(mth->index));
+    m->classes.push_back(std::move(info));
+  }
+  // Functions in index order: the top-level ones, then each class's methods.
+  std::vector<const FnDecl*> decls;
+  for (auto& d : program.functions) decls.push_back(d.get());
+  for (auto& c : program.classes)
+    for (auto& mth : c->methods) decls.push_back(mth.get());
+  for (const FnDecl* d : decls) {
     auto fn = std::make_unique<Function>();
-    fn->name = d->name;
+    fn->name = d->owner != nullptr ? d->owner->name + "." + d->name : d->name;
+    fn->owner = d->owner != nullptr ? int32_t(d->owner->index) : -1;
     fn->index = uint16_t(d->index);
     fn->line = uint32_t(d->pos.line);
     fn->inline_hint = d->hint == InlineHintAst::Inline     ? InlineHint::Inline
                       : d->hint == InlineHintAst::NoInline ? InlineHint::NoInline
                                                            : InlineHint::Default;
+    if (d->owner != nullptr) fn->params.push_back(d->owner->type);  // `this`
     for (auto& p : d->params) fn->params.push_back(p.type);
     fn->result = d->result;
     fn->local_types = d->local_types;
     fn->local_names = d->local_names;
-    FnGen(*d, *fn).run();
-    if (d->name == "main") m->main_index = fn->index;
+    FnGen(program, *d, *fn).run();
+    if (d->name == "main" && d->owner == nullptr) m->main_index = fn->index;
     m->functions.push_back(std::move(fn));
   }
   return m;

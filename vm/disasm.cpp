@@ -89,6 +89,28 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = fmt::format("{} < {}", local(l), local(lim));
       return;
     }
+    case Op::newobject: {
+      uint16_t c = read_u16(p, kOperandA);
+      ops = std::to_string(c);
+      comment = c < m.classes.size() ? m.classes[c].name : "<bad class>";
+      return;
+    }
+    case Op::getfield: case Op::putfield: case Op::invokevirtual: {
+      uint16_t c = read_u16(p, kOperandA), k = read_u16(p, kOperandB);
+      ops = fmt::format("{}, {}", c, k);
+      if (c >= m.classes.size()) {
+        comment = "<bad class>";
+      } else if (op != Op::invokevirtual) {
+        const ClassInfo& ci = m.classes[c];
+        comment = k < ci.fields.size() ? fmt::format("{}.{}: {}", ci.name, ci.fields[k].name, type_name(ci.fields[k].type))
+                                       : "<bad field>";
+      } else {
+        const ClassInfo& ci = m.classes[c];
+        comment = k < ci.methods.size() && ci.methods[k] < m.functions.size() ? signature(*m.functions[ci.methods[k]])
+                                                                                : "<bad method>";
+      }
+      return;
+    }
     case Op::tostring: {
       uint8_t k = read_u8(p, kOperandA);
       ops = std::to_string(k);
@@ -191,6 +213,11 @@ void disassemble(const Module& m, std::ostream& out) {
   for (size_t i = 0; i < m.globals.size(); i++) {
     const Global& g = m.globals[i];
     out << fmt::format("global {} {}: {} = {}\n", i, g.name, type_name(g.type), global_init_text(g));
+  }
+  for (auto& c : m.classes) {
+    std::string fields;
+    for (auto& f : c.fields) fields += fmt::format("{}{}: {}", fields.empty() ? "" : ", ", f.name, type_name(f.type));
+    out << fmt::format("class {} {{ {} }}\n", c.name, fields);
   }
   for (auto& fn : m.functions) {
     out << "\n";

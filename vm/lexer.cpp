@@ -36,6 +36,10 @@ constexpr Keyword kKeywords[] = {
     {"continue", Tok::KwContinue}, {"true", Tok::KwTrue}, {"false", Tok::KwFalse},
     {"new", Tok::KwNew},       {"int", Tok::KwInt},       {"float", Tok::KwFloat},
     {"bool", Tok::KwBool},     {"string", Tok::KwString}, {"null", Tok::KwNull},
+    {"class", Tok::KwClass},   {"interface", Tok::KwInterface}, {"extends", Tok::KwExtends},
+    {"implements", Tok::KwImplements}, {"abstract", Tok::KwAbstract}, {"override", Tok::KwOverride},
+    {"this", Tok::KwThis},     {"super", Tok::KwSuper},   {"is", Tok::KwIs},
+    {"as", Tok::KwAs},
 };
 
 // Operators and punctuation, longest first so that the first match is the longest.
@@ -54,7 +58,7 @@ constexpr Punct kPuncts[] = {
     {"|", Tok::Pipe}, {"^", Tok::Caret}, {"+", Tok::Plus}, {"-", Tok::Minus}, {"*", Tok::Star},
     {"/", Tok::Slash}, {"%", Tok::Percent}, {"~", Tok::Tilde}, {"(", Tok::LParen},
     {")", Tok::RParen}, {"{", Tok::LBrace}, {"}", Tok::RBrace}, {"[", Tok::LBracket},
-    {"]", Tok::RBracket}, {",", Tok::Comma}, {";", Tok::Semi}, {":", Tok::Colon},
+    {"]", Tok::RBracket}, {",", Tok::Comma}, {";", Tok::Semi}, {":", Tok::Colon}, {".", Tok::Dot},
 };
 
 }  // namespace
@@ -207,6 +211,9 @@ Token Lexer::number(SourcePos start) {
     digits += '.';
     advance();
     scan_digits(is_digit);
+  } else if (peek() == '.' && peek(1) != '.') {  // no number has members: "1." is a float without digits
+    SourcePos at{line_, col_};
+    fail(at, "a float literal needs digits after '.', e.g. 1.0");
   }
   if ((peek() == 'e' || peek() == 'E') &&
       (is_digit(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit(peek(2))))) {

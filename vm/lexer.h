@@ -33,8 +33,9 @@ enum class Tok : uint8_t {
   // keywords
   KwFn, KwVar, KwIf, KwElse, KwWhile, KwFor, KwIn, KwReturn, KwBreak, KwContinue,
   KwTrue, KwFalse, KwNew, KwInt, KwFloat, KwBool, KwString, KwNull,
+  KwClass, KwInterface, KwExtends, KwImplements, KwAbstract, KwOverride, KwThis, KwSuper, KwIs, KwAs,
   // punctuation
-  LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Semi, Colon, DotDot,
+  LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Semi, Colon, DotDot, Dot,
   // operators
   Plus, Minus, Star, Slash, Percent, Amp, Pipe, Caret, Tilde, Bang,
   Shl, Shr, Ushr, Lt, Le, Gt, Ge, EqEq, Ne, AndAnd, OrOr, Assign,

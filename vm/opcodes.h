@@ -19,7 +19,7 @@ inline constexpr int kOpCount = 0
 #undef DEF
     ;
 
-enum class OperandFormat : uint8_t { NONE, U8, U16, I32, U16I32, U16U16I32 };
+enum class OperandFormat : uint8_t { NONE, U8, U16, I32, U16U16, U16I32, U16U16I32 };
 
 // The flags column of opcodes.def.
 enum OpFlag : uint8_t {
@@ -47,6 +47,7 @@ constexpr uint8_t operand_bytes(OperandFormat f) {
     case OperandFormat::U8: return 1;
     case OperandFormat::U16: return 2;
     case OperandFormat::I32: return 4;
+    case OperandFormat::U16U16: return 4;
     case OperandFormat::U16I32: return 6;
     case OperandFormat::U16U16I32: return 8;
   }
@@ -104,7 +105,8 @@ inline uint16_t read_u16(const uint8_t* p, size_t at) { uint16_t v; std::memcpy(
 inline int32_t read_i32(const uint8_t* p, size_t at) { int32_t v; std::memcpy(&v, p + at, 4); return v; }
 
 // Byte offsets of the operands within an instruction, for every format.
-//   U8/U16/I32: operand at 1.  U16I32: u16 at 1, i32 at 3.  U16U16I32: u16 at 1, u16 at 3, i32 at 5.
+//   U8/U16/I32: operand at 1.  U16U16: u16 at 1 and 3.  U16I32: u16 at 1, i32 at 3.
+//   U16U16I32: u16 at 1, u16 at 3, i32 at 5.
 inline constexpr size_t kOperandA = 1;
 inline constexpr size_t kOperandB = 3;
 inline constexpr size_t kOperandC = 5;

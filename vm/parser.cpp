@@ -70,8 +70,13 @@ class Parser {
         p.globals.push_back(global());
       } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
         p.functions.push_back(function());
+      } else if (at(Tok::KwClass)) {
+        p.classes.push_back(class_decl());
+      } else if (at(Tok::KwInterface) || at(Tok::KwAbstract)) {
+        fail(peek().pos, fmt::format("{} are not supported yet (classes without inheritance are)",
+                                     at(Tok::KwInterface) ? "interfaces" : "abstract classes"));
       } else {
-        fail(peek().pos, fmt::format("expected 'fn' or 'var' at top level, found {}", describe(peek())));
+        fail(peek().pos, fmt::format("expected 'fn', 'var' or 'class' at top level, found {}", describe(peek())));
       }
     }
     return p;
@@ -115,7 +120,7 @@ class Parser {
   [[noreturn]] static void fail(SourcePos at, std::string message) { throw FrontendError{at, std::move(message)}; }
 
   // ---- types ----
-  // type := ('int' | 'float' | 'bool' | 'string') ['[' ']']
+  // type := ('int' | 'float' | 'bool' | 'string' | CLASS) ['[' ']']
   Type type() {
     Token t = take();
     Type base;
@@ -124,7 +129,11 @@ class Parser {
       case Tok::KwFloat: base = Type::Float; break;
       case Tok::KwBool: base = Type::Bool; break;
       case Tok::KwString: base = Type::String; break;
-      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, int[], float[]), found {}", describe(t)));
+      case Tok::Ident:
+        base = class_type(t.text);  // the checker finds the class
+        if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
+        break;
+      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, a class, int[], float[]), found {}", describe(t)));
     }
     if (at(Tok::LBracket)) {
       take();
@@ -188,6 +197,47 @@ class Parser {
     }
     expect(Tok::Semi, "after a global declaration");
     return g;
+  }
+
+  // class := 'class' NAME '{' { 'var' NAME ':' type ';' | function } '}'
+  std::unique_ptr<ClassDecl> class_decl() {
+    auto c = std::make_unique<ClassDecl>();
+    c->pos = take().pos;
+    Token name = expect(Tok::Ident, "after 'class'");
+    c->name = std::string(name.text);
+    c->name_pos = name.pos;
+    c->type = class_type(c->name);
+    if (at(Tok::KwExtends) || at(Tok::KwImplements) || at(Tok::Lt))
+      fail(peek().pos, fmt::format("{} not supported yet (classes without inheritance are)",
+                                   at(Tok::KwExtends) ? "inheritance is" : at(Tok::KwImplements) ? "interfaces are" : "generic classes are"));
+    expect(Tok::LBrace, fmt::format("after 'class {}'", c->name));
+    while (!at(Tok::RBrace)) {
+      if (at(Tok::KwVar)) {
+        FieldDecl f;
+        f.pos = take().pos;
+        Token fname = expect(Tok::Ident, "after 'var' in a class");
+        f.name = std::string(fname.text);
+        f.name_pos = fname.pos;
+        if (!at(Tok::Colon))
+          fail(peek().pos, fmt::format("field '{}' needs a type, e.g. var {}: int; (fields have no initialiser)", f.name, f.name));
+        take();
+        f.type_pos = peek().pos;
+        f.type = type();
+        if (at(Tok::Assign))
+          fail(peek().pos, fmt::format("field '{}' cannot have an initialiser (it starts zero, false or null); assign it in init", f.name));
+        expect(Tok::Semi, "after a field declaration");
+        c->fields.push_back(std::move(f));
+      } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
+        c->methods.push_back(function());
+        c->methods.back()->owner = c.get();
+      } else if (at(Tok::KwAbstract) || at(Tok::KwOverride)) {
+        fail(peek().pos, fmt::format("'{}' methods are not supported yet (classes without inheritance are)", peek().text));
+      } else {
+        fail(peek().pos, fmt::format("expected 'var', 'fn' or '}}' in class '{}', found {}", c->name, describe(peek())));
+      }
+    }
+    take();
+    return c;
   }
 
   // function := annotation* 'fn' NAME '(' [param {',' param}] ')' [':' type] block
@@ -341,8 +391,8 @@ class Parser {
     ExprPtr e = expr();
     BinOp op = BinOp::Add;
     if (at(Tok::Assign) || compound_op(peek().kind, op)) {
-      if (e->kind != ExprKind::Name && e->kind != ExprKind::Index)
-        fail(e->pos, "cannot assign to this expression (only to a variable or an array element)");
+      if (e->kind != ExprKind::Name && e->kind != ExprKind::Index && e->kind != ExprKind::Field)
+        fail(e->pos, "cannot assign to this expression (only to a variable, a field or an array element)");
       auto s = make_stmt(StmtKind::Assign, start);
       Token t = take();
       s->op_pos = t.pos;
@@ -353,7 +403,7 @@ class Parser {
       expect(Tok::Semi, "after the assignment");
       return s;
     }
-    if (e->kind != ExprKind::Call && e->kind != ExprKind::Spawn) {
+    if (e->kind != ExprKind::Call && e->kind != ExprKind::Spawn && e->kind != ExprKind::MethodCall) {
       if (!at(Tok::Semi)) fail(peek().pos, fmt::format("expected '=' or ';', found {}", describe(peek())));
       fail(e->pos, "only a call can be used as a statement");
     }
@@ -430,18 +480,32 @@ class Parser {
     return postfix();
   }
 
+  // postfix := primary { '[' expr ']' | '.' NAME [arguments] }
   ExprPtr postfix() {
     ExprPtr e = primary();
-    while (at(Tok::LBracket)) {
-      Token open = take();
-      auto ix = make_expr(ExprKind::Index, e->pos);
-      ix->op_pos = open.pos;
-      add_child(*ix, std::move(e));
-      add_child(*ix, nested_expr());
-      expect(Tok::RBracket, "after the array index");
-      e = std::move(ix);
+    for (;;) {
+      if (at(Tok::LBracket)) {
+        Token open = take();
+        auto ix = make_expr(ExprKind::Index, e->pos);
+        ix->op_pos = open.pos;
+        add_child(*ix, std::move(e));
+        add_child(*ix, nested_expr());
+        expect(Tok::RBracket, "after the array index");
+        e = std::move(ix);
+      } else if (at(Tok::Dot)) {
+        take();
+        Token name = expect(Tok::Ident, "after '.' (a field or method name)");
+        bool call = at(Tok::LParen);
+        auto m = make_expr(call ? ExprKind::MethodCall : ExprKind::Field, e->pos);
+        m->op_pos = name.pos;
+        m->text = std::string(name.text);
+        add_child(*m, std::move(e));
+        if (call) arguments(*m);
+        e = std::move(m);
+      } else {
+        return e;
+      }
     }
-    return e;
   }
 
   // A full expression inside brackets/parentheses/arguments, counted against the nesting limit.
@@ -490,6 +554,11 @@ class Parser {
         take();
         return e;
       }
+      case Tok::KwThis: {
+        auto e = make_expr(ExprKind::This, t.pos);
+        take();
+        return e;
+      }
       case Tok::KwTrue:
       case Tok::KwFalse: {
         auto e = make_expr(ExprKind::BoolLit, t.pos);
@@ -523,6 +592,15 @@ class Parser {
       }
       case Tok::KwNew: {
         SourcePos pos = take().pos;
+        if (at(Tok::Ident) && peek(1).kind == Tok::LParen) {  // new C(args)
+          Token cls = take();
+          auto e = make_expr(ExprKind::New, pos);
+          e->op_pos = cls.pos;
+          e->text = std::string(cls.text);
+          e->type_operand = class_type(cls.text);
+          arguments(*e);
+          return e;
+        }
         Token elem = take();
         if (elem.kind != Tok::KwInt && elem.kind != Tok::KwFloat)
           fail(elem.pos, fmt::format("expected 'int' or 'float' after 'new' (arrays are int[] or float[]), found {}", describe(elem)));

@@ -1,5 +1,6 @@
 #include "vm/typecheck.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -62,22 +63,39 @@ class Checker {
   explicit Checker(Program& p) : prog_(p) {}
 
   void run() {
-    // Signatures first: functions may be called before their definition. The first
-    // definition of a name wins; later duplicates are reported when reached in order.
+    // Signatures first: functions and classes may be used before their definition. The
+    // first definition of a name wins; later duplicates are reported when reached in order.
+    // Top-level functions take the first function indices, then each class's methods.
     for (size_t i = 0; i < prog_.functions.size(); i++) {
       prog_.functions[i]->index = uint32_t(i);
       fns_.emplace(prog_.functions[i]->name, prog_.functions[i].get());
     }
+    uint32_t next_fn = uint32_t(prog_.functions.size());
+    for (size_t i = 0; i < prog_.classes.size(); i++) {
+      ClassDecl& c = *prog_.classes[i];
+      c.index = uint32_t(i);
+      classes_.emplace(c.type, &c);
+      for (auto& m : c.methods) m->index = next_fn++;
+    }
     for (size_t i = 0; i < prog_.globals.size(); i++) globals_.emplace(prog_.globals[i]->name, uint32_t(i));
-    if (prog_.functions.size() > 65535) fail(prog_.functions[65535]->name_pos, "too many functions (at most 65535)");
+    if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
+    if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
     // Then every item in source order, so the first error reported is the first in the file.
-    size_t gi = 0, fi = 0;
-    while (gi < prog_.globals.size() || fi < prog_.functions.size()) {
-      bool take_global = fi == prog_.functions.size() ||
-                         (gi < prog_.globals.size() && before(prog_.globals[gi]->pos, prog_.functions[fi]->pos));
-      if (take_global) global(gi++);
-      else function(*prog_.functions[fi++]);
+    struct Item {
+      SourcePos pos;
+      int kind;  // 0 global, 1 function, 2 class
+      size_t index;
+    };
+    std::vector<Item> items;
+    for (size_t i = 0; i < prog_.globals.size(); i++) items.push_back({prog_.globals[i]->pos, 0, i});
+    for (size_t i = 0; i < prog_.functions.size(); i++) items.push_back({prog_.functions[i]->pos, 1, i});
+    for (size_t i = 0; i < prog_.classes.size(); i++) items.push_back({prog_.classes[i]->pos, 2, i});
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return before(a.pos, b.pos); });
+    for (const Item& it : items) {
+      if (it.kind == 0) global(it.index);
+      else if (it.kind == 1) function(*prog_.functions[it.index]);
+      else class_decl(*prog_.classes[it.index]);
     }
     if (!fns_.count("main")) fail(SourcePos{1, 1}, "the program has no 'main' function");
   }
@@ -95,20 +113,67 @@ class Checker {
 
   // ---- top level ----
 
+  // "function 'f'" or "method 'C.m'", for messages.
+  static std::string describe_fn(const FnDecl& f) {
+    if (f.owner != nullptr) return fmt::format("method '{}.{}'", f.owner->name, f.name);
+    return fmt::format("function '{}'", f.name);
+  }
+
+  // A type written in the program: every class it names must exist.
+  void check_type(Type t, SourcePos at) {
+    if (type_kind(t) == TypeKind::Array) return check_type(type_info(t).elem, at);
+    if (type_kind(t) == TypeKind::Class && !classes_.count(t))
+      fail(at, fmt::format("unknown type '{}'", type_name(t)));
+  }
+  ClassDecl* class_of(Type t) {
+    auto it = classes_.find(t);
+    return it == classes_.end() ? nullptr : it->second;
+  }
+
+  void class_decl(ClassDecl& c) {
+    ClassDecl* first = classes_.at(c.type);
+    if (first != &c) fail(c.name_pos, fmt::format("class '{}' is already defined at line {}", c.name, first->pos.line));
+    // Fields and methods share one namespace: one member per name.
+    std::unordered_map<std::string, SourcePos> members;
+    auto member = [&](const std::string& name, SourcePos at) {
+      auto [it, fresh] = members.emplace(name, at);
+      if (!fresh)
+        fail(at, fmt::format("class '{}' already has a member '{}' (line {}); fields and methods share one namespace",
+                             c.name, name, it->second.line));
+    };
+    for (auto& f : c.fields) {
+      member(f.name, f.name_pos);
+      check_type(f.type, f.type_pos);
+    }
+    for (auto& m : c.methods) {
+      member(m->name, m->name_pos);
+      if (m->name == "init") {
+        c.init = m.get();
+        if (m->result != Type::Void) fail(m->result_pos, "'init' returns nothing: it initialises the object new made");
+      }
+    }
+    for (auto& m : c.methods) function(*m);
+  }
+
   void global(size_t index) {
     GlobalDecl& g = *prog_.globals[index];
     uint32_t first = globals_.at(g.name);
     if (first != index) fail(g.name_pos, fmt::format("global '{}' is already defined at line {}", g.name, prog_.globals[first]->pos.line));
+    check_type(g.type, g.type_pos);
     if (!converts_to(g.init_type, g.type))
       fail(g.init_pos, fmt::format("global '{}' of type {} cannot be initialised with a literal of type {}{}", g.name,
                                    type_name(g.type), type_name(g.init_type), conversion_hint(g.type, g.init_type)));
   }
 
   void function(FnDecl& f) {
-    FnDecl* first = fns_.at(f.name);
-    if (first != &f) fail(f.name_pos, fmt::format("function '{}' is already defined at line {}", f.name, first->pos.line));
-    if (is_builtin_name(f.name)) fail(f.name_pos, fmt::format("'{}' is a builtin and cannot be redefined", f.name));
-    if (f.name == "main") {
+    if (f.owner == nullptr) {
+      FnDecl* first = fns_.at(f.name);
+      if (first != &f) fail(f.name_pos, fmt::format("function '{}' is already defined at line {}", f.name, first->pos.line));
+      if (is_builtin_name(f.name)) fail(f.name_pos, fmt::format("'{}' is a builtin and cannot be redefined", f.name));
+    }
+    for (auto& p : f.params) check_type(p.type, p.pos);
+    if (f.result != Type::Void) check_type(f.result, f.result_pos);
+    if (f.name == "main" && f.owner == nullptr) {
       if (!f.params.empty()) fail(f.params[0].pos, "'main' must take no parameters");
       if (f.result != Type::Void && f.result != Type::Int)
         fail(f.result_pos, fmt::format("'main' must return int or nothing, not {}", type_name(f.result)));
@@ -119,14 +184,15 @@ class Checker {
     loops_.clear();
     f.local_types.clear();
     f.local_names.clear();
+    if (f.owner != nullptr) new_slot("this", f.owner->type, f.pos);  // a method's receiver: local 0
     for (auto& p : f.params) {
       if (scopes_[0].count(p.name)) fail(p.pos, fmt::format("parameter '{}' is declared twice", p.name));
       declare(p.name, p.type, p.pos, false);
     }
     bool completes = block(*f.body);
     if (completes && f.result != Type::Void)
-      fail(f.body->end_pos, fmt::format("function '{}' must return a value of type {} on every path; add a return at the end",
-                                        f.name, type_name(f.result)));
+      fail(f.body->end_pos, fmt::format("{} must return a value of type {} on every path; add a return at the end",
+                                        describe_fn(f), type_name(f.result)));
     fn_ = nullptr;
   }
 
@@ -182,6 +248,7 @@ class Checker {
       case StmtKind::Block: return block(s);
       case StmtKind::VarDecl: {
         check_not_declared(s.name, s.name_pos);
+        if (s.has_declared_type) check_type(s.declared_type, s.name_pos);
         Type t = value(*s.value);
         if (s.has_declared_type && !converts_to(t, s.declared_type))
           fail(s.op_pos, fmt::format("cannot initialise '{}' of type {} with a value of type {}{}", s.name,
@@ -246,14 +313,14 @@ class Checker {
         Type want = fn_->result;
         if (!s.value) {
           if (want != Type::Void)
-            fail(s.pos, fmt::format("function '{}' must return a value of type {}", fn_->name, type_name(want)));
+            fail(s.pos, fmt::format("{} must return a value of type {}", describe_fn(*fn_), type_name(want)));
           return false;
         }
         if (want == Type::Void)
-          fail(s.pos, fmt::format("function '{}' has no result type, so it cannot return a value", fn_->name));
+          fail(s.pos, fmt::format("{} has no result type, so it cannot return a value", describe_fn(*fn_)));
         Type t = value(*s.value);
         if (!converts_to(t, want))
-          fail(s.value->pos, fmt::format("function '{}' must return {}, got {}{}", fn_->name, type_name(want), type_name(t),
+          fail(s.value->pos, fmt::format("{} must return {}, got {}{}", describe_fn(*fn_), type_name(want), type_name(t),
                                          conversion_hint(want, t)));
         return false;
       }
@@ -272,13 +339,14 @@ class Checker {
         fail(t.op_pos, "strings cannot be assigned into; build a new one, e.g. with substring(s, from, to) and +");
       return elem;
     }
-    if (const Local* l = find_local(t.text)) {
+    if (const Local* l = t.kind == ExprKind::Name ? find_local(t.text) : nullptr) {
       if (l->read_only) fail(t.pos, fmt::format("cannot assign to '{}': a for loop variable is read-only", t.text));
     }
     return expr(t);
   }
   static std::string describe_target(const Expr& t) {
     if (t.kind == ExprKind::Name) return fmt::format("'{}'", t.text);
+    if (t.kind == ExprKind::Field) return fmt::format("field '{}'", t.text);
     return "an array element";
   }
 
@@ -308,6 +376,17 @@ class Checker {
           e.ref = NameRef::Local;
           e.index = l->slot;
           return l->type;
+        }
+        if (fn_->owner != nullptr) {  // a field of `this`, named bare
+          int field = fn_->owner->field(e.text);
+          if (field >= 0) {
+            e.ref = NameRef::Field;
+            e.class_index = fn_->owner->index;
+            e.index = uint32_t(field);
+            return fn_->owner->fields[size_t(field)].type;
+          }
+          if (fn_->owner->method(e.text) != nullptr)
+            fail(e.pos, fmt::format("'{}' is a method, not a value; call it with {}(...)", e.text, e.text));
         }
         auto g = globals_.find(e.text);
         if (g != globals_.end()) {
@@ -364,6 +443,45 @@ class Checker {
         return e.type_operand;
       }
       case ExprKind::Call: return call(e);
+      case ExprKind::This:
+        if (fn_->owner == nullptr) fail(e.pos, "'this' is only available inside a method");
+        return fn_->owner->type;
+      case ExprKind::Field: {
+        ClassDecl& c = receiver_class(*e.args[0], "field", e);
+        int field = c.field(e.text);
+        if (field < 0) {
+          if (c.method(e.text) != nullptr)
+            fail(e.op_pos, fmt::format("'{}' is a method of {}, not a field; call it with .{}(...)", e.text, c.name, e.text));
+          fail(e.op_pos, fmt::format("class {} has no field '{}'", c.name, e.text));
+        }
+        e.class_index = c.index;
+        e.index = uint32_t(field);
+        return c.fields[size_t(field)].type;
+      }
+      case ExprKind::MethodCall: {
+        ClassDecl& c = receiver_class(*e.args[0], "method", e);
+        const FnDecl* m = c.method(e.text);
+        if (m == nullptr) {
+          if (c.field(e.text) >= 0) fail(e.op_pos, fmt::format("'{}' is a field of {}, not a method", e.text, c.name));
+          fail(e.op_pos, fmt::format("class {} has no method '{}'", c.name, e.text));
+        }
+        if (m == c.init) fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", c.name));
+        method_arguments(e, *m, 1);
+        e.class_index = c.index;
+        e.index = c.method_slot(m);
+        return m->result;
+      }
+      case ExprKind::New: {
+        ClassDecl* c = class_of(e.type_operand);
+        if (c == nullptr) fail(e.op_pos, fmt::format("unknown class '{}'", e.text));
+        e.class_index = c->index;
+        if (c->init != nullptr) {
+          method_arguments(e, *c->init, 0);
+        } else if (!e.args.empty()) {
+          fail(e.op_pos, fmt::format("class {} has no init, so new {}() takes no arguments", c->name, c->name));
+        }
+        return c->type;
+      }
       case ExprKind::Spawn: {
         if (is_builtin_name(e.text))
           fail(e.op_pos, fmt::format("spawn needs a function of the program, but '{}' is a builtin", e.text));
@@ -433,6 +551,31 @@ class Checker {
     }
   }
 
+  // The class of the receiver of `.name` (a field or a method).
+  ClassDecl& receiver_class(Expr& receiver, std::string_view what, const Expr& access) {
+    Type t = value(receiver);
+    ClassDecl* c = class_of(t);
+    if (c == nullptr)
+      fail(access.op_pos, fmt::format("cannot access {} '{}' of a value of type {} (only objects have members)", what,
+                                      access.text, type_name(t)));
+    return *c;
+  }
+
+  // The arguments of a method call, args[first...] of `e`.
+  void method_arguments(Expr& e, const FnDecl& m, size_t first) {
+    std::string what = fmt::format("'{}.{}'", m.owner->name, m.name);
+    size_t n = e.args.size() - first;
+    if (n != m.params.size())
+      fail(e.op_pos, fmt::format("{} takes {}, got {}", what, plural(m.params.size(), "argument"), n));
+    for (size_t i = 0; i < n; i++) {
+      Type t = value(*e.args[first + i]);
+      if (!converts_to(t, m.params[i].type))
+        fail(e.args[first + i]->pos, fmt::format("argument {} of {} must be {}, got {}{}", i + 1, what,
+                                                 type_name(m.params[i].type), type_name(t),
+                                                 conversion_hint(m.params[i].type, t)));
+    }
+  }
+
   // A call or spawn of a function of the program.
   Type user_call(Expr& e) {
     auto it = fns_.find(e.text);
@@ -471,10 +614,21 @@ class Checker {
       e.index = uint32_t(b->native);
       return b->result;
     }
+    if (fn_->owner != nullptr) {  // a method of `this`, named bare
+      if (const FnDecl* m = fn_->owner->method(e.text)) {
+        if (m == fn_->owner->init) fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", fn_->owner->name));
+        method_arguments(e, *m, 0);
+        e.callee = Callee::Method;
+        e.class_index = fn_->owner->index;
+        e.index = fn_->owner->method_slot(m);
+        return m->result;
+      }
+    }
     return user_call(e);
   }
 
   Program& prog_;
+  std::unordered_map<Type, ClassDecl*> classes_;
   std::unordered_map<std::string, FnDecl*> fns_;
   std::unordered_map<std::string, uint32_t> globals_;
   FnDecl* fn_ = nullptr;

@@ -17,29 +17,28 @@ struct Reject {
 };
 [[noreturn]] void reject(size_t bci, std::string message) { throw Reject{uint32_t(bci), std::move(message)}; }
 
-// Stack-effect letters beyond the types: '*' any value, 'R' any reference. `null` is a
-// value of every reference type: each operation that reads through one checks for it.
-bool matches(char letter, Type t) {
-  switch (letter) {
-    case '*': return t != Type::Void;
-    case 'R': return is_reference(t);
-    case 'A': case 'B': case 'S': return type_letter(t) == letter || t == Type::Null;
-    default: return type_letter(t) == letter;
-  }
+// A stack effect is a list of types; two more stand for the letters '*' (any value) and
+// 'R' (any reference) of opcodes.def. `null` is a value of every reference type: each
+// operation that reads through one checks it.
+constexpr Type kAnyValue = Type(0xFFFFFFF0u);
+constexpr Type kAnyReference = Type(0xFFFFFFF1u);
+Type from_letter(char c) { return c == '*' ? kAnyValue : c == 'R' ? kAnyReference : letter_type(c); }
+std::vector<Type> from_letters(std::string_view letters) {
+  std::vector<Type> out;
+  for (char c : letters) out.push_back(from_letter(c));
+  return out;
 }
-std::string letter_name(char letter) {
-  switch (letter) {
-    case 'I': return "int";
-    case 'F': return "float";
-    case 'Z': return "bool";
-    case 'A': return "int[]";
-    case 'B': return "float[]";
-    case 'S': return "string";
-    case 'N': return "null";
-    case 'R': return "a reference";
-    default: return "a value";
-  }
+bool matches(Type want, Type t) {
+  if (want == kAnyValue) return t != Type::Void;
+  if (want == kAnyReference) return is_reference(t);
+  return t == want || (t == Type::Null && is_reference(want));
 }
+std::string want_name(Type want) {
+  if (want == kAnyValue) return "a value";
+  if (want == kAnyReference) return "a reference";
+  return type_name(want);
+}
+std::string plural_of(size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 std::string stack_text(const std::vector<Type>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); i++) out += fmt::format("{}{}", i ? ", " : "", type_name(s[i]));
@@ -136,6 +135,28 @@ class Verifier {
           check_local(bci, read_u16(p, kOperandA), true);
           check_local(bci, read_u16(p, kOperandB), true);
           break;
+        case Op::newobject:
+          if (read_u16(p, kOperandA) >= m_.classes.size())
+            reject(bci, fmt::format("class index {} out of range ({} classes)", read_u16(p, kOperandA), m_.classes.size()));
+          break;
+        case Op::getfield: case Op::putfield: case Op::invokevirtual: {
+          uint16_t c = read_u16(p, kOperandA), k = read_u16(p, kOperandB);
+          if (c >= m_.classes.size()) reject(bci, fmt::format("class index {} out of range ({} classes)", c, m_.classes.size()));
+          size_t n = op == Op::invokevirtual ? m_.classes[c].methods.size() : m_.classes[c].fields.size();
+          if (k >= n)
+            reject(bci, fmt::format("{} {} out of range ({} has {})", op == Op::invokevirtual ? "method slot" : "field", k,
+                                    m_.classes[c].name, plural_of(n, op == Op::invokevirtual ? "method" : "field")));
+          if (op == Op::invokevirtual) {
+            uint16_t f = m_.classes[c].methods[k];
+            if (f >= m_.functions.size())
+              reject(bci, fmt::format("method slot {} of {} names function {} of {}", k, m_.classes[c].name, f, m_.functions.size()));
+            const Function& callee = *m_.functions[f];
+            if (callee.params.empty() || callee.params[0] != m_.classes[c].type)
+              reject(bci, fmt::format("method slot {} of {} is '{}', whose first parameter is not a {}", k, m_.classes[c].name,
+                                      callee.name, m_.classes[c].name));
+          }
+          break;
+        }
         case Op::gload: case Op::gstore:
           if (read_u16(p, kOperandA) >= m_.globals.size())
             reject(bci, fmt::format("global index {} out of range ({} globals)", read_u16(p, kOperandA), m_.globals.size()));
@@ -203,47 +224,59 @@ class Verifier {
     }
   }
 
-  // The stack effect of the instruction at `bci` as letters (top of stack last).
-  void effect(size_t bci, std::string& pops, std::string& pushes) const {
+  // The stack effect of the instruction at `bci` as types (top of stack last).
+  void effect(size_t bci, std::vector<Type>& pops, std::vector<Type>& pushes) const {
     Op op = op_at(bci);
     const uint8_t* p = at(bci);
     const OpInfo& info = op_info(op);
-    pops = std::string(info.pops);
-    pushes = std::string(info.pushes);
-    auto letter = [](Type t) { return std::string(1, type_letter(t)); };
-    auto params = [&](const std::vector<Type>& ps) {
-      std::string s;
-      for (Type t : ps) s += type_letter(t);
-      return s;
-    };
+    pops = from_letters(info.pops);
+    pushes = from_letters(info.pushes);
+    auto one = [](Type t) { return t == Type::Void ? std::vector<Type>{} : std::vector<Type>{t}; };
     switch (op) {
-      case Op::ldc: pushes = letter(fn_.constants[read_u16(p, kOperandA)].type); break;
-      case Op::load: pushes = letter(fn_.local_types[read_u16(p, kOperandA)]); break;
-      case Op::store: pops = letter(fn_.local_types[read_u16(p, kOperandA)]); break;
-      case Op::gload: pushes = letter(m_.globals[read_u16(p, kOperandA)].type); break;
-      case Op::gstore: pops = letter(m_.globals[read_u16(p, kOperandA)].type); break;
-      case Op::newarray: pushes = read_u8(p, kOperandA) == 0 ? "A" : "B"; break;
-      case Op::tostring: pops = std::string(1, "IFZS"[read_u8(p, kOperandA)]); break;
-      case Op::arraylength: pops = "R"; break;
+      case Op::ldc: pushes = one(fn_.constants[read_u16(p, kOperandA)].type); break;
+      case Op::load: pushes = one(fn_.local_types[read_u16(p, kOperandA)]); break;
+      case Op::store: pops = one(fn_.local_types[read_u16(p, kOperandA)]); break;
+      case Op::gload: pushes = one(m_.globals[read_u16(p, kOperandA)].type); break;
+      case Op::gstore: pops = one(m_.globals[read_u16(p, kOperandA)].type); break;
+      case Op::newarray: pushes = one(read_u8(p, kOperandA) == 0 ? Type::IntArray : Type::FloatArray); break;
+      case Op::tostring: pops = from_letters(std::string_view("IFZS").substr(read_u8(p, kOperandA), 1)); break;
       case Op::call: case Op::spawn: {
         const Function& callee = *m_.functions[read_u16(p, kOperandA)];
-        pops = params(callee.params);
-        if (op == Op::call) pushes = callee.result == Type::Void ? "" : letter(callee.result);
+        pops = callee.params;
+        if (op == Op::call) pushes = one(callee.result);
         break;
       }
       case Op::native: {
         const NativeInfo& n = native_info(NativeId(read_u16(p, kOperandA)));
         pops.clear();
-        for (char c : n.params) pops += c == '*' ? 'R' : c;
-        pushes = n.result == Type::Void ? "" : letter(n.result);
+        for (char c : n.params) pops.push_back(c == '*' ? kAnyReference : from_letter(c));
+        pushes = one(n.result);
         break;
       }
       case Op::print:
         pops.clear();
         for (auto& item : fn_.prints[read_u16(p, kOperandA)].items)
-          if (item.type != Type::Void) pops += type_letter(item.type);
+          if (item.type != Type::Void) pops.push_back(item.type);
         break;
-      case Op::vret: pops = letter(fn_.result); break;
+      case Op::vret: pops = one(fn_.result); break;
+      case Op::newobject: pushes = one(m_.classes[read_u16(p, kOperandA)].type); break;
+      case Op::getfield: case Op::putfield: {
+        const ClassInfo& c = m_.classes[read_u16(p, kOperandA)];
+        Type field = c.fields[read_u16(p, kOperandB)].type;
+        if (op == Op::getfield) {
+          pops = {c.type};
+          pushes = {field};
+        } else {
+          pops = {c.type, field};
+        }
+        break;
+      }
+      case Op::invokevirtual: {
+        const Function& callee = *m_.functions[m_.classes[read_u16(p, kOperandA)].methods[read_u16(p, kOperandB)]];
+        pops = callee.params;  // the receiver first
+        pushes = one(callee.result);
+        break;
+      }
       default: break;
     }
   }
@@ -259,7 +292,7 @@ class Verifier {
     stored_[0].assign(fn_.local_count(), false);
     for (size_t i = 0; i < fn_.params.size(); i++) stored_[0][i] = true;
     std::vector<size_t> work{0};
-    std::string pops, pushes;
+    std::vector<Type> pops, pushes;
     while (!work.empty()) {
       size_t bci = work.back();
       work.pop_back();
@@ -284,7 +317,7 @@ class Verifier {
       for (size_t i = 0; i < pops.size(); i++) {
         if (!matches(pops[i], popped[i]))
           reject(bci, fmt::format("type mismatch: '{}' expects {} as operand {}, found {} (stack {})", info.name,
-                                  letter_name(pops[i]), i + 1, type_name(popped[i]), stack_text(*states_[bci])));
+                                  want_name(pops[i]), i + 1, type_name(popped[i]), stack_text(*states_[bci])));
       }
       if (op == Op::native && NativeId(read_u16(at(bci), kOperandA)) == NativeId::arraycopy && popped[0] != popped[2])
         reject(bci, fmt::format("arraycopy needs two arrays of the same type, got {} and {}", type_name(popped[0]), type_name(popped[2])));
@@ -292,7 +325,7 @@ class Verifier {
         stack.insert(stack.end(), popped.begin(), popped.end());
         stack.insert(stack.end(), popped.begin(), popped.end());
       } else {
-        for (char c : pushes) stack.push_back(letter_type(c));
+        stack.insert(stack.end(), pushes.begin(), pushes.end());
       }
       if (stack.size() > fn_.max_stack)
         reject(bci, fmt::format("stack depth {} exceeds max_stack {}", stack.size(), fn_.max_stack));

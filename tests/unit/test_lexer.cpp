@@ -157,10 +157,13 @@ TEST_CASE("lexer: float literals") {
   CHECK(kinds("0..n") == std::vector<Tok>{Tok::IntLit, Tok::DotDot, Tok::Ident, Tok::End});
   CHECK(kinds("1.5..2") == std::vector<Tok>{Tok::FloatLit, Tok::DotDot, Tok::IntLit, Tok::End});
   CHECK(lex_error("1e999").message == "float literal 1e999 is out of range");
-  // `1.` is not a float: the dot is an error on its own
+  // `1.` is not a float, and no number has members: the dot is an error
   auto e = lex_error("1.;");
-  CHECK(e.message == "unexpected character '.'");
+  CHECK(e.message == "a float literal needs digits after '.', e.g. 1.0");
   CHECK(e.pos.col == 2);
+  // A '.' elsewhere is member access.
+  CHECK(kinds("p.x") == std::vector<Tok>{Tok::Ident, Tok::Dot, Tok::Ident, Tok::End});
+  CHECK(kinds("a[1].f") == std::vector<Tok>{Tok::Ident, Tok::LBracket, Tok::IntLit, Tok::RBracket, Tok::Dot, Tok::Ident, Tok::End});
 }
 
 TEST_CASE("lexer: a number followed by letters is an error") {

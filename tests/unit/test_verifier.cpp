@@ -242,6 +242,63 @@ TEST_CASE("verifier: strings and null") {
   CHECK(kind4.verdict() == "3: tostring kind 4 (must be 0 int, 1 float, 2 bool or 3 string)");
 }
 
+TEST_CASE("verifier: objects are typed by their class") {
+  // Class 0 `Box` with fields v: int and next: Box, and one method `get` (function 1).
+  Build t({}, Type::Int, {vm::class_type("Box")});
+  vm::Type box = vm::class_type("Box");
+  vm::Function* get = Build::add(t.m, "Box.get", {box}, Type::Int, {});
+  get->code = {uint8_t(Op::load), 0, 0, uint8_t(Op::getfield), 0, 0, 0, 0, uint8_t(Op::vret)};
+  get->max_stack = 1;
+  t.m.classes.push_back({"Box", box, {{"v", Type::Int}, {"next", box}}, {1}, -1});
+  t.b.emit_u16(Op::newobject, 0);
+  t.b.emit_u16(Op::store, 0);
+  t.b.emit_u16(Op::load, 0);
+  t.b.emit(Op::aconst_null);
+  t.b.emit_u16u16(Op::putfield, 0, 1);  // next = null
+  t.b.emit_u16(Op::load, 0);
+  t.b.emit_u16u16(Op::invokevirtual, 0, 0);
+  t.b.emit(Op::vret);
+  CHECK(t.verdict() == "");
+  vm::VerifyError e;
+  CHECK(vm::verify_function(t.m, *get, e));
+
+  Build wrong_field({}, Type::Void);
+  wrong_field.m.classes.push_back({"Box", box, {{"v", Type::Int}}, {}, -1});
+  wrong_field.b.emit_u16(Op::newobject, 0);
+  wrong_field.b.emit_u16(Op::ldc, wrong_field.kfloat(1.0));
+  wrong_field.b.emit_u16u16(Op::putfield, 0, 0);
+  wrong_field.b.emit(Op::ret);
+  CHECK(wrong_field.verdict() == "6: type mismatch: 'putfield' expects int as operand 2, found float (stack [Box, float])");
+
+  Build not_an_object({}, Type::Int);
+  not_an_object.m.classes.push_back({"Box", box, {{"v", Type::Int}}, {}, -1});
+  not_an_object.b.emit_u16(Op::ldc, not_an_object.kint(8));
+  not_an_object.b.emit_u16u16(Op::getfield, 0, 0);
+  not_an_object.b.emit(Op::vret);
+  CHECK(not_an_object.verdict() == "3: type mismatch: 'getfield' expects Box as operand 1, found int (stack [int])");
+
+  Build out_of_range({}, Type::Void);
+  out_of_range.m.classes.push_back({"Box", box, {{"v", Type::Int}}, {}, -1});
+  out_of_range.b.emit_u16(Op::newobject, 0);
+  out_of_range.b.emit_u16u16(Op::getfield, 0, 1);
+  out_of_range.b.emit(Op::pop);
+  out_of_range.b.emit(Op::ret);
+  CHECK(out_of_range.verdict() == "3: field 1 out of range (Box has 1 field)");
+  Build no_class({}, Type::Void);
+  no_class.b.emit_u16(Op::newobject, 0);
+  no_class.b.emit(Op::pop);
+  no_class.b.emit(Op::ret);
+  CHECK(no_class.verdict() == "0: class index 0 out of range (0 classes)");
+
+  // A method slot must name a function whose receiver is of the class.
+  Build bad_method({}, Type::Void);
+  bad_method.m.classes.push_back({"Box", box, {}, {0}, -1});  // slot 0 is `f` itself, which takes no Box
+  bad_method.b.emit_u16(Op::newobject, 0);
+  bad_method.b.emit_u16u16(Op::invokevirtual, 0, 0);
+  bad_method.b.emit(Op::ret);
+  CHECK(bad_method.verdict() == "3: method slot 0 of Box is 'f', whose first parameter is not a Box");
+}
+
 TEST_CASE("verifier: call, native, print and arraycopy are typed by their operand") {
   Build t({}, Type::Void);
   vm::Function* g = Build::add(t.m, "g", {Type::Int, Type::Float}, Type::Int, {});

@@ -1,0 +1,44 @@
+// The classes of the loaded module as generated code and the collector read them.
+//
+// An object is a heap value (runtime/heap.h) of kind Object: its header's reserved word
+// is its class index, its length word the field count, and field i is the slot at
+// kArrayDataOffset + 8 * i. So the heap walks objects as it walks arrays, and a class
+// needs no descriptor of its own for that; what the class adds is here: the header
+// word a new object gets, its vtable, and which fields hold references.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace vm {
+struct Module;
+}
+
+namespace runtime {
+
+struct Method;
+
+struct ClassShape {
+  uint64_t header;          // an object's first word: ArrayKind::Object | class index << 32
+  int64_t fields;           // an object's length word: the number of fields
+  Method* const* vtable;    // one Method* per method slot, dispatched on the receiver's class
+  const uint32_t* refs;     // the fields that hold references (the collector traces them)
+  uint32_t ref_count;
+  uint32_t index;           // in Module::classes
+  uint64_t unused[3];       // a power of two in all
+};
+static_assert(sizeof(ClassShape) == 64, "generated code indexes the table with a shift by 6");
+inline constexpr int32_t kClassShapeHeaderOffset = offsetof(ClassShape, header);
+inline constexpr int32_t kClassShapeFieldsOffset = offsetof(ClassShape, fields);
+inline constexpr int32_t kClassShapeVtableOffset = offsetof(ClassShape, vtable);
+inline constexpr uint32_t kClassShapeShift = 6;
+
+// The loaded module's classes, by class index; generated code loads the table's address
+// from here, which stays put while the table is rebuilt for another module (tests).
+extern const ClassShape* g_class_shapes;
+uint32_t class_count();
+
+// Builds the table for `m` (VM::load, before any thread runs).
+void load_classes(const vm::Module& m, Method* const* methods);
+
+}  // namespace runtime
