@@ -548,6 +548,46 @@ void gen_invokevirtual(InterpMasm& g) {
   null_member(g, null);
 }
 
+// CF <- whether the (non-null) object in `object` is of the operand's class or a subclass:
+// its class's bit in the object's class's ancestor set (runtime/classes.h).
+void class_test(InterpMasm& g, const Gp& object) {
+  Assembler& a = g.a;
+  a.mov(ecx, dword_ptr(object, runtime::kObjectClassOffset));
+  class_shape(g, r8, rcx);
+  a.mov(r8, qword_ptr(r8, runtime::kClassShapeAncestorsOffset));
+  a.movzx(ecx, g.u16_operand());
+  a.mov(edx, ecx);
+  a.shr(edx, 6);
+  a.mov(r8, qword_ptr(r8, rdx, 3));
+  a.bt(r8, rcx);  // the bit number modulo 64
+}
+
+void gen_instanceof(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label null = a.newLabel();
+  a.test(rax, rax);
+  a.jz(null);  // false, and rax is 0 already
+  class_test(g, rax);
+  a.setc(al);
+  a.movzx(eax, al);
+  a.bind(null);
+  NEXT(instanceof);
+}
+
+void gen_checkcast(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label ok = a.newLabel();
+  a.test(rax, rax);
+  a.jz(ok);  // null casts to every class
+  class_test(g, rax);
+  a.jc(ok);
+  a.mov(rsi, kBcp);
+  a.mov(rdx, rax);
+  g.call_throw(fnptr(&minivm_rt_throw_cast));
+  a.bind(ok);
+  NEXT(checkcast);
+}
+
 void gen_fsqrt(InterpMasm& g) {
   g.a.movq(xmm0, rax);
   g.a.sqrtsd(xmm0, xmm0);

@@ -192,7 +192,10 @@ class Compiler {
   // Report the contract's errors (runtime/errors.h's NullUse for a null reference).
   void null_check(const Gp& ref, runtime::NullUse use);
   void null_member_check(const Gp& ref, size_t bci);
-  void invoke(size_t bci, int d, Method* callee);
+  // dispatch_slot >= 0: the receiver's class's vtable chooses the method (callee is the
+  // static class's, which has the same signature).
+  void invoke(size_t bci, int d, Method* callee, int dispatch_slot = -1);
+  void class_test(uint16_t target);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);
 
   // --- register_locals.cpp ---

@@ -393,7 +393,7 @@ EMIT(call, CALLS) {
 }
 // A call of `callee` at depth d that is not inlined: its arguments pushed, its frame
 // made by its own entry.
-void Compiler::invoke(size_t bci, int d, Method* callee) {
+void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot) {
   int n = callee->param_count;
   vm::Type result = callee->function->result;
   Types t = stack_types(bci);
@@ -411,8 +411,18 @@ void Compiler::invoke(size_t bci, int d, Method* callee) {
   // A call of the method itself goes straight to this code (which needs no Method* in
   // rbx): the recursion of fib-like methods pays neither the Method* load nor an
   // indirect call. This code stays a correct version of the method as long as it runs.
-  bool self = callee == m_;
-  if (!self) a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
+  bool self = callee == m_ && dispatch_slot < 0;
+  if (dispatch_slot >= 0) {  // the receiver's class's vtable: the receiver is the deepest argument
+    a.mov(rax, qword_ptr(rsp, 8 * (n - 1)));
+    a.mov(eax, dword_ptr(rax, runtime::kObjectClassOffset));
+    a.shl(rax, runtime::kClassShapeShift);
+    a.mov(rcx, imm(reinterpret_cast<uint64_t>(&runtime::g_class_shapes)));
+    a.mov(rcx, qword_ptr(rcx));
+    a.mov(rcx, qword_ptr(rcx, rax, 0, runtime::kClassShapeVtableOffset));
+    a.mov(rbx, qword_ptr(rcx, 8 * dispatch_slot));
+  } else if (!self) {
+    a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
+  }
   mark(int32_t(bci), true);
   Label returned = a.newLabel();
   if (self)
@@ -474,15 +484,53 @@ EMIT(putfield, CALLS) {
   load(rdx, expr(i.d - 1, c.fields[field].type));
   a.mov(qword_ptr(rax, runtime::kArrayDataOffset + 8 * field), rdx);
 }
-// No class has a subclass (Mini's inheritance is not built yet), so the static class's
-// method is the one every receiver runs: class hierarchy analysis at its simplest, and
-// the call is direct once the receiver is known not to be null.
+// Class hierarchy analysis: Mini programs are closed (every class is known before main
+// runs), so when no subclass of the static class overrides the slot, every receiver runs
+// the same method and the call is direct once the receiver is known not to be null.
+// Otherwise the receiver's class's vtable chooses.
 EMIT(invokevirtual, CALLS) {
-  const vm::ClassInfo& c = runtime::VM::get().module().classes[i.a()];
-  Method* callee = runtime::VM::get().method(c.methods[vm::read_u16(i.p, vm::kOperandB)]);
+  const vm::Module& m = runtime::VM::get().module();
+  uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
+  uint16_t target = m.classes[i.a()].methods[slot];
+  bool one_target = true;
+  for (size_t c = 0; c < m.classes.size(); c++)
+    if (m.extends(int32_t(c), int32_t(i.a())) && m.classes[c].methods[slot] != target) one_target = false;
+  Method* callee = runtime::VM::get().method(target);
   load(rax, expr(i.d - callee->param_count));
   null_member_check(rax, i.bci);
-  invoke(i.bci, i.d, callee);
+  invoke(i.bci, i.d, callee, one_target ? -1 : int(slot));
+}
+// rax <- whether the (non-null) object in rax is a `target`: its class's ancestor bit.
+void Compiler::class_test(uint16_t target) {
+  a.mov(eax, dword_ptr(rax, runtime::kObjectClassOffset));
+  a.shl(rax, runtime::kClassShapeShift);
+  a.mov(rcx, imm(reinterpret_cast<uint64_t>(&runtime::g_class_shapes)));
+  a.mov(rcx, qword_ptr(rcx));
+  a.mov(rcx, qword_ptr(rcx, rax, 0, runtime::kClassShapeAncestorsOffset));
+  a.bt(qword_ptr(rcx, 8 * (target / 64)), target % 64);
+}
+EMIT(instanceof, PLAIN) {
+  Label null = a.newLabel();
+  load(rax, expr(i.d - 1));
+  a.test(rax, rax);
+  a.jz(null);
+  class_test(i.a());
+  a.setc(al);
+  a.movzx(eax, al);
+  a.bind(null);
+  a.emit(Inst::kIdMov, expr(i.d - 1), rax);
+}
+EMIT(checkcast, CALLS) {
+  Label ok = a.newLabel();
+  load(rdx, expr(i.d - 1));
+  a.test(rdx, rdx);
+  a.jz(ok);
+  a.mov(rax, rdx);
+  class_test(i.a());
+  a.jc(ok);
+  a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + i.bci)));
+  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_cast));
+  a.bind(ok);
 }
 EMIT(spawn, CALLS) {
   int n = runtime::VM::get().method(i.a())->param_count;

@@ -39,6 +39,7 @@ const std::map<uintptr_t, const char*>& runtime_entries() {
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_null), "runtime throw_null"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_newobject), "runtime newobject"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_null_member), "runtime throw_null_member"},
+      {reinterpret_cast<uintptr_t>(&minivm_rt_throw_cast), "runtime throw_cast"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_div_zero), "runtime throw_div_zero"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_index), "runtime throw_index"},
       {reinterpret_cast<uintptr_t>(&minivm_rt_throw_stack_overflow), "runtime throw_stack_overflow"},

@@ -25,18 +25,25 @@ struct ClassShape {
   const uint32_t* refs;     // the fields that hold references (the collector traces them)
   uint32_t ref_count;
   uint32_t index;           // in Module::classes
-  uint64_t unused[3];       // a power of two in all
+  const uint64_t* ancestors;  // a bit per class index: set for this class and every superclass
+  uint64_t unused[2];       // a power of two in all
 };
 static_assert(sizeof(ClassShape) == 64, "generated code indexes the table with a shift by 6");
 inline constexpr int32_t kClassShapeHeaderOffset = offsetof(ClassShape, header);
 inline constexpr int32_t kClassShapeFieldsOffset = offsetof(ClassShape, fields);
 inline constexpr int32_t kClassShapeVtableOffset = offsetof(ClassShape, vtable);
+inline constexpr int32_t kClassShapeAncestorsOffset = offsetof(ClassShape, ancestors);
 inline constexpr uint32_t kClassShapeShift = 6;
 
 // The loaded module's classes, by class index; generated code loads the table's address
 // from here, which stays put while the table is rebuilt for another module (tests).
 extern const ClassShape* g_class_shapes;
 uint32_t class_count();
+
+// Whether an object of class `c` is a `target` (its class or a superclass).
+inline bool class_is(uint32_t c, uint32_t target) {
+  return (g_class_shapes[c].ancestors[target / 64] >> (target % 64) & 1) != 0;
+}
 
 // Builds the table for `m` (VM::load, before any thread runs).
 void load_classes(const vm::Module& m, Method* const* methods);

@@ -1,5 +1,5 @@
 // The runtime's part of the object operations (vm/opcodes.def: newobject, getfield,
-// putfield, invokevirtual): the allocation slow path and the null-reference error.
+// putfield, invokevirtual, checkcast): the allocation slow path and the errors.
 #include <string>
 
 #include "runtime/classes.h"
@@ -35,4 +35,12 @@ extern "C" void minivm_rt_throw_null_member(Thread* t, const uint8_t* bcp) {
                          ? "method " + m.functions[c.methods[k]]->name.substr(c.name.size() + 1)
                          : "field " + c.fields[k].name;
   throw_runtime_error(t, "null reference: " + what + " of " + c.name);
+}
+
+extern "C" void minivm_rt_throw_cast(Thread* t, const uint8_t* bcp, int64_t object) {
+  t->set_state(ThreadState::in_vm);
+  const vm::Module& m = VM::get().module();
+  const auto* o = reinterpret_cast<const Array*>(object);
+  throw_runtime_error(t, "cannot cast " + m.classes[o->reserved].name + " to " +
+                             m.classes[vm::read_u16(bcp, vm::kOperandA)].name);
 }

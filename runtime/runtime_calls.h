@@ -33,6 +33,8 @@ int64_t* minivm_rt_tostring(runtime::Thread* t, const uint8_t* bcp, int64_t* sp,
 // getfield, putfield or invokevirtual (at `bcp`) on null, which names the member.
 int64_t* minivm_rt_newobject(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
 [[noreturn]] void minivm_rt_throw_null_member(runtime::Thread* t, const uint8_t* bcp);
+// A checkcast (at `bcp`) of `object`, which is not of the class.
+[[noreturn]] void minivm_rt_throw_cast(runtime::Thread* t, const uint8_t* bcp, int64_t object);
 [[noreturn]] void minivm_rt_throw_stack_overflow(runtime::Thread* t);
 }
 

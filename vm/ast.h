@@ -43,6 +43,9 @@ enum class ExprKind : uint8_t {
   Field,      // args[0].text
   MethodCall, // args[0].text(args[1...])
   New,        // new C(args...); the class type in `type_operand`
+  SuperCall,  // super.text(args...): the superclass's method, without dispatch
+  Is,         // args[0] is type_operand
+  As,         // args[0] as type_operand
 };
 
 // What a Name refers to (checker).
@@ -58,7 +61,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Expr {
   ExprKind kind;
   SourcePos pos;     // first token of the expression
-  SourcePos op_pos;  // the operator (Unary/Binary), '[' (Index), the callee name (Call/Spawn)
+  SourcePos op_pos;  // the operator (Unary/Binary/Is/As), '[' (Index), the callee or member name
+  SourcePos type_pos;  // Is/As: the type
 
   int64_t int_value = 0;
   double float_value = 0;
@@ -135,6 +139,9 @@ struct ClassDecl;
 
 struct FnDecl {
   ClassDecl* owner = nullptr;  // the class of a method
+  bool is_abstract = false;    // `abstract fn`: no body
+  bool is_override = false;    // `override fn`
+  SourcePos modifier_pos;      // the 'abstract' or 'override' keyword
   std::string name;
   SourcePos pos;       // the 'fn' keyword
   SourcePos name_pos;
@@ -142,11 +149,12 @@ struct FnDecl {
   std::vector<Param> params;
   Type result = Type::Void;
   SourcePos result_pos;  // the result type (when present)
-  StmtPtr body;          // a Block
+  StmtPtr body;          // a Block; null for an abstract method
 
   // checker: every local slot (params first; a method's `this` before them), as the
   // Function will have them
   uint32_t index = 0;
+  const FnDecl* implicit_super_init = nullptr;  // an init: the superclass's init it runs first
   std::vector<Type> local_types;
   std::vector<std::string> local_names;
 };
@@ -173,29 +181,41 @@ struct FieldDecl {
 
 struct ClassDecl {
   std::string name;
-  SourcePos pos;  // the 'class' keyword
+  SourcePos pos;  // 'abstract' or 'class'
   SourcePos name_pos;
   Type type;      // class_type(name)
-  std::vector<FieldDecl> fields;
-  std::vector<std::unique_ptr<FnDecl>> methods;  // `init` among them, if declared
+  bool is_abstract = false;
+  Type super_type = Type::Void;  // `extends B`, else Void
+  SourcePos super_pos;
+  std::vector<FieldDecl> fields;                 // its own
+  std::vector<std::unique_ptr<FnDecl>> methods;  // its own; `init` among them, if declared
 
   // checker
   uint32_t index = 0;  // in Program::classes and Module::classes
-  const FnDecl* init = nullptr;
-  const FnDecl* method(std::string_view n) const {
-    for (auto& m : methods)
-      if (m->name == n) return m.get();
-    return nullptr;
+  ClassDecl* super = nullptr;
+  const FnDecl* init = nullptr;            // its own init
+  const FnDecl* effective_init = nullptr;  // its own, else its superclass's effective init
+  std::vector<const FieldDecl*> all_fields;  // the object's layout: inherited fields first
+  std::vector<const FnDecl*> vtable;         // one method per slot: inherited slots first, overridden in place
+  // The most derived method called `n`, by its slot; -1 when there is none.
+  int method_slot(std::string_view n) const {
+    for (size_t i = 0; i < vtable.size(); i++)
+      if (vtable[i]->name == n) return int(i);
+    return -1;
   }
-  uint32_t method_slot(const FnDecl* m) const {
-    for (size_t i = 0; i < methods.size(); i++)
-      if (methods[i].get() == m) return uint32_t(i);
-    return 0;
+  const FnDecl* method(std::string_view n) const {
+    int slot = method_slot(n);
+    return slot < 0 ? nullptr : vtable[size_t(slot)];
   }
   int field(std::string_view n) const {
-    for (size_t i = 0; i < fields.size(); i++)
-      if (fields[i].name == n) return int(i);
+    for (size_t i = 0; i < all_fields.size(); i++)
+      if (all_fields[i]->name == n) return int(i);
     return -1;
+  }
+  bool extends(const ClassDecl* other) const {
+    for (const ClassDecl* c = this; c != nullptr; c = c->super)
+      if (c == other) return true;
+    return false;
   }
 };
 

@@ -86,9 +86,12 @@ struct ClassField {
 struct ClassInfo {
   std::string name;
   Type type;                      // class_type(name)
-  std::vector<ClassField> fields;
-  std::vector<uint16_t> methods;  // function indices, one per method slot (the vtable)
-  int32_t init = -1;              // the function index of `init`, -1 without one
+  std::vector<ClassField> fields; // the object's layout: the superclass's fields first
+  std::vector<uint16_t> methods;  // function indices, one per method slot (the vtable): the
+                                  // superclass's slots first, overridden in place
+  int32_t init = -1;              // the function index of the init new runs (its own or inherited), -1 for none
+  int32_t super = -1;             // the superclass's index, -1 for none
+  bool is_abstract = false;
 };
 
 struct Global {
@@ -105,6 +108,22 @@ struct Module {
   std::vector<ClassInfo> classes;
   std::vector<std::unique_ptr<Function>> functions;
   uint16_t main_index = 0;
+
+  // The index of the class a class type names, -1 for none.
+  int32_t class_index(Type t) const {
+    for (size_t i = 0; i < classes.size(); i++)
+      if (classes[i].type == t) return int32_t(i);
+    return -1;
+  }
+  // Whether class `c` is class `ancestor` or extends it (a cycle, which the verifier
+  // rejects, ends the walk).
+  bool extends(int32_t c, int32_t ancestor) const {
+    for (size_t steps = 0; c >= 0 && size_t(c) < classes.size() && steps <= classes.size(); steps++) {
+      if (c == ancestor) return true;
+      c = classes[size_t(c)].super;
+    }
+    return false;
+  }
 
   const Function* find(std::string_view name) const {
     for (auto& f : functions)

@@ -87,6 +87,15 @@ class FnGen {
   FnGen(const Program& prog, const FnDecl& decl, Function& fn) : prog_(prog), decl_(decl), fn_(fn), b_(fn.code) {}
 
   void run() {
+    if (decl_.is_abstract) {
+      abstract_body();
+      return;
+    }
+    if (const FnDecl* base = decl_.implicit_super_init) {  // an init runs its superclass's first
+      at(decl_.pos);
+      load_this();
+      with_u16(Op::call, uint16_t(base->index), 1, 0);
+    }
     block(*decl_.body);
     if (reachable_ && decl_.result == Type::Void) {
       line_ = uint32_t(decl_.body->end_pos.line);  // the implicit return is at the closing brace
@@ -100,6 +109,22 @@ class FnGen {
   }
 
  private:
+  // An abstract method's Function holds its vtable slot's signature; no call ever runs it
+  // (no object's class is abstract, and every concrete class overrides it), so its body
+  // only has to verify: a zero of its result type, returned.
+  void abstract_body() {
+    line_ = uint32_t(decl_.pos.line);
+    Type r = decl_.result;
+    if (r == Type::Void) {
+      simple(Op::ret);
+    } else {
+      if (is_reference(r)) simple(Op::aconst_null);
+      else ldc(r, 0);
+      simple(Op::vret);
+    }
+    fn_.max_stack = uint16_t(max_depth_);
+  }
+
   // ---- emission ----
   // Every instruction goes through here: it keeps the line table, the stack depth and
   // the reachability, and drops instructions that can never run.
@@ -452,13 +477,29 @@ class FnGen {
       case ExprKind::New: {
         at(e.op_pos);
         with_u16(Op::newobject, uint16_t(e.class_index), 0, 1);
-        if (const FnDecl* init = prog_.classes[e.class_index]->init) {
+        if (const FnDecl* init = prog_.classes[e.class_index]->effective_init) {
           simple(Op::dup);  // init's receiver; the object stays below as the value of new
           for (auto& a : e.args) value(*a);
           at(e.op_pos);
           with_u16(Op::call, uint16_t(init->index), int(e.args.size()) + 1, 0);
         }
         return;
+      }
+      case ExprKind::SuperCall:
+        load_this();
+        for (auto& a : e.args) value(*a);
+        at(e.op_pos);
+        with_u16(Op::call, uint16_t(e.index), int(e.args.size()) + 1, e.type != Type::Void);
+        return;
+      case ExprKind::Is:
+      case ExprKind::As: {
+        value(*e.args[0]);
+        at(e.op_pos);
+        const ClassDecl& to = *prog_.classes[e.class_index];
+        const ClassDecl* from = class_decl(e.args[0]->type);
+        if (e.kind == ExprKind::Is) with_u16(Op::instanceof, uint16_t(to.index), 1, 1);
+        else if (from == nullptr || !from->extends(&to)) with_u16(Op::checkcast, uint16_t(to.index), 1, 1);
+        return;  // an upcast is free
       }
       case ExprKind::Spawn:
         for (auto& a : e.args) value(*a);
@@ -551,6 +592,12 @@ class FnGen {
     branch(jump_if ? Op::iftrue : Op::iffalse, target);
   }
 
+  const ClassDecl* class_decl(Type t) const {
+    for (auto& c : prog_.classes)
+      if (c->type == t) return c.get();
+    return nullptr;
+  }
+
   const Program& prog_;
   const FnDecl& decl_;
   Function& fn_;
@@ -574,9 +621,10 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
   for (auto& g : program.globals)
     m->globals.push_back({g->name, g->type, g->init_bits, g->init_text, g->init_type == Type::String});
   for (auto& c : program.classes) {
-    ClassInfo info{c->name, c->type, {}, {}, c->init != nullptr ? int32_t(c->init->index) : -1};
-    for (auto& f : c->fields) info.fields.push_back({f.name, f.type});
-    for (auto& mth : c->methods) info.methods.push_back(uint16_t(mth->index));
+    ClassInfo info{c->name, c->type, {}, {}, c->effective_init != nullptr ? int32_t(c->effective_init->index) : -1,
+                   c->super != nullptr ? int32_t(c->super->index) : -1, c->is_abstract};
+    for (const FieldDecl* f : c->all_fields) info.fields.push_back({f->name, f->type});
+    for (const FnDecl* mth : c->vtable) info.methods.push_back(uint16_t(mth->index));
     m->classes.push_back(std::move(info));
   }
   // Functions in index order: the top-level ones, then each class's methods.

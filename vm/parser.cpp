@@ -11,6 +11,9 @@ using namespace ast;
 
 namespace {
 
+// `is` and `as` bind like `<` (LANGUAGE.md, "Subtyping").
+constexpr int kTypeTestPrec = 7;
+
 // Binary operator of a token and its precedence (higher binds tighter), or prec 0.
 struct BinInfo {
   BinOp op;
@@ -70,11 +73,10 @@ class Parser {
         p.globals.push_back(global());
       } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
         p.functions.push_back(function());
-      } else if (at(Tok::KwClass)) {
+      } else if (at(Tok::KwClass) || (at(Tok::KwAbstract) && peek(1).kind == Tok::KwClass)) {
         p.classes.push_back(class_decl());
-      } else if (at(Tok::KwInterface) || at(Tok::KwAbstract)) {
-        fail(peek().pos, fmt::format("{} are not supported yet (classes without inheritance are)",
-                                     at(Tok::KwInterface) ? "interfaces" : "abstract classes"));
+      } else if (at(Tok::KwInterface)) {
+        fail(peek().pos, "interfaces are not supported yet (classes, abstract classes and inheritance are)");
       } else {
         fail(peek().pos, fmt::format("expected 'fn', 'var' or 'class' at top level, found {}", describe(peek())));
       }
@@ -202,14 +204,21 @@ class Parser {
   // class := 'class' NAME '{' { 'var' NAME ':' type ';' | function } '}'
   std::unique_ptr<ClassDecl> class_decl() {
     auto c = std::make_unique<ClassDecl>();
-    c->pos = take().pos;
+    c->pos = peek().pos;
+    c->is_abstract = accept(Tok::KwAbstract);
+    take();  // 'class'
     Token name = expect(Tok::Ident, "after 'class'");
     c->name = std::string(name.text);
     c->name_pos = name.pos;
     c->type = class_type(c->name);
-    if (at(Tok::KwExtends) || at(Tok::KwImplements) || at(Tok::Lt))
-      fail(peek().pos, fmt::format("{} not supported yet (classes without inheritance are)",
-                                   at(Tok::KwExtends) ? "inheritance is" : at(Tok::KwImplements) ? "interfaces are" : "generic classes are"));
+    if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
+    if (accept(Tok::KwExtends)) {
+      c->super_pos = peek().pos;
+      Token base = expect(Tok::Ident, "after 'extends' (the superclass)");
+      if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
+      c->super_type = class_type(base.text);
+    }
+    if (at(Tok::KwImplements)) fail(peek().pos, "interfaces are not supported yet (classes, abstract classes and inheritance are)");
     expect(Tok::LBrace, fmt::format("after 'class {}'", c->name));
     while (!at(Tok::RBrace)) {
       if (at(Tok::KwVar)) {
@@ -227,11 +236,9 @@ class Parser {
           fail(peek().pos, fmt::format("field '{}' cannot have an initialiser (it starts zero, false or null); assign it in init", f.name));
         expect(Tok::Semi, "after a field declaration");
         c->fields.push_back(std::move(f));
-      } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
+      } else if (at(Tok::KwFn) || at(Tok::Annotation) || at(Tok::KwAbstract) || at(Tok::KwOverride)) {
         c->methods.push_back(function());
         c->methods.back()->owner = c.get();
-      } else if (at(Tok::KwAbstract) || at(Tok::KwOverride)) {
-        fail(peek().pos, fmt::format("'{}' methods are not supported yet (classes without inheritance are)", peek().text));
       } else {
         fail(peek().pos, fmt::format("expected 'var', 'fn' or '}}' in class '{}', found {}", c->name, describe(peek())));
       }
@@ -240,7 +247,8 @@ class Parser {
     return c;
   }
 
-  // function := annotation* 'fn' NAME '(' [param {',' param}] ')' [':' type] block
+  // function := annotation* ['abstract' | 'override'] 'fn' NAME '(' [param {',' param}] ')'
+  //             [':' type] (block | ';' when abstract)
   std::unique_ptr<FnDecl> function() {
     auto f = std::make_unique<FnDecl>();
     while (at(Tok::Annotation)) {
@@ -252,6 +260,10 @@ class Parser {
       if (f->hint != InlineHintAst::Default && f->hint != h)
         fail(a.pos, "conflicting annotations @inline and @noinline");
       f->hint = h;
+    }
+    if (at(Tok::KwAbstract) || at(Tok::KwOverride)) {
+      f->modifier_pos = peek().pos;
+      (take().kind == Tok::KwAbstract ? f->is_abstract : f->is_override) = true;
     }
     if (!at(Tok::KwFn)) fail(peek().pos, fmt::format("expected 'fn' after an annotation, found {}", describe(peek())));
     f->pos = take().pos;
@@ -271,6 +283,10 @@ class Parser {
     if (accept(Tok::Colon)) {
       f->result_pos = peek().pos;
       f->result = type();
+    }
+    if (f->is_abstract) {
+      expect(Tok::Semi, fmt::format("after abstract method '{}' (it has no body)", f->name));
+      return f;
     }
     if (!at(Tok::LBrace)) fail(peek().pos, fmt::format("expected '{{' to start the body of '{}', found {}", f->name, describe(peek())));
     f->body = block();
@@ -403,7 +419,8 @@ class Parser {
       expect(Tok::Semi, "after the assignment");
       return s;
     }
-    if (e->kind != ExprKind::Call && e->kind != ExprKind::Spawn && e->kind != ExprKind::MethodCall) {
+    if (e->kind != ExprKind::Call && e->kind != ExprKind::Spawn && e->kind != ExprKind::MethodCall &&
+        e->kind != ExprKind::SuperCall) {
       if (!at(Tok::Semi)) fail(peek().pos, fmt::format("expected '=' or ';', found {}", describe(peek())));
       fail(e->pos, "only a call can be used as a statement");
     }
@@ -434,6 +451,16 @@ class Parser {
   ExprPtr binary(int min_prec) {
     ExprPtr lhs = unary();
     for (;;) {
+      if ((at(Tok::KwIs) || at(Tok::KwAs)) && kTypeTestPrec >= min_prec) {  // `e is T`, `e as T`: bind like '<'
+        Token op = take();
+        auto e = make_expr(op.kind == Tok::KwIs ? ExprKind::Is : ExprKind::As, lhs->pos);
+        e->op_pos = op.pos;
+        e->type_pos = peek().pos;
+        e->type_operand = type();
+        add_child(*e, std::move(lhs));
+        lhs = std::move(e);
+        continue;
+      }
       BinInfo info = binary_info(peek().kind);
       if (info.prec == 0 || info.prec < min_prec) return lhs;
       Token op = take();
@@ -557,6 +584,16 @@ class Parser {
       case Tok::KwThis: {
         auto e = make_expr(ExprKind::This, t.pos);
         take();
+        return e;
+      }
+      case Tok::KwSuper: {  // super.m(args): the superclass's m, called without dispatch
+        auto e = make_expr(ExprKind::SuperCall, take().pos);
+        expect(Tok::Dot, "after 'super' (super.m(...) calls the superclass's m)");
+        Token name = expect(Tok::Ident, "after 'super.'");
+        e->op_pos = name.pos;
+        e->text = std::string(name.text);
+        if (!at(Tok::LParen)) fail(peek().pos, fmt::format("expected '(' after 'super.{}' (only a superclass method can be called)", e->text));
+        arguments(*e);
         return e;
       }
       case Tok::KwTrue:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -78,6 +79,8 @@ class Checker {
       for (auto& m : c.methods) m->index = next_fn++;
     }
     for (size_t i = 0; i < prog_.globals.size(); i++) globals_.emplace(prog_.globals[i]->name, uint32_t(i));
+    for (auto& c : prog_.classes) hierarchy(*c);
+    for (auto& c : prog_.classes) layout(*c);
     if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
     if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
@@ -113,6 +116,15 @@ class Checker {
 
   // ---- top level ----
 
+  // `from` can be stored where `to` is expected: the same type, null to a reference, or a
+  // class to one of its superclasses.
+  bool assignable(Type from, Type to) {
+    if (vm::converts_to(from, to)) return true;
+    const ClassDecl* a = class_of(from);
+    const ClassDecl* b = class_of(to);
+    return a != nullptr && b != nullptr && a->extends(b);
+  }
+
   // "function 'f'" or "method 'C.m'", for messages.
   static std::string describe_fn(const FnDecl& f) {
     if (f.owner != nullptr) return fmt::format("method '{}.{}'", f.owner->name, f.name);
@@ -130,10 +142,29 @@ class Checker {
     return it == classes_.end() ? nullptr : it->second;
   }
 
-  void class_decl(ClassDecl& c) {
+  // The superclass of `c`, and no cycle through it.
+  void hierarchy(ClassDecl& c) {
     ClassDecl* first = classes_.at(c.type);
     if (first != &c) fail(c.name_pos, fmt::format("class '{}' is already defined at line {}", c.name, first->pos.line));
-    // Fields and methods share one namespace: one member per name.
+    if (c.super_type == Type::Void) return;
+    c.super = class_of(c.super_type);
+    if (c.super == nullptr) fail(c.super_pos, fmt::format("unknown class '{}'", type_name(c.super_type)));
+    for (const ClassDecl* a = c.super; a != nullptr; a = a->super)
+      if (a == &c) fail(c.super_pos, fmt::format("class '{}' extends itself (through '{}')", c.name, c.super->name));
+  }
+
+  // The object layout and vtable of `c` after its superclass's, and the rules of its
+  // members: one per name (fields and methods share a namespace, inherited ones too),
+  // `override` exactly where a superclass declares the method, with the same types;
+  // abstract methods only in abstract classes, and none left in a concrete one.
+  void layout(ClassDecl& c) {
+    if (laid_out_.count(&c)) return;
+    laid_out_.insert(&c);
+    if (c.super != nullptr) {
+      layout(*c.super);
+      c.all_fields = c.super->all_fields;
+      c.vtable = c.super->vtable;
+    }
     std::unordered_map<std::string, SourcePos> members;
     auto member = [&](const std::string& name, SourcePos at) {
       auto [it, fresh] = members.emplace(name, at);
@@ -143,15 +174,68 @@ class Checker {
     };
     for (auto& f : c.fields) {
       member(f.name, f.name_pos);
-      check_type(f.type, f.type_pos);
+      if (c.super != nullptr && (c.super->field(f.name) >= 0 || c.super->method(f.name) != nullptr))
+        fail(f.name_pos, fmt::format("class '{}' cannot declare '{}': its superclass '{}' has a member of that name", c.name,
+                                     f.name, c.super->name));
+      c.all_fields.push_back(&f);
     }
     for (auto& m : c.methods) {
       member(m->name, m->name_pos);
       if (m->name == "init") {
         c.init = m.get();
         if (m->result != Type::Void) fail(m->result_pos, "'init' returns nothing: it initialises the object new made");
+        if (m->is_override || m->is_abstract)
+          fail(m->modifier_pos, fmt::format("'init' is not inherited, so it is never {}", m->is_override ? "overridden" : "abstract"));
+        continue;
       }
+      if (m->is_abstract && !c.is_abstract)
+        fail(m->modifier_pos, fmt::format("abstract method '{}' in class '{}', which is not abstract; declare it abstract class {}",
+                                          m->name, c.name, c.name));
+      int slot = c.super != nullptr ? c.super->method_slot(m->name) : -1;
+      if (slot < 0) {
+        if (c.super != nullptr && c.super->field(m->name) >= 0)
+          fail(m->name_pos, fmt::format("class '{}' cannot declare '{}': its superclass '{}' has a field of that name", c.name,
+                                        m->name, c.super->name));
+        if (m->is_override)
+          fail(m->modifier_pos, fmt::format("'{}' is marked override, but no superclass of '{}' declares it", m->name, c.name));
+        c.vtable.push_back(m.get());
+        continue;
+      }
+      const FnDecl& base = *c.vtable[size_t(slot)];
+      if (!m->is_override)
+        fail(m->name_pos, fmt::format("'{}' redefines {}.{}; mark it: override fn {}(...)", m->name, base.owner->name,
+                                      base.name, m->name));
+      bool same = m->result == base.result && m->params.size() == base.params.size();
+      for (size_t i = 0; same && i < m->params.size(); i++) same = m->params[i].type == base.params[i].type;
+      if (!same)
+        fail(m->name_pos, fmt::format("'{}' overrides {}.{} and must have its parameter and result types: {}", m->name,
+                                      base.owner->name, base.name, signature_text(base)));
+      c.vtable[size_t(slot)] = m.get();
     }
+    c.effective_init = c.init != nullptr ? c.init : c.super != nullptr ? c.super->effective_init : nullptr;
+    if (!c.is_abstract) {
+      for (const FnDecl* m : c.vtable)
+        if (m->is_abstract)
+          fail(c.name_pos, fmt::format("class '{}' must override abstract method {}.{} (or be declared abstract)", c.name,
+                                       m->owner->name, m->name));
+    }
+    // Without an init of its own (or one that calls super.init first), the superclass's
+    // init runs implicitly, so it must take no arguments.
+    const FnDecl* super_init = c.super != nullptr ? c.super->effective_init : nullptr;
+    if (super_init != nullptr && !super_init->params.empty() && c.init == nullptr)
+      fail(c.name_pos, fmt::format("class '{}' needs an init that calls super.init(...): {}.init takes {}", c.name,
+                                   super_init->owner->name, plural(super_init->params.size(), "argument")));
+  }
+
+  static std::string signature_text(const FnDecl& f) {
+    std::string out = "fn(";
+    for (size_t i = 0; i < f.params.size(); i++) out += (i ? ", " : "") + type_name(f.params[i].type);
+    out += ")";
+    return f.result == Type::Void ? out : out + ": " + type_name(f.result);
+  }
+
+  void class_decl(ClassDecl& c) {
+    for (auto& f : c.fields) check_type(f.type, f.type_pos);
     for (auto& m : c.methods) function(*m);
   }
 
@@ -160,7 +244,7 @@ class Checker {
     uint32_t first = globals_.at(g.name);
     if (first != index) fail(g.name_pos, fmt::format("global '{}' is already defined at line {}", g.name, prog_.globals[first]->pos.line));
     check_type(g.type, g.type_pos);
-    if (!converts_to(g.init_type, g.type))
+    if (!assignable(g.init_type, g.type))
       fail(g.init_pos, fmt::format("global '{}' of type {} cannot be initialised with a literal of type {}{}", g.name,
                                    type_name(g.type), type_name(g.init_type), conversion_hint(g.type, g.init_type)));
   }
@@ -189,11 +273,32 @@ class Checker {
       if (scopes_[0].count(p.name)) fail(p.pos, fmt::format("parameter '{}' is declared twice", p.name));
       declare(p.name, p.type, p.pos, false);
     }
-    bool completes = block(*f.body);
+    if (f.is_abstract) {  // a signature only
+      fn_ = nullptr;
+      return;
+    }
+    if (f.owner != nullptr && &f == f.owner->init) super_init_first(f);
+    bool completes = block(*f.body, /*function_body=*/true);
     if (completes && f.result != Type::Void)
       fail(f.body->end_pos, fmt::format("{} must return a value of type {} on every path; add a return at the end",
                                         describe_fn(f), type_name(f.result)));
     fn_ = nullptr;
+  }
+
+  // An init runs its superclass's init first: the one its first statement calls with
+  // super.init(...), else implicitly, which needs one without parameters.
+  void super_init_first(FnDecl& f) {
+    const ClassDecl& c = *f.owner;
+    const FnDecl* base = c.super != nullptr ? c.super->effective_init : nullptr;
+    if (base == nullptr) return;
+    const auto& stmts = f.body->stmts;
+    bool explicit_call = !stmts.empty() && stmts[0]->kind == StmtKind::ExprStmt &&
+                         stmts[0]->value->kind == ExprKind::SuperCall && stmts[0]->value->text == "init";
+    if (explicit_call) return;
+    if (!base->params.empty())
+      fail(f.name_pos, fmt::format("the init of '{}' must call super.init(...) first: {}.init takes {}", c.name,
+                                   base->owner->name, plural(base->params.size(), "argument")));
+    f.implicit_super_init = base;
   }
 
   // ---- locals ----
@@ -223,11 +328,14 @@ class Checker {
 
   // ---- statements ----
 
-  bool block(Stmt& b) {
+  bool block(Stmt& b, bool function_body = false) {
     scopes_.emplace_back();
     bool completes = true;
-    for (auto& s : b.stmts)
-      if (!stmt(*s)) completes = false;  // later statements are unreachable; still checked
+    for (size_t i = 0; i < b.stmts.size(); i++) {
+      first_statement_ = function_body && i == 0;
+      if (!stmt(*b.stmts[i])) completes = false;  // later statements are unreachable; still checked
+    }
+    first_statement_ = false;
     scopes_.pop_back();
     b.completes = completes;
     return completes;
@@ -250,7 +358,7 @@ class Checker {
         check_not_declared(s.name, s.name_pos);
         if (s.has_declared_type) check_type(s.declared_type, s.name_pos);
         Type t = value(*s.value);
-        if (s.has_declared_type && !converts_to(t, s.declared_type))
+        if (s.has_declared_type && !assignable(t, s.declared_type))
           fail(s.op_pos, fmt::format("cannot initialise '{}' of type {} with a value of type {}{}", s.name,
                                      type_name(s.declared_type), type_name(t), conversion_hint(s.declared_type, t)));
         if (!s.has_declared_type && t == Type::Null)
@@ -267,7 +375,7 @@ class Checker {
           Type r = binary_type(s.binop, op, target, v, s.op_pos);
           if (r != target)  // cannot happen for the compound operators; kept as a guard
             fail(s.op_pos, fmt::format("operator '{}' gives {}, which cannot be stored in {}", op, type_name(r), type_name(target)));
-        } else if (!converts_to(v, target)) {
+        } else if (!assignable(v, target)) {
           fail(s.op_pos, fmt::format("cannot assign a value of type {} to {} of type {}{}", type_name(v), describe_target(*s.target),
                                      type_name(target), conversion_hint(target, v)));
         }
@@ -319,7 +427,7 @@ class Checker {
         if (want == Type::Void)
           fail(s.pos, fmt::format("{} has no result type, so it cannot return a value", describe_fn(*fn_)));
         Type t = value(*s.value);
-        if (!converts_to(t, want))
+        if (!assignable(t, want))
           fail(s.value->pos, fmt::format("{} must return {}, got {}{}", describe_fn(*fn_), type_name(want), type_name(t),
                                          conversion_hint(want, t)));
         return false;
@@ -383,7 +491,7 @@ class Checker {
             e.ref = NameRef::Field;
             e.class_index = fn_->owner->index;
             e.index = uint32_t(field);
-            return fn_->owner->fields[size_t(field)].type;
+            return fn_->owner->all_fields[size_t(field)]->type;
           }
           if (fn_->owner->method(e.text) != nullptr)
             fail(e.pos, fmt::format("'{}' is a method, not a value; call it with {}(...)", e.text, e.text));
@@ -435,7 +543,7 @@ class Checker {
       case ExprKind::Convert: {
         Type t = value(*e.args[0]);
         if (e.type_operand == Type::String) {
-          if (t != Type::Int && t != Type::Float && t != Type::Bool && !converts_to(t, Type::String))
+          if (t != Type::Int && t != Type::Float && t != Type::Bool && !assignable(t, Type::String))
             fail(e.args[0]->pos, fmt::format("string(x) converts an int, float, bool or string, got {}", type_name(t)));
         } else if (t != Type::Int && t != Type::Float) {
           fail(e.args[0]->pos, fmt::format("{}(x) converts an int or float, got {}", e.text, type_name(t)));
@@ -456,24 +564,25 @@ class Checker {
         }
         e.class_index = c.index;
         e.index = uint32_t(field);
-        return c.fields[size_t(field)].type;
+        return c.all_fields[size_t(field)]->type;
       }
       case ExprKind::MethodCall: {
         ClassDecl& c = receiver_class(*e.args[0], "method", e);
         const FnDecl* m = c.method(e.text);
         if (m == nullptr) {
           if (c.field(e.text) >= 0) fail(e.op_pos, fmt::format("'{}' is a field of {}, not a method", e.text, c.name));
+          if (e.text == "init") fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", c.name));
           fail(e.op_pos, fmt::format("class {} has no method '{}'", c.name, e.text));
         }
-        if (m == c.init) fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", c.name));
         method_arguments(e, *m, 1);
         e.class_index = c.index;
-        e.index = c.method_slot(m);
+        e.index = uint32_t(c.method_slot(e.text));
         return m->result;
       }
       case ExprKind::New: {
         ClassDecl* c = class_of(e.type_operand);
         if (c == nullptr) fail(e.op_pos, fmt::format("unknown class '{}'", e.text));
+        if (c->is_abstract) fail(e.op_pos, fmt::format("class '{}' is abstract and cannot be instantiated", c->name));
         e.class_index = c->index;
         if (c->init != nullptr) {
           method_arguments(e, *c->init, 0);
@@ -481,6 +590,23 @@ class Checker {
           fail(e.op_pos, fmt::format("class {} has no init, so new {}() takes no arguments", c->name, c->name));
         }
         return c->type;
+      }
+      case ExprKind::SuperCall: return super_call(e);
+      case ExprKind::Is:
+      case ExprKind::As: {
+        Type from = value(*e.args[0]);
+        check_type(e.type_operand, e.type_pos);
+        const ClassDecl* to = class_of(e.type_operand);
+        std::string_view op = e.kind == ExprKind::Is ? "is" : "as";
+        if (to == nullptr)
+          fail(e.type_pos, fmt::format("'{}' needs a class on its right, got {}", op, type_name(e.type_operand)));
+        const ClassDecl* c = class_of(from);
+        if (c == nullptr && from != Type::Null)
+          fail(e.op_pos, fmt::format("'{}' tests an object, got {}", op, type_name(from)));
+        if (c != nullptr && !c->extends(to) && !to->extends(c))
+          fail(e.op_pos, fmt::format("'{} {}' can never succeed: {} and {} are not related", op, to->name, c->name, to->name));
+        e.class_index = to->index;
+        return e.kind == ExprKind::Is ? Type::Bool : to->type;
       }
       case ExprKind::Spawn: {
         if (is_builtin_name(e.text))
@@ -497,13 +623,13 @@ class Checker {
   Type binary_type(BinOp op, std::string_view text, Type a, Type b, SourcePos at) {
     if (op == BinOp::Add && (a == Type::String || b == Type::String)) {
       for (Type t : {a, b})
-        if (!converts_to(t, Type::String))
+        if (!assignable(t, Type::String))
           fail(at, fmt::format("operator '{}' joins two strings, got {} and {}; convert the {} with string(x)", text,
                                type_name(a), type_name(b), type_name(t)));
       return Type::String;
     }
     if ((op == BinOp::Eq || op == BinOp::Ne) && (is_reference(a) || is_reference(b))) {
-      if (!converts_to(a, b) && !converts_to(b, a))
+      if (!assignable(a, b) && !assignable(b, a))
         fail(at, fmt::format("operator '{}' cannot compare {} with {}", text, type_name(a), type_name(b)));
       return Type::Bool;
     }
@@ -544,7 +670,7 @@ class Checker {
       Type t = value(*e.args[i]);
       if (params[i] == Type::Void) {
         if (!is_array(t)) fail(e.args[i]->pos, fmt::format("argument {} of {} must be an array, got {}", i + 1, what, type_name(t)));
-      } else if (!converts_to(t, params[i])) {
+      } else if (!assignable(t, params[i])) {
         fail(e.args[i]->pos, fmt::format("argument {} of {} must be {}, got {}{}", i + 1, what, type_name(params[i]),
                                          type_name(t), conversion_hint(params[i], t)));
       }
@@ -569,7 +695,7 @@ class Checker {
       fail(e.op_pos, fmt::format("{} takes {}, got {}", what, plural(m.params.size(), "argument"), n));
     for (size_t i = 0; i < n; i++) {
       Type t = value(*e.args[first + i]);
-      if (!converts_to(t, m.params[i].type))
+      if (!assignable(t, m.params[i].type))
         fail(e.args[first + i]->pos, fmt::format("argument {} of {} must be {}, got {}{}", i + 1, what,
                                                  type_name(m.params[i].type), type_name(t),
                                                  conversion_hint(m.params[i].type, t)));
@@ -599,7 +725,7 @@ class Checker {
       if (b->callee == Callee::Len) {  // len takes an array or a string
         if (e.args.size() != 1) fail(e.op_pos, fmt::format("'len' takes 1 argument, got {}", e.args.size()));
         Type t = value(*e.args[0]);
-        if (!is_array(t) && !converts_to(t, Type::String))
+        if (!is_array(t) && !assignable(t, Type::String))
           fail(e.args[0]->pos, fmt::format("argument 1 of 'len' must be an array or a string, got {}", type_name(t)));
         e.callee = Callee::Len;
         return Type::Int;
@@ -615,20 +741,43 @@ class Checker {
       return b->result;
     }
     if (fn_->owner != nullptr) {  // a method of `this`, named bare
+      if (e.text == "init") fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", fn_->owner->name));
       if (const FnDecl* m = fn_->owner->method(e.text)) {
-        if (m == fn_->owner->init) fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", fn_->owner->name));
         method_arguments(e, *m, 0);
         e.callee = Callee::Method;
         e.class_index = fn_->owner->index;
-        e.index = fn_->owner->method_slot(m);
+        e.index = uint32_t(fn_->owner->method_slot(e.text));
         return m->result;
       }
     }
     return user_call(e);
   }
 
+  // super.m(args): the superclass's m, or super.init(args) as the first statement of an
+  // init. e.index is the function called (no dispatch).
+  Type super_call(Expr& e) {
+    const ClassDecl* c = fn_->owner;
+    if (c == nullptr || c->super == nullptr)
+      fail(e.pos, c == nullptr ? "'super' is only available inside a method" : fmt::format("class '{}' has no superclass", c->name));
+    const FnDecl* m = e.text == "init" ? c->super->effective_init : c->super->method(e.text);
+    if (e.text == "init") {
+      if (fn_ != c->init || !first_statement_)
+        fail(e.pos, "super.init(...) can only be the first statement of an init");
+      if (m == nullptr) fail(e.op_pos, fmt::format("'{}' has no init to call", c->super->name));
+    } else if (m == nullptr) {
+      fail(e.op_pos, fmt::format("superclass '{}' has no method '{}'", c->super->name, e.text));
+    } else if (m->is_abstract) {
+      fail(e.op_pos, fmt::format("{}.{} is abstract: it has no body to call", m->owner->name, m->name));
+    }
+    method_arguments(e, *m, 0);
+    e.index = m->index;
+    return m->result;
+  }
+
   Program& prog_;
   std::unordered_map<Type, ClassDecl*> classes_;
+  std::unordered_set<const ClassDecl*> laid_out_;
+  bool first_statement_ = false;  // checking the first statement of a function's body
   std::unordered_map<std::string, FnDecl*> fns_;
   std::unordered_map<std::string, uint32_t> globals_;
   FnDecl* fn_ = nullptr;

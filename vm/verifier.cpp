@@ -22,20 +22,26 @@ struct Reject {
 // operation that reads through one checks it.
 constexpr Type kAnyValue = Type(0xFFFFFFF0u);
 constexpr Type kAnyReference = Type(0xFFFFFFF1u);
+constexpr Type kAnyObject = Type(0xFFFFFFF2u);  // instanceof and checkcast: an object of any class
 Type from_letter(char c) { return c == '*' ? kAnyValue : c == 'R' ? kAnyReference : letter_type(c); }
 std::vector<Type> from_letters(std::string_view letters) {
   std::vector<Type> out;
   for (char c : letters) out.push_back(from_letter(c));
   return out;
 }
-bool matches(Type want, Type t) {
+// `t` where `want` is expected in module `m`: a class converts to its superclasses.
+bool matches(const Module& m, Type want, Type t) {
   if (want == kAnyValue) return t != Type::Void;
   if (want == kAnyReference) return is_reference(t);
-  return t == want || (t == Type::Null && is_reference(want));
+  if (want == kAnyObject) return t == Type::Null || m.class_index(t) >= 0;
+  if (t == want || (t == Type::Null && is_reference(want))) return true;
+  int32_t c = type_kind(t) == TypeKind::Class ? m.class_index(t) : -1;
+  return c >= 0 && m.extends(c, m.class_index(want));
 }
 std::string want_name(Type want) {
   if (want == kAnyValue) return "a value";
   if (want == kAnyReference) return "a reference";
+  if (want == kAnyObject) return "an object";
   return type_name(want);
 }
 std::string plural_of(size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -135,7 +141,7 @@ class Verifier {
           check_local(bci, read_u16(p, kOperandA), true);
           check_local(bci, read_u16(p, kOperandB), true);
           break;
-        case Op::newobject:
+        case Op::newobject: case Op::instanceof: case Op::checkcast:
           if (read_u16(p, kOperandA) >= m_.classes.size())
             reject(bci, fmt::format("class index {} out of range ({} classes)", read_u16(p, kOperandA), m_.classes.size()));
           break;
@@ -151,9 +157,9 @@ class Verifier {
             if (f >= m_.functions.size())
               reject(bci, fmt::format("method slot {} of {} names function {} of {}", k, m_.classes[c].name, f, m_.functions.size()));
             const Function& callee = *m_.functions[f];
-            if (callee.params.empty() || callee.params[0] != m_.classes[c].type)
-              reject(bci, fmt::format("method slot {} of {} is '{}', whose first parameter is not a {}", k, m_.classes[c].name,
-                                      callee.name, m_.classes[c].name));
+            if (callee.params.empty() || !m_.extends(c, m_.class_index(callee.params[0])))
+              reject(bci, fmt::format("method slot {} of {} is '{}', whose first parameter is not {} or a superclass", k,
+                                      m_.classes[c].name, callee.name, m_.classes[c].name));
           }
           break;
         }
@@ -260,6 +266,11 @@ class Verifier {
         break;
       case Op::vret: pops = one(fn_.result); break;
       case Op::newobject: pushes = one(m_.classes[read_u16(p, kOperandA)].type); break;
+      case Op::instanceof: pops = {kAnyObject}; break;
+      case Op::checkcast:
+        pops = {kAnyObject};
+        pushes = one(m_.classes[read_u16(p, kOperandA)].type);
+        break;
       case Op::getfield: case Op::putfield: {
         const ClassInfo& c = m_.classes[read_u16(p, kOperandA)];
         Type field = c.fields[read_u16(p, kOperandB)].type;
@@ -315,7 +326,7 @@ class Verifier {
       std::vector<Type> popped(stack.end() - long(pops.size()), stack.end());
       stack.resize(stack.size() - pops.size());
       for (size_t i = 0; i < pops.size(); i++) {
-        if (!matches(pops[i], popped[i]))
+        if (!matches(m_, pops[i], popped[i]))
           reject(bci, fmt::format("type mismatch: '{}' expects {} as operand {}, found {} (stack {})", info.name,
                                   want_name(pops[i]), i + 1, type_name(popped[i]), stack_text(*states_[bci])));
       }
@@ -406,6 +417,25 @@ bool verify_module(const Module& m, VerifyError& error) {
     if (is_reference(g.type) && (g.init_bits != 0 || (g.init_is_string && g.type != Type::String))) {
       error = VerifyError{"", 0, fmt::format("global '{}' of type {} must start null{}", g.name, type_name(g.type),
                                              g.type == Type::String ? " or as a string literal" : "")};
+      return false;
+    }
+  }
+  for (size_t i = 0; i < m.classes.size(); i++) {
+    const ClassInfo& c = m.classes[i];
+    std::string problem;
+    if (c.super >= int32_t(m.classes.size())) problem = fmt::format("superclass {} out of range", c.super);
+    else if (c.super >= 0 && m.extends(c.super, int32_t(i))) problem = "extends itself";
+    else if (c.init >= int32_t(m.functions.size())) problem = fmt::format("init {} out of range", c.init);
+    for (uint16_t f : c.methods)
+      if (f >= m.functions.size()) problem = fmt::format("method function {} out of range", f);
+    if (problem.empty() && c.super >= 0) {
+      const ClassInfo& s = m.classes[size_t(c.super)];
+      if (c.fields.size() < s.fields.size() || c.methods.size() < s.methods.size()) problem = "is smaller than its superclass";
+      for (size_t k = 0; problem.empty() && k < s.fields.size(); k++)
+        if (c.fields[k].type != s.fields[k].type) problem = fmt::format("field {} differs from its superclass's", k);
+    }
+    if (!problem.empty()) {
+      error = VerifyError{"", 0, fmt::format("class '{}': {}", c.name, problem)};
       return false;
     }
   }
