@@ -389,22 +389,32 @@ void gen_forloop(InterpMasm& g) {
 }
 
 // The TLAB bump inline (runtime/alloc_asm.h); the runtime when it is full or the array
-// is large. The operand T is the ArrayKind itself (0 int, 1 float).
-void gen_newarray(InterpMasm& g) {
+// is large. newarray's operand T is the ArrayKind itself (0 int, 1 float) but for bool
+// (2), whose arrays are int arrays: T & 1. anewarray's arrays are of kind Ref.
+void new_array(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
   Label slow = a.newLabel();
-  a.movzx(ecx, byte_ptr(kBcp, 1));
+  if (op == vm::Op::newarray) {
+    a.movzx(ecx, byte_ptr(kBcp, 1));
+    a.and_(ecx, 1);
+  } else {
+    a.mov(ecx, int(runtime::ArrayKind::Ref));
+  }
   runtime::emit_allocate_array(a, rdx, kTos, rcx, r11, slow);
   a.mov(kTos, rdx);
-  NEXT(newarray);
+  g.dispatch_next(len(op));
   a.bind(slow);
   g.call_stack_helper(fnptr(&minivm_rt_newarray));
-  NEXT(newarray);
+  g.dispatch_next(len(op));
 }
+void gen_newarray(InterpMasm& g) { new_array(g, vm::Op::newarray); }
+void gen_anewarray(InterpMasm& g) { new_array(g, vm::Op::anewarray); }
 
 void gen_iaload(InterpMasm& g) { array_load(g, vm::Op::iaload); }
 void gen_faload(InterpMasm& g) { array_load(g, vm::Op::faload); }
 void gen_iastore(InterpMasm& g) { array_store(g, vm::Op::iastore); }
+void gen_aaload(InterpMasm& g) { array_load(g, vm::Op::aaload); }
+void gen_aastore(InterpMasm& g) { array_store(g, vm::Op::aastore); }
 void gen_fastore(InterpMasm& g) { array_store(g, vm::Op::fastore); }
 
 void gen_arraylength(InterpMasm& g) {

@@ -15,6 +15,7 @@
 #include "runtime/errors.h"
 #include "runtime/frame.h"
 #include "runtime/frame_recorder.h"
+#include "runtime/heap.h"
 #include "runtime/method.h"
 #include "runtime/poll_asm.h"
 #include "vm/builtins.h"
@@ -195,6 +196,7 @@ class Compiler {
   // dispatch_slot >= 0: the receiver's class's vtable chooses the method (callee is the
   // static class's, which has the same signature).
   void invoke(size_t bci, int d, Method* callee, int dispatch_slot = -1);
+  void new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind);
   void class_test(uint16_t target);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);
 

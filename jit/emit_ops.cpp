@@ -290,18 +290,23 @@ EMIT(forloop, PLAIN) {
 
 // --- arrays ---
 // The TLAB bump inline (runtime/alloc_asm.h); the runtime when it is full or the array
-// is large. The operand T is the ArrayKind itself (0 int, 1 float).
-EMIT(newarray, CALLS) {
-  vm::Type type = i.p[1] == 0 ? vm::Type::IntArray : vm::Type::FloatArray;
+// is large. newarray's operand is the ArrayKind (0 int, 1 float) but for bool (2), whose
+// arrays are int arrays; anewarray's arrays are of kind Ref.
+void Compiler::new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind) {
   Label slow = a.newLabel(), done = a.newLabel();
   load(rcx, expr(i.d - 1));
-  runtime::emit_allocate_array(a, rax, rcx, imm(i.p[1]), rdx, slow);
+  runtime::emit_allocate_array(a, rax, rcx, imm(int(kind)), rdx, slow);
   move(expr(i.d - 1, type), rax);
   a.jmp(done);
   a.bind(slow);
   stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), i.bci, i.d, 1, type);
   a.bind(done);
 }
+EMIT(newarray, CALLS) {
+  static const vm::Type kTypes[] = {vm::Type::IntArray, vm::Type::FloatArray, vm::array_of(vm::Type::Bool)};
+  new_array(i, kTypes[i.p[1]], i.p[1] == 1 ? runtime::ArrayKind::Float : runtime::ArrayKind::Int);
+}
+EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
 void Compiler::array_load(const Insn& i, vm::Type elem) {
   Operand index = right_operand(i, vm::Type::Int);
   load(rax, expr(i.d - 2));
@@ -327,6 +332,9 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
 }
 EMIT(iastore, CALLS | FUSE_I) { array_store(i, vm::Type::Int); }
 EMIT(fastore, CALLS | FUSE_F) { array_store(i, vm::Type::Float); }
+// Bool and reference elements are int-class slots; the element's type is the array's.
+EMIT(aaload, CALLS | FUSE_I) { array_load(i, vm::type_info(stack_types(i.bci)[size_t(i.d - 2)]).elem); }
+EMIT(aastore, CALLS | FUSE_I) { array_store(i, vm::type_info(stack_types(i.bci)[size_t(i.d - 3)]).elem); }
 EMIT(arraylength, CALLS) {
   load(rax, expr(i.d - 1));
   null_check(rax, runtime::NullUse::length);

@@ -98,16 +98,26 @@ class MarkSweep {
     size_t g = granule(p);
     if (test(marks_, g)) return;
     marks_[g / 64] |= uint64_t(1) << (g % 64);
-    if (reinterpret_cast<const Array*>(p)->kind == ArrayKind::Object) gray_.push_back(reinterpret_cast<const Array*>(p));
+    ArrayKind kind = reinterpret_cast<const Array*>(p)->kind;
+    if (kind == ArrayKind::Object || kind == ArrayKind::Ref) gray_.push_back(reinterpret_cast<const Array*>(p));
   }
 
-  // Marks what the marked objects reference, through their classes' reference fields,
-  // until nothing new is reached (a stack of objects marked but not yet scanned).
+  // Marks what the marked objects reference, through their classes' reference fields
+  // and every element of a reference array, until nothing new is reached (a stack of
+  // objects marked but not yet scanned).
   void trace() {
     uint32_t classes = class_count();
     while (!gray_.empty()) {
       const Array* o = gray_.back();
       gray_.pop_back();
+      if (o->kind == ArrayKind::Ref) {
+        for (int64_t k = 0; k < o->length; k++) {
+          RootSource where{RootKind::array_element, -1, nullptr, -1, 0, int32_t(k)};
+          where.object = o;
+          mark(o->data[k], true, where);
+        }
+        continue;
+      }
       if (o->reserved >= classes || o->length != g_class_shapes[o->reserved].fields)
         heap_corrupt("an object whose header names no class of the program", o);
       const ClassShape& c = g_class_shapes[o->reserved];

@@ -170,6 +170,7 @@ std::string describe(const RootSource& w) {
     case RootKind::compiled_slot: s = fmt::format("compiled slot [rbp{:+}]", w.index); break;
     case RootKind::compiled_register: s = fmt::format("compiled register {} (saved at a poll)", w.index); break;
     case RootKind::conservative: s = "a conservative scan"; break;
+    case RootKind::array_element: return fmt::format("element {} of a reference array at {}", w.index, w.object);
     case RootKind::object_field: {
       const auto& classes = VM::get().module().classes;
       std::string name = w.bci >= 0 && size_t(w.bci) < classes.size() ? classes[size_t(w.bci)].name : "?";

@@ -35,9 +35,9 @@ struct RootStats {
 };
 
 // Where a root was read: enough to name the frame and slot when a root is wrong.
-// object_field is no root: the collector reports a field it traced the same way.
+// object_field and array_element are no roots: the collector reports what it traced the same way.
 enum class RootKind : uint8_t { global, start_arg, vm_result, interp_local, interp_expr, compiled_slot,
-                                compiled_register, conservative, object_field };
+                                compiled_register, conservative, object_field, array_element };
 struct RootSource {
   RootKind kind = RootKind::global;
   int thread = -1;                    // Thread::id, -1 for a global

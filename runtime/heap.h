@@ -24,8 +24,9 @@ enum class ArrayKind : uint32_t {
   Free = 2,    // not an array: a free chunk (or a retired TLAB's tail), `length` 8-byte words after the header
   String = 3,  // a Mini string: `length` bytes, immutable once made (runtime/strings.h)
   Object = 4,  // an object: `reserved` is its class, `length` its field count (runtime/classes.h)
+  Ref = 5,     // an array of references (a bool array is an Int one: its elements are 0 and 1)
 };
-inline constexpr uint32_t kArrayKindCount = 5;
+inline constexpr uint32_t kArrayKindCount = 6;
 
 struct Array {
   ArrayKind kind;

@@ -147,7 +147,8 @@ using namespace runtime;
 extern "C" int64_t* minivm_rt_newarray(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {
   {
     ThreadInVM in_vm(t);
-    ArrayKind kind = bcp[1] == 0 ? ArrayKind::Int : ArrayKind::Float;
+    // newarray's kind operand (0 int, 1 float, 2 bool: stored as int), or anewarray's references.
+    ArrayKind kind = vm::Op(bcp[0]) == vm::Op::anewarray ? ArrayKind::Ref : bcp[1] == 1 ? ArrayKind::Float : ArrayKind::Int;
     t->vm_result = reinterpret_cast<int64_t>(allocate_array(t, kind, sp[0]));
   }
   // Back in Java, where no collection runs until the next poll. On the way back the

@@ -36,32 +36,29 @@ void append_value(std::string& out, vm::Type t, int64_t slot) {
     case vm::Type::Null:
       out += "null";
       return;
-    case vm::Type::IntArray:
-    case vm::Type::FloatArray: {
-      if (slot == 0) {
-        out += "null";
-        return;
-      }
-      auto* a = reinterpret_cast<const Array*>(slot);
-      vm::Type elem = t == vm::Type::IntArray ? vm::Type::Int : vm::Type::Float;
-      out += '[';
-      for (int64_t i = 0; i < a->length; i++) {
-        if (i) out += ", ";
-        append_value(out, elem, a->data[i]);
-      }
-      out += ']';
-      return;
-    }
     case vm::Type::Void:
       return;
+    default:
+      break;
   }
-  // The other reference types: an object prints as its class's name.
+  // The other reference types: an array element by element, as its element type
+  // prints; an object as its class's name.
   if (slot == 0) {
     out += "null";
     return;
   }
   const auto* o = reinterpret_cast<const Array*>(slot);
-  if (o->kind == ArrayKind::Object) out += VM::get().module().classes[o->reserved].name;
+  if (vm::is_array(t)) {
+    vm::Type elem = vm::type_info(t).elem;
+    out += '[';
+    for (int64_t i = 0; i < o->length; i++) {
+      if (i) out += ", ";
+      append_value(out, elem, o->data[i]);
+    }
+    out += ']';
+  } else if (o->kind == ArrayKind::Object) {
+    out += VM::get().module().classes[o->reserved].name;
+  }
 }
 
 }  // namespace runtime

@@ -49,7 +49,7 @@ std::string ast::dump(const Expr& e) {
     case ExprKind::Call: return fmt::format("(call {}{})", e.text, dump_args(e, 0));
     case ExprKind::Spawn: return fmt::format("(spawn {}{})", e.text, dump_args(e, 0));
     case ExprKind::Index: return fmt::format("(index {} {})", dump(*e.args[0]), dump(*e.args[1]));
-    case ExprKind::NewArray: return fmt::format("(new {} {})", e.type_operand == Type::IntArray ? "int" : "float", dump(*e.args[0]));
+    case ExprKind::NewArray: return fmt::format("(new {} {})", type_name(type_info(e.type_operand).elem), dump(*e.args[0]));
     case ExprKind::Convert: return fmt::format("({} {})", type_name(e.type_operand), dump(*e.args[0]));
     case ExprKind::This: return "this";
     case ExprKind::Field: return fmt::format("(field {} {})", dump(*e.args[0]), e.text);

@@ -61,6 +61,7 @@ struct Function {
   std::vector<uint8_t> code;
   std::vector<Constant> constants;
   std::vector<std::string> strings;
+  std::vector<Type> types;        // the array types anewarray makes
   std::vector<PrintDescriptor> prints;
   std::vector<LineEntry> lines;   // sorted by bci, first entry at bci 0
   std::vector<LoopEntry> loops;   // sorted by header_bci

@@ -267,8 +267,10 @@ class FnGen {
       Type elem = t.type;
       value(*t.args[0]);
       value(*t.args[1]);
-      new_value(s, Op::dup2, [&] { simple(elem == Type::Int ? Op::iaload : Op::faload); });
-      simple(elem == Type::Int ? Op::iastore : Op::fastore);
+      Type array = t.args[0]->type;
+      new_value(s, Op::dup2, [&] { simple(element_load(array)); });
+      simple(array == Type::IntArray ? Op::iastore : array == Type::FloatArray ? Op::fastore : Op::aastore);
+      (void)elem;
       return;
     }
     const bool local = t.ref == NameRef::Local;
@@ -441,13 +443,19 @@ class FnGen {
         value(*e.args[0]);
         value(*e.args[1]);
         at(e.op_pos);
-        simple(e.args[0]->type == Type::String ? Op::sload : e.type == Type::Int ? Op::iaload : Op::faload);
+        simple(e.args[0]->type == Type::String ? Op::sload : element_load(e.args[0]->type));
         return;
-      case ExprKind::NewArray:
+      case ExprKind::NewArray: {
         value(*e.args[0]);
         at(e.pos);
-        if (begin(1, 1)) b_.emit_u8(Op::newarray, e.type_operand == Type::IntArray ? 0 : 1);
+        Type elem = type_info(e.type_operand).elem;
+        if (elem == Type::Int || elem == Type::Float || elem == Type::Bool) {
+          if (begin(1, 1)) b_.emit_u8(Op::newarray, elem == Type::Int ? 0 : elem == Type::Float ? 1 : 2);
+        } else {
+          with_u16(Op::anewarray, type_index(e.type_operand), 1, 1);
+        }
         return;
+      }
       case ExprKind::Convert: {
         value(*e.args[0]);
         Type from = e.args[0]->type;
@@ -542,6 +550,19 @@ class FnGen {
       case Callee::Native: with_u16(Op::native, uint16_t(e.index), args, result); return;
       case Callee::Print: case Callee::Unresolved: return;
     }
+  }
+
+  static Op element_load(Type array) {
+    return array == Type::IntArray ? Op::iaload : array == Type::FloatArray ? Op::faload : Op::aaload;
+  }
+
+  // The function's table of the array types anewarray makes.
+  uint16_t type_index(Type t) {
+    for (size_t i = 0; i < fn_.types.size(); i++)
+      if (fn_.types[i] == t) return uint16_t(i);
+    if (fn_.types.size() >= 65536) fail(pos_, fmt::format("too many array types in '{}' (at most 65536)", decl_.name));
+    fn_.types.push_back(t);
+    return uint16_t(fn_.types.size() - 1);
   }
 
   uint16_t string_index(const std::string& s, SourcePos at) {

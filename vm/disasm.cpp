@@ -120,7 +120,13 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
     case Op::newarray: {
       uint8_t k = read_u8(p, kOperandA);
       ops = std::to_string(k);
-      comment = k == 0 ? "int" : k == 1 ? "float" : "<bad kind>";
+      comment = k == 0 ? "int" : k == 1 ? "float" : k == 2 ? "bool" : "<bad kind>";
+      return;
+    }
+    case Op::anewarray: {
+      uint16_t k = read_u16(p, kOperandA);
+      ops = std::to_string(k);
+      comment = k < fn.types.size() ? type_name(fn.types[k]) : "<bad type>";
       return;
     }
     case Op::call: case Op::spawn: {

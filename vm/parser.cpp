@@ -122,8 +122,19 @@ class Parser {
   [[noreturn]] static void fail(SourcePos at, std::string message) { throw FrontendError{at, std::move(message)}; }
 
   // ---- types ----
-  // type := ('int' | 'float' | 'bool' | 'string' | CLASS) ['[' ']']
+  // type := base_type {'[' ']'}
   Type type() {
+    Type t = base_type();
+    while (at(Tok::LBracket) && peek(1).kind == Tok::RBracket) {
+      take();
+      take();
+      t = array_of(t);
+    }
+    return t;
+  }
+
+  // base_type := 'int' | 'float' | 'bool' | 'string' | CLASS
+  Type base_type() {
     Token t = take();
     Type base;
     switch (t.kind) {
@@ -135,14 +146,7 @@ class Parser {
         base = class_type(t.text);  // the checker finds the class
         if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
         break;
-      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, a class, int[], float[]), found {}", describe(t)));
-    }
-    if (at(Tok::LBracket)) {
-      take();
-      expect(Tok::RBracket, "after '[' in an array type");
-      if (base != Type::Int && base != Type::Float)
-        fail(t.pos, fmt::format("{} arrays are not supported yet (only int[] and float[])", type_name(base)));
-      return base == Type::Int ? Type::IntArray : Type::FloatArray;
+      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, a class, or an array of one: T[]), found {}", describe(t)));
     }
     return base;
   }
@@ -638,12 +642,17 @@ class Parser {
           arguments(*e);
           return e;
         }
-        Token elem = take();
-        if (elem.kind != Tok::KwInt && elem.kind != Tok::KwFloat)
-          fail(elem.pos, fmt::format("expected 'int' or 'float' after 'new' (arrays are int[] or float[]), found {}", describe(elem)));
+        // new T[n], T any type: new int[n], new Circle[n], new int[][n] (n null int arrays)
         auto e = make_expr(ExprKind::NewArray, pos);
-        e->type_operand = elem.kind == Tok::KwInt ? Type::IntArray : Type::FloatArray;
-        e->op_pos = expect(Tok::LBracket, fmt::format("after 'new {}'", elem.text)).pos;
+        e->type_pos = peek().pos;
+        Type elem = base_type();
+        while (at(Tok::LBracket) && peek(1).kind == Tok::RBracket) {
+          take();
+          take();
+          elem = array_of(elem);
+        }
+        e->type_operand = array_of(elem);
+        e->op_pos = expect(Tok::LBracket, fmt::format("after 'new {}' (the array's size)", type_name(elem))).pos;
         add_child(*e, nested_expr());
         expect(Tok::RBracket, "after the array size");
         return e;

@@ -533,9 +533,10 @@ class Checker {
         Type i = value(*e.args[1]);
         if (i != Type::Int)
           fail(e.args[1]->pos, fmt::format("{} index must be int, got {}", a == Type::String ? "string" : "array", type_name(i)));
-        return a == Type::FloatArray ? Type::Float : Type::Int;  // a string's byte is an int
+        return a == Type::String ? Type::Int : type_info(a).elem;  // a string's byte is an int
       }
       case ExprKind::NewArray: {
+        check_type(e.type_operand, e.type_pos);
         Type n = value(*e.args[0]);
         if (n != Type::Int) fail(e.args[0]->pos, fmt::format("array size must be int, got {}", type_name(n)));
         return e.type_operand;

@@ -1,5 +1,6 @@
 #include "vm/verifier.h"
 
+#include <array>
 #include <optional>
 
 #include <fmt/format.h>
@@ -23,6 +24,8 @@ struct Reject {
 constexpr Type kAnyValue = Type(0xFFFFFFF0u);
 constexpr Type kAnyReference = Type(0xFFFFFFF1u);
 constexpr Type kAnyObject = Type(0xFFFFFFF2u);  // instanceof and checkcast: an object of any class
+constexpr Type kElementArray = Type(0xFFFFFFF3u);  // aaload and aastore: an array of bools or references
+bool is_element_array(Type t) { return is_array(t) && t != Type::IntArray && t != Type::FloatArray; }
 Type from_letter(char c) { return c == '*' ? kAnyValue : c == 'R' ? kAnyReference : letter_type(c); }
 std::vector<Type> from_letters(std::string_view letters) {
   std::vector<Type> out;
@@ -34,6 +37,7 @@ bool matches(const Module& m, Type want, Type t) {
   if (want == kAnyValue) return t != Type::Void;
   if (want == kAnyReference) return is_reference(t);
   if (want == kAnyObject) return t == Type::Null || m.class_index(t) >= 0;
+  if (want == kElementArray) return is_element_array(t);
   if (t == want || (t == Type::Null && is_reference(want))) return true;
   int32_t c = type_kind(t) == TypeKind::Class ? m.class_index(t) : -1;
   return c >= 0 && m.extends(c, m.class_index(want));
@@ -42,6 +46,7 @@ std::string want_name(Type want) {
   if (want == kAnyValue) return "a value";
   if (want == kAnyReference) return "a reference";
   if (want == kAnyObject) return "an object";
+  if (want == kElementArray) return "an array of bools or references";
   return type_name(want);
 }
 std::string plural_of(size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -185,8 +190,17 @@ class Verifier {
           break;
         }
         case Op::newarray:
-          if (read_u8(p, kOperandA) > 1) reject(bci, fmt::format("newarray kind {} (must be 0 for int or 1 for float)", read_u8(p, kOperandA)));
+          if (read_u8(p, kOperandA) > 2)
+            reject(bci, fmt::format("newarray kind {} (must be 0 for int, 1 for float or 2 for bool)", read_u8(p, kOperandA)));
           break;
+        case Op::anewarray: {
+          uint16_t k = read_u16(p, kOperandA);
+          if (k >= fn_.types.size()) reject(bci, fmt::format("type index {} out of range ({} types)", k, fn_.types.size()));
+          Type t = fn_.types[k];
+          if (!is_array(t) || !is_reference(type_info(t).elem))
+            reject(bci, fmt::format("anewarray makes arrays of references, not {}", type_name(t)));
+          break;
+        }
         case Op::tostring:
           if (read_u8(p, kOperandA) > 3)
             reject(bci, fmt::format("tostring kind {} (must be 0 int, 1 float, 2 bool or 3 string)", read_u8(p, kOperandA)));
@@ -244,7 +258,10 @@ class Verifier {
       case Op::store: pops = one(fn_.local_types[read_u16(p, kOperandA)]); break;
       case Op::gload: pushes = one(m_.globals[read_u16(p, kOperandA)].type); break;
       case Op::gstore: pops = one(m_.globals[read_u16(p, kOperandA)].type); break;
-      case Op::newarray: pushes = one(read_u8(p, kOperandA) == 0 ? Type::IntArray : Type::FloatArray); break;
+      case Op::newarray: pushes = one(std::array{Type::IntArray, Type::FloatArray, array_of(Type::Bool)}[read_u8(p, kOperandA)]); break;
+      case Op::anewarray: pushes = one(fn_.types[read_u16(p, kOperandA)]); break;
+      case Op::aaload: pops = {kElementArray, Type::Int}; break;  // pushes the array's element type (flow)
+      case Op::aastore: pops = {kElementArray, Type::Int, kAnyValue}; break;
       case Op::tostring: pops = from_letters(std::string_view("IFZS").substr(read_u8(p, kOperandA), 1)); break;
       case Op::call: case Op::spawn: {
         const Function& callee = *m_.functions[read_u16(p, kOperandA)];
@@ -332,7 +349,12 @@ class Verifier {
       }
       if (op == Op::native && NativeId(read_u16(at(bci), kOperandA)) == NativeId::arraycopy && popped[0] != popped[2])
         reject(bci, fmt::format("arraycopy needs two arrays of the same type, got {} and {}", type_name(popped[0]), type_name(popped[2])));
-      if (op == Op::dup || op == Op::dup2) {
+      if (op == Op::aaload) {
+        stack.push_back(type_info(popped[0]).elem);
+      } else if (op == Op::aastore && !matches(m_, type_info(popped[0]).elem, popped[2])) {
+        reject(bci, fmt::format("type mismatch: 'aastore' stores {} into an element of {}", type_name(popped[2]),
+                                type_name(popped[0])));
+      } else if (op == Op::dup || op == Op::dup2) {
         stack.insert(stack.end(), popped.begin(), popped.end());
         stack.insert(stack.end(), popped.begin(), popped.end());
       } else {

@@ -486,10 +486,20 @@ TEST_CASE("verifier: operand ranges") {
 
   Build na({Type::Int}, Type::Void);
   na.b.emit_u16(Op::load, 0);
-  na.b.emit_u8(Op::newarray, 2);
+  na.b.emit_u8(Op::newarray, 3);
   na.b.emit(Op::pop);
   na.b.emit(Op::ret);
-  CHECK(na.verdict() == "3: newarray kind 2 (must be 0 for int or 1 for float)");
+  CHECK(na.verdict() == "3: newarray kind 3 (must be 0 for int, 1 for float or 2 for bool)");
+
+  Build an({Type::Int}, Type::Void);
+  an.f->types = {Type::IntArray};
+  an.b.emit_u16(Op::load, 0);
+  an.b.emit_u16(Op::anewarray, 1);
+  an.b.emit(Op::pop);
+  an.b.emit(Op::ret);
+  CHECK(an.verdict() == "3: type index 1 out of range (1 types)");
+  an.f->code[4] = 0;
+  CHECK(an.verdict() == "3: anewarray makes arrays of references, not int[]");
 
   Build ps({}, Type::Void);
   ps.f->prints.push_back({{{Type::Void, 3}}});
