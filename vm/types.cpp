@@ -1,12 +1,14 @@
 #include "vm/types.h"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
+
+#include <fmt/format.h>
+
+#include "vm/lexer.h"
 
 namespace vm {
 
@@ -32,10 +34,8 @@ Type intern(TypeInfo info) {
   auto it = g_index().find(key);
   if (it != g_index().end()) return it->second;
   uint32_t id = g_count.load(std::memory_order_relaxed);
-  if (id >= kMaxTypes) {
-    std::fprintf(stderr, "minivm: internal error: more than %u distinct types\n", kMaxTypes);
-    std::abort();
-  }
+  if (id >= kMaxTypes)  // a compile error for the program that needs one more (the front end's only carrier)
+    throw FrontendError{SourcePos{1, 1}, fmt::format("too many distinct types in this process (at most {})", kMaxTypes)};
   g_types[id].store(new TypeInfo(std::move(info)), std::memory_order_release);
   g_count.store(id + 1, std::memory_order_release);
   g_index().emplace(std::move(key), Type(id));

@@ -33,7 +33,8 @@ TypeKind type_kind(Type t);
 // The parts of a composite type (of an array, class, function type or type parameter).
 const TypeInfo& type_info(Type t);
 
-// The interned types. int[] and float[] are IntArray and FloatArray.
+// The interned types. int[] and float[] are IntArray and FloatArray. A process holds at
+// most 65,536; one more is a FrontendError (a compile error for the program that asked).
 Type array_of(Type elem);
 Type class_type(std::string_view name, const std::vector<Type>& args = {});
 Type function_type(const std::vector<Type>& params, Type result);
