@@ -264,13 +264,11 @@ class FnGen {
       return;
     }
     if (t.kind == ExprKind::Index) {
-      Type elem = t.type;
       value(*t.args[0]);
       value(*t.args[1]);
       Type array = t.args[0]->type;
       new_value(s, Op::dup2, [&] { simple(element_load(array)); });
       simple(array == Type::IntArray ? Op::iastore : array == Type::FloatArray ? Op::fastore : Op::aastore);
-      (void)elem;
       return;
     }
     const bool local = t.ref == NameRef::Local;
