@@ -501,7 +501,7 @@ void gen_newobject(InterpMasm& g) {
   NEXT(newobject);
 }
 
-// A getfield, putfield or invokevirtual on null: the error names the member.
+// A getfield, putfield, invokevirtual or invokeinterface on null: the error names the member.
 void null_member(InterpMasm& g, Label& null) {
   g.a.bind(null);
   g.a.mov(rsi, kBcp);
@@ -532,11 +532,10 @@ void gen_putfield(InterpMasm& g) {
   null_member(g, null);
 }
 
-// Dispatch on the receiver's class: its vtable's entry at the method slot. The static
-// class's entry says how many arguments there are, so where the receiver is.
-void gen_invokevirtual(InterpMasm& g) {
+// The arguments pushed, and the static class's (or interface's) method at the slot the
+// operands name into rbx: r8 <- its shape, rcx <- the shape's offset, rdx <- the slot.
+void static_method(InterpMasm& g) {
   Assembler& a = g.a;
-  Label null = a.newLabel();
   a.push(rax);  // arguments all in memory, as the convention wants
   a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
   a.movzx(ecx, g.u16_operand());
@@ -544,21 +543,50 @@ void gen_invokevirtual(InterpMasm& g) {
   a.mov(r9, qword_ptr(r8, runtime::kClassShapeVtableOffset));
   a.movzx(edx, word_ptr(kBcp, vm::kOperandB));
   a.mov(rbx, qword_ptr(r9, rdx, 3));
+}
+
+// The call of the method at index rdx of the receiver's class's table at `table` (its
+// vtable or itable). rbx holds the static method (which says how many arguments there
+// are, so where the receiver is), r8 the static class's shape and rcx its offset in the
+// shape table.
+void call_on_receiver(InterpMasm& g, int32_t table, Label& null) {
+  Assembler& a = g.a;
   a.movzx(r10d, word_ptr(rbx, kMethodParamCountOffset));
   a.mov(r11, qword_ptr(rsp, r10, 3, -8));  // the receiver, the deepest argument
   a.test(r11, r11);
   a.jz(null);
   a.mov(r11d, dword_ptr(r11, runtime::kObjectClassOffset));
   a.shl(r11, runtime::kClassShapeShift);
-  a.sub(r8, rcx);  // back to the table's start (rcx is the static class's offset)
-  a.mov(r9, qword_ptr(r8, r11, 0, runtime::kClassShapeVtableOffset));
+  a.sub(r8, rcx);  // back to the table's start
+  a.mov(r9, qword_ptr(r8, r11, 0, table));
   a.mov(rbx, qword_ptr(r9, rdx, 3));
   call_method_in_rbx(g);
+}
+
+// Dispatch on the receiver's class: its vtable's entry at the method slot. The static
+// class's entry says how many arguments there are, so where the receiver is.
+void gen_invokevirtual(InterpMasm& g) {
+  Label null = g.a.newLabel();
+  static_method(g);
+  call_on_receiver(g, runtime::kClassShapeVtableOffset, null);
   NEXT(invokevirtual);
   null_member(g, null);
 }
 
-// CF <- whether the (non-null) object in `object` is of the operand's class or a subclass:
+// Dispatch on the receiver's class through its itable, at the selector of the
+// interface's method slot. The interface's own (abstract) method says how many
+// arguments there are, so where the receiver is.
+void gen_invokeinterface(InterpMasm& g) {
+  Label null = g.a.newLabel();
+  static_method(g);
+  g.a.add(edx, dword_ptr(r8, runtime::kClassShapeFirstSelectorOffset));
+  call_on_receiver(g, runtime::kClassShapeItableOffset, null);
+  NEXT(invokeinterface);
+  null_member(g, null);
+}
+
+// CF <- whether the (non-null) object in `object` is of the operand's class, a subclass
+// or (an interface) implements it:
 // its class's bit in the object's class's ancestor set (runtime/classes.h).
 void class_test(InterpMasm& g, const Gp& object) {
   Assembler& a = g.a;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jit/baseline_compiler.h"
+#include "runtime/classes.h"
 #include "runtime/compiled_code.h"
 #include "runtime/errors.h"
 #include "runtime/frame.h"
@@ -193,9 +194,11 @@ class Compiler {
   // Report the contract's errors (runtime/errors.h's NullUse for a null reference).
   void null_check(const Gp& ref, runtime::NullUse use);
   void null_member_check(const Gp& ref, size_t bci);
-  // dispatch_slot >= 0: the receiver's class's vtable chooses the method (callee is the
-  // static class's, which has the same signature).
-  void invoke(size_t bci, int d, Method* callee, int dispatch_slot = -1);
+  // dispatch_slot >= 0: the receiver's class's table at `dispatch_table` (its vtable, or
+  // its itable with a selector for the slot) chooses the method (callee is the static
+  // class's or interface's, which has the same signature).
+  void invoke(size_t bci, int d, Method* callee, int dispatch_slot = -1,
+              int32_t dispatch_table = runtime::kClassShapeVtableOffset);
   void new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind);
   void class_test(uint16_t target);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);

@@ -401,7 +401,7 @@ EMIT(call, CALLS) {
 }
 // A call of `callee` at depth d that is not inlined: its arguments pushed, its frame
 // made by its own entry.
-void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot) {
+void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int32_t dispatch_table) {
   int n = callee->param_count;
   vm::Type result = callee->function->result;
   Types t = stack_types(bci);
@@ -420,13 +420,13 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot) {
   // rbx): the recursion of fib-like methods pays neither the Method* load nor an
   // indirect call. This code stays a correct version of the method as long as it runs.
   bool self = callee == m_ && dispatch_slot < 0;
-  if (dispatch_slot >= 0) {  // the receiver's class's vtable: the receiver is the deepest argument
+  if (dispatch_slot >= 0) {  // the receiver's class's vtable or itable: the receiver is the deepest argument
     a.mov(rax, qword_ptr(rsp, 8 * (n - 1)));
     a.mov(eax, dword_ptr(rax, runtime::kObjectClassOffset));
     a.shl(rax, runtime::kClassShapeShift);
     a.mov(rcx, imm(reinterpret_cast<uint64_t>(&runtime::g_class_shapes)));
     a.mov(rcx, qword_ptr(rcx));
-    a.mov(rcx, qword_ptr(rcx, rax, 0, runtime::kClassShapeVtableOffset));
+    a.mov(rcx, qword_ptr(rcx, rax, 0, dispatch_table));
     a.mov(rbx, qword_ptr(rcx, 8 * dispatch_slot));
   } else if (!self) {
     a.mov(rbx, imm(reinterpret_cast<uint64_t>(callee)));
@@ -467,7 +467,7 @@ EMIT(newobject, CALLS) {
   stack_helper(reinterpret_cast<void*>(&minivm_rt_newobject), i.bci, i.d, 0, type);
   a.bind(done);
 }
-// A getfield, putfield or invokevirtual on null: the error names the member.
+// A getfield, putfield, invokevirtual or invokeinterface on null: the error names the member.
 void Compiler::null_member_check(const Gp& ref, size_t bci) {
   Label ok = a.newLabel();
   a.test(ref, ref);
@@ -493,20 +493,48 @@ EMIT(putfield, CALLS) {
   a.mov(qword_ptr(rax, runtime::kArrayDataOffset + 8 * field), rdx);
 }
 // Class hierarchy analysis: Mini programs are closed (every class is known before main
-// runs), so when no subclass of the static class overrides the slot, every receiver runs
-// the same method and the call is direct once the receiver is known not to be null.
-// Otherwise the receiver's class's vtable chooses.
+// runs), so when every concrete class at or below the static class has the same method
+// in the slot, every receiver runs it and the call is direct once the receiver is known
+// not to be null. Otherwise the receiver's class's vtable chooses.
 EMIT(invokevirtual, CALLS) {
   const vm::Module& m = runtime::VM::get().module();
   uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
-  uint16_t target = m.classes[i.a()].methods[slot];
+  int32_t target = -1;
   bool one_target = true;
-  for (size_t c = 0; c < m.classes.size(); c++)
-    if (m.extends(int32_t(c), int32_t(i.a())) && m.classes[c].methods[slot] != target) one_target = false;
-  Method* callee = runtime::VM::get().method(target);
+  for (size_t c = 0; c < m.classes.size(); c++) {  // no object's class is abstract
+    if (m.classes[c].is_abstract || !m.extends(int32_t(c), int32_t(i.a()))) continue;
+    if (target >= 0 && m.classes[c].methods[slot] != target) one_target = false;
+    target = m.classes[c].methods[slot];
+  }
+  bool direct = one_target && target >= 0;
+  Method* callee = runtime::VM::get().method(direct ? uint16_t(target) : m.classes[i.a()].methods[slot]);
   load(rax, expr(i.d - callee->param_count));
   null_member_check(rax, i.bci);
-  invoke(i.bci, i.d, callee, one_target ? -1 : int(slot));
+  invoke(i.bci, i.d, callee, direct ? -1 : int(slot));
+}
+// The same analysis over the classes that implement the interface: when every concrete
+// one runs the same method for this selector, the call is direct; otherwise the
+// receiver's class's itable chooses.
+EMIT(invokeinterface, CALLS) {
+  const vm::Module& m = runtime::VM::get().module();
+  const vm::ClassInfo& in = m.classes[i.a()];
+  uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
+  uint32_t selector = in.first_selector + slot;
+  int32_t target = -1;
+  bool one_target = true;
+  for (size_t c = 0; c < m.classes.size(); c++) {
+    const vm::ClassInfo& k = m.classes[c];
+    if (k.is_abstract || k.is_interface || !m.conforms(int32_t(c), int32_t(i.a()))) continue;
+    if (target >= 0 && k.itable[selector] != target) one_target = false;
+    target = k.itable[selector];
+  }
+  Method* callee = runtime::VM::get().method(one_target && target >= 0 ? uint16_t(target) : in.methods[slot]);
+  load(rax, expr(i.d - callee->param_count));
+  null_member_check(rax, i.bci);
+  if (one_target && target >= 0)
+    invoke(i.bci, i.d, callee);
+  else
+    invoke(i.bci, i.d, callee, int(selector), runtime::kClassShapeItableOffset);
 }
 // rax <- whether the (non-null) object in rax is a `target`: its class's ancestor bit.
 void Compiler::class_test(uint16_t target) {

@@ -25,14 +25,18 @@ struct ClassShape {
   const uint32_t* refs;     // the fields that hold references (the collector traces them)
   uint32_t ref_count;
   uint32_t index;           // in Module::classes
-  const uint64_t* ancestors;  // a bit per class index: set for this class and every superclass
-  uint64_t unused[2];       // a power of two in all
+  const uint64_t* ancestors;  // a bit per class index: set for this class, every superclass and every interface it implements
+  Method* const* itable;    // a class's: one Method* per interface selector (vm::ClassInfo::itable), null where none
+  uint32_t first_selector;  // an interface's: the selector of its method slot 0
+  uint32_t unused;          // a power of two in all
 };
 static_assert(sizeof(ClassShape) == 64, "generated code indexes the table with a shift by 6");
 inline constexpr int32_t kClassShapeHeaderOffset = offsetof(ClassShape, header);
 inline constexpr int32_t kClassShapeFieldsOffset = offsetof(ClassShape, fields);
 inline constexpr int32_t kClassShapeVtableOffset = offsetof(ClassShape, vtable);
 inline constexpr int32_t kClassShapeAncestorsOffset = offsetof(ClassShape, ancestors);
+inline constexpr int32_t kClassShapeItableOffset = offsetof(ClassShape, itable);
+inline constexpr int32_t kClassShapeFirstSelectorOffset = offsetof(ClassShape, first_selector);
 inline constexpr uint32_t kClassShapeShift = 6;
 
 // The loaded module's classes, by class index; generated code loads the table's address
@@ -40,7 +44,7 @@ inline constexpr uint32_t kClassShapeShift = 6;
 extern const ClassShape* g_class_shapes;
 uint32_t class_count();
 
-// Whether an object of class `c` is a `target` (its class or a superclass).
+// Whether an object of class `c` is a `target` (its class, a superclass or an interface).
 inline bool class_is(uint32_t c, uint32_t target) {
   return (g_class_shapes[c].ancestors[target / 64] >> (target % 64) & 1) != 0;
 }

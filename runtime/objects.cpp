@@ -31,9 +31,14 @@ extern "C" void minivm_rt_throw_null_member(Thread* t, const uint8_t* bcp) {
   auto op = vm::Op(bcp[0]);
   const vm::ClassInfo& c = m.classes[vm::read_u16(bcp, vm::kOperandA)];
   uint16_t k = vm::read_u16(bcp, vm::kOperandB);
-  std::string what = op == vm::Op::invokevirtual
-                         ? "method " + m.functions[c.methods[k]]->name.substr(c.name.size() + 1)
-                         : "field " + c.fields[k].name;
+  std::string what;
+  if (op == vm::Op::invokevirtual || op == vm::Op::invokeinterface) {
+    // The method's function is named after the class that defines it: "Shape.area".
+    const std::string& method = m.functions[c.methods[k]]->name;
+    what = "method " + method.substr(method.find('.') + 1);
+  } else {
+    what = "field " + c.fields[k].name;
+  }
   throw_runtime_error(t, "null reference: " + what + " of " + c.name);
 }
 

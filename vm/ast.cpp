@@ -55,6 +55,11 @@ std::string ast::dump(const Expr& e) {
     case ExprKind::Field: return fmt::format("(field {} {})", dump(*e.args[0]), e.text);
     case ExprKind::MethodCall: return fmt::format("(invoke {} {}{})", dump(*e.args[0]), e.text, dump_args(e, 1));
     case ExprKind::New: return fmt::format("(new {}{})", e.text, dump_args(e, 0));
+    case ExprKind::SuperCall: return fmt::format("(super {}{})", e.text, dump_args(e, 0));
+    case ExprKind::Is: return fmt::format("(is {} {})", dump(*e.args[0]), type_name(e.type_operand));
+    case ExprKind::As: return fmt::format("(as {} {})", dump(*e.args[0]), type_name(e.type_operand));
+    case ExprKind::CallValue: return fmt::format("(call-value {}{})", dump(*e.args[0]), dump_args(e, 1));
+    case ExprKind::Lambda: return "(lambda)";
   }
   return "?";
 }

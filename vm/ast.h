@@ -46,10 +46,14 @@ enum class ExprKind : uint8_t {
   SuperCall,  // super.text(args...): the superclass's method, without dispatch
   Is,         // args[0] is type_operand
   As,         // args[0] as type_operand
+  CallValue,  // args[0](args[1...]): a call of a function value
+  Lambda,     // fn(params): R { body }, in `lambda`
 };
 
 // What a Name refers to (checker).
-enum class NameRef : uint8_t { Unresolved, Local, Global, Field };  // Field: a bare field of `this`
+// Field: a bare field of `this`; Capture: a variable of an enclosing function, inside a
+// lambda (index: the capture); Function: a top-level function as a value (index: it).
+enum class NameRef : uint8_t { Unresolved, Local, Global, Field, Capture, Function };
 
 // What a Call refers to (checker). Native covers the builtins called via `native N`.
 // Method: a bare call of a method of `this`.
@@ -57,6 +61,7 @@ enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Sub
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct FnDecl;
 
 struct Expr {
   ExprKind kind;
@@ -72,6 +77,7 @@ struct Expr {
   BinOp binop = BinOp::Add;
   Type type_operand = Type::Void;  // NewArray: IntArray/FloatArray; Convert: Int/Float/String
   std::vector<ExprPtr> args;
+  std::unique_ptr<FnDecl> lambda;  // Lambda: its parameters, result and body (owner of the decl)
   // Height of this subtree (1 for a leaf); the parser bounds it so that the recursive
   // passes over the tree cannot overflow the native stack.
   int depth = 1;
@@ -185,14 +191,19 @@ struct ClassDecl {
   SourcePos name_pos;
   Type type;      // class_type(name)
   bool is_abstract = false;
-  Type super_type = Type::Void;  // `extends B`, else Void
+  bool is_interface = false;     // `interface I`: methods only, each abstract
+  Type super_type = Type::Void;  // `extends B`, else Void (a class's)
   SourcePos super_pos;
+  std::vector<Type> interface_types;      // a class's `implements`, an interface's `extends`
+  std::vector<SourcePos> interface_pos;
   std::vector<FieldDecl> fields;                 // its own
   std::vector<std::unique_ptr<FnDecl>> methods;  // its own; `init` among them, if declared
 
   // checker
   uint32_t index = 0;  // in Program::classes and Module::classes
   ClassDecl* super = nullptr;
+  std::vector<ClassDecl*> interfaces;      // the direct ones
+  uint32_t first_selector = 0;             // an interface's: its methods' selectors follow (vm::ClassInfo)
   const FnDecl* init = nullptr;            // its own init
   const FnDecl* effective_init = nullptr;  // its own, else its superclass's effective init
   std::vector<const FieldDecl*> all_fields;  // the object's layout: inherited fields first
@@ -215,6 +226,16 @@ struct ClassDecl {
   bool extends(const ClassDecl* other) const {
     for (const ClassDecl* c = this; c != nullptr; c = c->super)
       if (c == other) return true;
+    return false;
+  }
+  // Whether a value of this class or interface converts to `other`: it is `other`, a
+  // subclass of it, or implements it through itself, a superclass or an interface.
+  bool conforms_to(const ClassDecl* other) const {
+    for (const ClassDecl* c = this; c != nullptr; c = c->super) {
+      if (c == other) return true;
+      for (const ClassDecl* i : c->interfaces)
+        if (i->conforms_to(other)) return true;
+    }
     return false;
   }
 };

@@ -93,7 +93,15 @@ struct ClassInfo {
   int32_t init = -1;              // the function index of the init new runs (its own or inherited), -1 for none
   int32_t super = -1;             // the superclass's index, -1 for none
   bool is_abstract = false;
+  bool is_interface = false;      // methods holds its abstract methods (those it extends first)
+  std::vector<int32_t> interfaces = {};  // a class's `implements`, an interface's `extends`
+  // An interface's method slot k has the selector first_selector + k, unique in the module.
+  uint32_t first_selector = 0;
+  // A class's function per selector (kNoMethod where it implements no interface that has
+  // it); empty when it implements none. invokeinterface dispatches through it.
+  std::vector<uint16_t> itable = {};
 };
+inline constexpr uint16_t kNoMethod = 0xFFFF;
 
 struct Global {
   std::string name;
@@ -116,12 +124,32 @@ struct Module {
       if (classes[i].type == t) return int32_t(i);
     return -1;
   }
+  uint32_t selector_count = 0;  // the interface methods of all interfaces
+
   // Whether class `c` is class `ancestor` or extends it (a cycle, which the verifier
   // rejects, ends the walk).
   bool extends(int32_t c, int32_t ancestor) const {
     for (size_t steps = 0; c >= 0 && size_t(c) < classes.size() && steps <= classes.size(); steps++) {
       if (c == ancestor) return true;
       c = classes[size_t(c)].super;
+    }
+    return false;
+  }
+  // Whether a value of class or interface `c` converts to `target`: `c` extends it or
+  // implements it through itself, a superclass or an interface. Each class is visited
+  // once, so a cycle (which the verifier rejects) ends too.
+  bool conforms(int32_t c, int32_t target) const {
+    if (c < 0 || size_t(c) >= classes.size()) return false;
+    std::vector<bool> seen(classes.size());
+    std::vector<int32_t> work{c};
+    while (!work.empty()) {
+      int32_t k = work.back();
+      work.pop_back();
+      if (k < 0 || size_t(k) >= classes.size() || seen[size_t(k)]) continue;
+      if (k == target) return true;
+      seen[size_t(k)] = true;
+      work.push_back(classes[size_t(k)].super);
+      work.insert(work.end(), classes[size_t(k)].interfaces.begin(), classes[size_t(k)].interfaces.end());
     }
     return false;
   }

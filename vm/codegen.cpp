@@ -478,7 +478,8 @@ class FnGen {
       case ExprKind::MethodCall:
         for (auto& a : e.args) value(*a);  // the receiver first
         at(e.op_pos);
-        with_u16u16(Op::invokevirtual, e.class_index, e.index, int(e.args.size()), e.type != Type::Void);
+        with_u16u16(prog_.classes[e.class_index]->is_interface ? Op::invokeinterface : Op::invokevirtual, e.class_index,
+                    e.index, int(e.args.size()), e.type != Type::Void);
         return;
       case ExprKind::New: {
         at(e.op_pos);
@@ -504,7 +505,7 @@ class FnGen {
         const ClassDecl& to = *prog_.classes[e.class_index];
         const ClassDecl* from = class_decl(e.args[0]->type);
         if (e.kind == ExprKind::Is) with_u16(Op::instanceof, uint16_t(to.index), 1, 1);
-        else if (from == nullptr || !from->extends(&to)) with_u16(Op::checkcast, uint16_t(to.index), 1, 1);
+        else if (from == nullptr || !from->conforms_to(&to)) with_u16(Op::checkcast, uint16_t(to.index), 1, 1);
         return;  // an upcast is free
       }
       case ExprKind::Spawn:
@@ -512,6 +513,9 @@ class FnGen {
         at(e.op_pos);
         with_u16(Op::spawn, uint16_t(e.index), int(e.args.size()), 1);
         return;
+      case ExprKind::CallValue:
+      case ExprKind::Lambda:
+        return;  // the checker refuses them
     }
   }
 
@@ -641,10 +645,25 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
     m->globals.push_back({g->name, g->type, g->init_bits, g->init_text, g->init_type == Type::String});
   for (auto& c : program.classes) {
     ClassInfo info{c->name, c->type, {}, {}, c->effective_init != nullptr ? int32_t(c->effective_init->index) : -1,
-                   c->super != nullptr ? int32_t(c->super->index) : -1, c->is_abstract};
+                   c->super != nullptr ? int32_t(c->super->index) : -1, c->is_abstract, c->is_interface};
     for (const FieldDecl* f : c->all_fields) info.fields.push_back({f->name, f->type});
     for (const FnDecl* mth : c->vtable) info.methods.push_back(uint16_t(mth->index));
+    for (const ClassDecl* i : c->interfaces) info.interfaces.push_back(int32_t(i->index));
+    info.first_selector = c->first_selector;
+    if (c->is_interface) m->selector_count += uint32_t(c->vtable.size());
     m->classes.push_back(std::move(info));
+  }
+  // Each class's itable: for every interface it conforms to, the method of its own that
+  // implements each of the interface's (the type checker made sure there is one).
+  for (auto& c : program.classes) {
+    if (c->is_interface) continue;
+    ClassInfo& info = m->classes[c->index];
+    for (auto& i : program.classes) {
+      if (!i->is_interface || !c->conforms_to(i.get())) continue;
+      if (info.itable.empty()) info.itable.assign(m->selector_count, kNoMethod);
+      for (size_t k = 0; k < i->vtable.size(); k++)
+        info.itable[i->first_selector + k] = uint16_t(c->method(i->vtable[k]->name)->index);
+    }
   }
   // Functions in index order: the top-level ones, then each class's methods.
   std::vector<const FnDecl*> decls;

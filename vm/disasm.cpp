@@ -95,12 +95,12 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = c < m.classes.size() ? m.classes[c].name : "<bad class>";
       return;
     }
-    case Op::getfield: case Op::putfield: case Op::invokevirtual: {
+    case Op::getfield: case Op::putfield: case Op::invokevirtual: case Op::invokeinterface: {
       uint16_t c = read_u16(p, kOperandA), k = read_u16(p, kOperandB);
       ops = fmt::format("{}, {}", c, k);
       if (c >= m.classes.size()) {
         comment = "<bad class>";
-      } else if (op != Op::invokevirtual) {
+      } else if (op != Op::invokevirtual && op != Op::invokeinterface) {
         const ClassInfo& ci = m.classes[c];
         comment = k < ci.fields.size() ? fmt::format("{}.{}: {}", ci.name, ci.fields[k].name, type_name(ci.fields[k].type))
                                        : "<bad field>";

@@ -76,9 +76,9 @@ class Parser {
       } else if (at(Tok::KwClass) || (at(Tok::KwAbstract) && peek(1).kind == Tok::KwClass)) {
         p.classes.push_back(class_decl());
       } else if (at(Tok::KwInterface)) {
-        fail(peek().pos, "interfaces are not supported yet (classes, abstract classes and inheritance are)");
+        p.classes.push_back(interface_decl());
       } else {
-        fail(peek().pos, fmt::format("expected 'fn', 'var' or 'class' at top level, found {}", describe(peek())));
+        fail(peek().pos, fmt::format("expected 'fn', 'var', 'class' or 'interface' at top level, found {}", describe(peek())));
       }
     }
     return p;
@@ -133,8 +133,37 @@ class Parser {
     return t;
   }
 
-  // base_type := 'int' | 'float' | 'bool' | 'string' | CLASS
+  // base_type := 'int' | 'float' | 'bool' | 'string' | CLASS | function_type | '(' type ')'
+  // function_type := 'fn' '(' [type {',' type}] ')' [':' type]
   Type base_type() {
+    if (at(Tok::KwFn)) {
+      take();
+      expect(Tok::LParen, "after 'fn' in a function type");
+      std::vector<Type> params;
+      if (!at(Tok::RParen)) {
+        do {
+          if (++nesting_ > kMaxNesting) fail(peek().pos, "type is nested too deeply");
+          params.push_back(type());
+          nesting_--;
+        } while (accept(Tok::Comma));
+      }
+      expect(Tok::RParen, "after the parameter types of a function type");
+      Type result = Type::Void;
+      if (accept(Tok::Colon)) {
+        if (++nesting_ > kMaxNesting) fail(peek().pos, "type is nested too deeply");
+        result = type();
+        nesting_--;
+      }
+      return function_type(params, result);
+    }
+    if (at(Tok::LParen)) {  // grouping: (fn(int): int)[] is an array of functions
+      take();
+      if (++nesting_ > kMaxNesting) fail(peek().pos, "type is nested too deeply");
+      Type t = type();
+      nesting_--;
+      expect(Tok::RParen, "to close '(' in a type");
+      return t;
+    }
     Token t = take();
     Type base;
     switch (t.kind) {
@@ -146,7 +175,7 @@ class Parser {
         base = class_type(t.text);  // the checker finds the class
         if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
         break;
-      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, a class, or an array of one: T[]), found {}", describe(t)));
+      default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, a class, a function type fn(T): R, or an array of one: T[]), found {}", describe(t)));
     }
     return base;
   }
@@ -222,7 +251,7 @@ class Parser {
       if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
       c->super_type = class_type(base.text);
     }
-    if (at(Tok::KwImplements)) fail(peek().pos, "interfaces are not supported yet (classes, abstract classes and inheritance are)");
+    if (accept(Tok::KwImplements)) interface_list(*c, "implements");
     expect(Tok::LBrace, fmt::format("after 'class {}'", c->name));
     while (!at(Tok::RBrace)) {
       if (at(Tok::KwVar)) {
@@ -251,6 +280,46 @@ class Parser {
     return c;
   }
 
+  // NAME {',' NAME}: the interfaces a class implements or an interface extends.
+  void interface_list(ClassDecl& c, std::string_view after) {
+    do {
+      c.interface_pos.push_back(peek().pos);
+      Token name = expect(Tok::Ident, fmt::format("after '{}' (an interface)", after));
+      if (at(Tok::Lt)) fail(peek().pos, "generic interfaces are not supported yet");
+      c.interface_types.push_back(class_type(name.text));
+    } while (accept(Tok::Comma));
+  }
+
+  // interface := 'interface' NAME ['extends' NAME {',' NAME}] '{' { 'fn' NAME '(' params ')' [':' type] ';' } '}'
+  std::unique_ptr<ClassDecl> interface_decl() {
+    auto c = std::make_unique<ClassDecl>();
+    c->pos = take().pos;
+    c->is_interface = true;
+    c->is_abstract = true;
+    Token name = expect(Tok::Ident, "after 'interface'");
+    c->name = std::string(name.text);
+    c->name_pos = name.pos;
+    c->type = class_type(c->name);
+    if (at(Tok::Lt)) fail(peek().pos, "generic interfaces are not supported yet");
+    if (at(Tok::KwImplements)) fail(peek().pos, fmt::format("an interface extends other interfaces: interface {} extends ...", c->name));
+    if (accept(Tok::KwExtends)) interface_list(*c, "extends");
+    expect(Tok::LBrace, fmt::format("after 'interface {}'", c->name));
+    while (!at(Tok::RBrace)) {
+      if (at(Tok::KwVar)) fail(peek().pos, fmt::format("interface '{}' cannot have fields; it declares methods only", c->name));
+      if (at(Tok::KwAbstract) || at(Tok::KwOverride) || at(Tok::Annotation))
+        fail(peek().pos, fmt::format("an interface method is written plain: fn name(params): type; ('{}' does not apply)", peek().text));
+      if (!at(Tok::KwFn)) fail(peek().pos, fmt::format("expected 'fn' or '}}' in interface '{}', found {}", c->name, describe(peek())));
+      auto f = signature();
+      f->is_abstract = true;
+      f->owner = c.get();
+      if (at(Tok::LBrace)) fail(peek().pos, fmt::format("interface method '{}' has no body; end it with ';'", f->name));
+      expect(Tok::Semi, fmt::format("after interface method '{}'", f->name));
+      c->methods.push_back(std::move(f));
+    }
+    take();
+    return c;
+  }
+
   // function := annotation* ['abstract' | 'override'] 'fn' NAME '(' [param {',' param}] ')'
   //             [':' type] (block | ';' when abstract)
   std::unique_ptr<FnDecl> function() {
@@ -270,24 +339,7 @@ class Parser {
       (take().kind == Tok::KwAbstract ? f->is_abstract : f->is_override) = true;
     }
     if (!at(Tok::KwFn)) fail(peek().pos, fmt::format("expected 'fn' after an annotation, found {}", describe(peek())));
-    f->pos = take().pos;
-    Token name = expect(Tok::Ident, "after 'fn'");
-    f->name = std::string(name.text);
-    f->name_pos = name.pos;
-    expect(Tok::LParen, "after the function name");
-    if (!at(Tok::RParen)) {
-      do {
-        Token pn = expect(Tok::Ident, "(a parameter name)");
-        expect(Tok::Colon, fmt::format("after parameter '{}' (parameters are written name: type)", pn.text));
-        Param p{std::string(pn.text), pn.pos, type()};
-        f->params.push_back(std::move(p));
-      } while (accept(Tok::Comma));
-    }
-    expect(Tok::RParen, "after the parameters");
-    if (accept(Tok::Colon)) {
-      f->result_pos = peek().pos;
-      f->result = type();
-    }
+    signature(*f);
     if (f->is_abstract) {
       expect(Tok::Semi, fmt::format("after abstract method '{}' (it has no body)", f->name));
       return f;
@@ -295,6 +347,39 @@ class Parser {
     if (!at(Tok::LBrace)) fail(peek().pos, fmt::format("expected '{{' to start the body of '{}', found {}", f->name, describe(peek())));
     f->body = block();
     return f;
+  }
+
+  // 'fn' NAME '(' [param {',' param}] ')' [':' type]
+  std::unique_ptr<FnDecl> signature() {
+    auto f = std::make_unique<FnDecl>();
+    signature(*f);
+    return f;
+  }
+  void signature(FnDecl& fd) {
+    FnDecl* f = &fd;
+    f->pos = take().pos;
+    Token name = expect(Tok::Ident, "after 'fn'");
+    f->name = std::string(name.text);
+    f->name_pos = name.pos;
+    parameters(*f);
+  }
+
+  // '(' [NAME ':' type {',' NAME ':' type}] ')' [':' type]: a function's or a lambda's.
+  void parameters(FnDecl& f) {
+    expect(Tok::LParen, f.name.empty() ? "after 'fn'" : "after the function name");
+    if (!at(Tok::RParen)) {
+      do {
+        Token pn = expect(Tok::Ident, "(a parameter name)");
+        expect(Tok::Colon, fmt::format("after parameter '{}' (parameters are written name: type)", pn.text));
+        Param p{std::string(pn.text), pn.pos, type()};
+        f.params.push_back(std::move(p));
+      } while (accept(Tok::Comma));
+    }
+    expect(Tok::RParen, "after the parameters");
+    if (accept(Tok::Colon)) {
+      f.result_pos = peek().pos;
+      f.result = type();
+    }
   }
 
   // ---- statements ----
@@ -424,7 +509,7 @@ class Parser {
       return s;
     }
     if (e->kind != ExprKind::Call && e->kind != ExprKind::Spawn && e->kind != ExprKind::MethodCall &&
-        e->kind != ExprKind::SuperCall) {
+        e->kind != ExprKind::SuperCall && e->kind != ExprKind::CallValue) {
       if (!at(Tok::Semi)) fail(peek().pos, fmt::format("expected '=' or ';', found {}", describe(peek())));
       fail(e->pos, "only a call can be used as a statement");
     }
@@ -511,7 +596,7 @@ class Parser {
     return postfix();
   }
 
-  // postfix := primary { '[' expr ']' | '.' NAME [arguments] }
+  // postfix := primary { '[' expr ']' | '.' NAME [arguments] | arguments }
   ExprPtr postfix() {
     ExprPtr e = primary();
     for (;;) {
@@ -533,6 +618,12 @@ class Parser {
         add_child(*m, std::move(e));
         if (call) arguments(*m);
         e = std::move(m);
+      } else if (at(Tok::LParen)) {  // a call of a function value: f(1)(2), a[i](x), (fn(x: int) {...})(3)
+        auto c = make_expr(ExprKind::CallValue, e->pos);
+        c->op_pos = peek().pos;
+        add_child(*c, std::move(e));
+        arguments(*c);
+        e = std::move(c);
       } else {
         return e;
       }
@@ -598,6 +689,17 @@ class Parser {
         e->text = std::string(name.text);
         if (!at(Tok::LParen)) fail(peek().pos, fmt::format("expected '(' after 'super.{}' (only a superclass method can be called)", e->text));
         arguments(*e);
+        return e;
+      }
+      case Tok::KwFn: {  // a lambda: fn(x: T): R { body }
+        auto e = make_expr(ExprKind::Lambda, t.pos);
+        e->lambda = std::make_unique<FnDecl>();
+        FnDecl& f = *e->lambda;
+        f.pos = take().pos;
+        f.name_pos = f.pos;
+        parameters(f);
+        if (!at(Tok::LBrace)) fail(peek().pos, fmt::format("expected '{{' to start the body of the lambda, found {}", describe(peek())));
+        f.body = block();
         return e;
       }
       case Tok::KwTrue:

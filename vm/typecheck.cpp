@@ -81,6 +81,13 @@ class Checker {
     for (size_t i = 0; i < prog_.globals.size(); i++) globals_.emplace(prog_.globals[i]->name, uint32_t(i));
     for (auto& c : prog_.classes) hierarchy(*c);
     for (auto& c : prog_.classes) layout(*c);
+    uint32_t selectors = 0;  // an interface's methods take the next ones (vm::ClassInfo::itable)
+    for (auto& c : prog_.classes)
+      if (c->is_interface) {
+        c->first_selector = selectors;
+        selectors += uint32_t(c->vtable.size());
+        if (selectors > 65535) fail(c->name_pos, "too many interface methods in the program (at most 65535)");
+      }
     if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
     if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
@@ -122,7 +129,7 @@ class Checker {
     if (vm::converts_to(from, to)) return true;
     const ClassDecl* a = class_of(from);
     const ClassDecl* b = class_of(to);
-    return a != nullptr && b != nullptr && a->extends(b);
+    return a != nullptr && b != nullptr && a->conforms_to(b);
   }
 
   // "function 'f'" or "method 'C.m'", for messages.
@@ -142,15 +149,95 @@ class Checker {
     return it == classes_.end() ? nullptr : it->second;
   }
 
-  // The superclass of `c`, and no cycle through it.
+  static std::string_view kind_word(const ClassDecl& c) { return c.is_interface ? "interface" : "class"; }
+
+  // The superclass of `c` and its interfaces, and no cycle through them.
   void hierarchy(ClassDecl& c) {
     ClassDecl* first = classes_.at(c.type);
-    if (first != &c) fail(c.name_pos, fmt::format("class '{}' is already defined at line {}", c.name, first->pos.line));
+    if (first != &c)
+      fail(c.name_pos, fmt::format("{} '{}' is already defined at line {}", kind_word(c), c.name, first->pos.line));
+    for (size_t i = 0; i < c.interface_types.size(); i++) {
+      ClassDecl* in = class_of(c.interface_types[i]);
+      if (in == nullptr) fail(c.interface_pos[i], fmt::format("unknown interface '{}'", type_name(c.interface_types[i])));
+      if (!in->is_interface)
+        fail(c.interface_pos[i], c.is_interface
+                                     ? fmt::format("'{}' is a class; an interface extends interfaces only", in->name)
+                                     : fmt::format("'{}' is a class; extend it with: class {} extends {}", in->name, c.name, in->name));
+      for (const ClassDecl* seen : c.interfaces)
+        if (seen == in) fail(c.interface_pos[i], fmt::format("interface '{}' is named twice", in->name));
+      c.interfaces.push_back(in);
+    }
     if (c.super_type == Type::Void) return;
     c.super = class_of(c.super_type);
     if (c.super == nullptr) fail(c.super_pos, fmt::format("unknown class '{}'", type_name(c.super_type)));
+    if (c.super->is_interface)
+      fail(c.super_pos, fmt::format("'{}' is an interface; implement it with: class {} implements {}", c.super->name, c.name,
+                                    c.super->name));
     for (const ClassDecl* a = c.super; a != nullptr; a = a->super)
       if (a == &c) fail(c.super_pos, fmt::format("class '{}' extends itself (through '{}')", c.name, c.super->name));
+  }
+
+  static bool same_signature(const FnDecl& a, const FnDecl& b) {
+    bool same = a.result == b.result && a.params.size() == b.params.size();
+    for (size_t i = 0; same && i < a.params.size(); i++) same = a.params[i].type == b.params[i].type;
+    return same;
+  }
+
+  // An interface's methods: those of the interfaces it extends (one slot per name, which
+  // must have one signature), then its own.
+  void interface_layout(ClassDecl& c) {
+    auto add = [&](const FnDecl* m, SourcePos at) {
+      int slot = c.method_slot(m->name);
+      if (slot < 0) {
+        c.vtable.push_back(m);
+        return;
+      }
+      const FnDecl& had = *c.vtable[size_t(slot)];
+      if (!same_signature(had, *m))
+        fail(at, fmt::format("interface '{}' gets method '{}' twice with different types: {} from {} and {} from {}", c.name,
+                             m->name, signature_text(had), had.owner->name, signature_text(*m), m->owner->name));
+      if (m->owner == &c) c.vtable[size_t(slot)] = m;
+    };
+    for (size_t i = 0; i < c.interfaces.size(); i++) {
+      layout(*c.interfaces[i]);
+      for (const FnDecl* m : c.interfaces[i]->vtable) add(m, c.interface_pos[i]);
+    }
+    std::unordered_map<std::string, SourcePos> own;
+    for (auto& m : c.methods) {
+      if (m->name == "init") fail(m->name_pos, fmt::format("interface '{}' cannot have an init; classes construct objects", c.name));
+      auto [it, fresh] = own.emplace(m->name, m->name_pos);
+      if (!fresh) fail(m->name_pos, fmt::format("interface '{}' already declares '{}' (line {})", c.name, m->name, it->second.line));
+      add(m.get(), m->name_pos);
+    }
+  }
+
+  // Interface `i` and every interface it extends, each once, appended to `out`.
+  static void with_extended(const ClassDecl& i, std::vector<const ClassDecl*>& out) {
+    if (std::find(out.begin(), out.end(), &i) != out.end()) return;
+    out.push_back(&i);
+    for (const ClassDecl* e : i.interfaces) with_extended(*e, out);
+  }
+
+  // Every method of every interface `c` implements is one of its methods, with the
+  // interface's types.
+  void check_implements(ClassDecl& c) {
+    std::vector<const ClassDecl*> all;
+    for (const ClassDecl* i : c.interfaces) with_extended(*i, all);
+    for (const ClassDecl* i : all)
+      for (const FnDecl* want : i->vtable) {
+        const FnDecl* have = c.method(want->name);
+        if (have == nullptr && c.is_abstract) {  // its concrete subclasses will define it
+          c.vtable.push_back(want);
+          continue;
+        }
+        if (have == nullptr)
+          fail(c.name_pos, fmt::format("class '{}' implements {} but has no method '{}'; define fn {}{}", c.name, i->name,
+                                       want->name, want->name, signature_text(*want).substr(2)));
+        if (!same_signature(*have, *want))
+          fail(have->owner == &c ? have->name_pos : c.name_pos,
+               fmt::format("'{}.{}' implements {}.{} and must have its parameter and result types: {}", have->owner->name,
+                           have->name, i->name, want->name, signature_text(*want)));
+      }
   }
 
   // The object layout and vtable of `c` after its superclass's, and the rules of its
@@ -159,6 +246,16 @@ class Checker {
   // abstract methods only in abstract classes, and none left in a concrete one.
   void layout(ClassDecl& c) {
     if (laid_out_.count(&c)) return;
+    if (!laying_out_.insert(&c).second)
+      fail(c.name_pos, fmt::format("interface '{}' extends itself (through the interfaces it extends)", c.name));
+    if (c.is_interface) {
+      interface_layout(c);
+      laying_out_.erase(&c);
+      laid_out_.insert(&c);
+      return;
+    }
+    for (ClassDecl* i : c.interfaces) layout(*i);
+    laying_out_.erase(&c);
     laid_out_.insert(&c);
     if (c.super != nullptr) {
       layout(*c.super);
@@ -202,22 +299,34 @@ class Checker {
         continue;
       }
       const FnDecl& base = *c.vtable[size_t(slot)];
+      if (base.owner->is_interface) {  // an abstract superclass left it to its subclasses
+        if (m->is_override)
+          fail(m->modifier_pos, fmt::format("'{}' implements {}.{}, which no superclass of '{}' declares; drop 'override'", m->name,
+                                            base.owner->name, base.name, c.name));
+        if (!same_signature(*m, base))
+          fail(m->name_pos, fmt::format("'{}' implements {}.{} and must have its parameter and result types: {}", m->name,
+                                        base.owner->name, base.name, signature_text(base)));
+        c.vtable[size_t(slot)] = m.get();
+        continue;
+      }
       if (!m->is_override)
         fail(m->name_pos, fmt::format("'{}' redefines {}.{}; mark it: override fn {}(...)", m->name, base.owner->name,
                                       base.name, m->name));
-      bool same = m->result == base.result && m->params.size() == base.params.size();
-      for (size_t i = 0; same && i < m->params.size(); i++) same = m->params[i].type == base.params[i].type;
-      if (!same)
+      if (!same_signature(*m, base))
         fail(m->name_pos, fmt::format("'{}' overrides {}.{} and must have its parameter and result types: {}", m->name,
                                       base.owner->name, base.name, signature_text(base)));
       c.vtable[size_t(slot)] = m.get();
     }
     c.effective_init = c.init != nullptr ? c.init : c.super != nullptr ? c.super->effective_init : nullptr;
+    check_implements(c);
     if (!c.is_abstract) {
       for (const FnDecl* m : c.vtable)
         if (m->is_abstract)
-          fail(c.name_pos, fmt::format("class '{}' must override abstract method {}.{} (or be declared abstract)", c.name,
-                                       m->owner->name, m->name));
+          fail(c.name_pos, m->owner->is_interface
+                               ? fmt::format("class '{}' implements {} but has no method '{}'; define fn {}{}", c.name,
+                                             m->owner->name, m->name, m->name, signature_text(*m).substr(2))
+                               : fmt::format("class '{}' must override abstract method {}.{} (or be declared abstract)", c.name,
+                                             m->owner->name, m->name));
     }
     // Without an init of its own (or one that calls super.init first), the superclass's
     // init runs implicitly, so it must take no arguments.
@@ -561,7 +670,8 @@ class Checker {
         if (field < 0) {
           if (c.method(e.text) != nullptr)
             fail(e.op_pos, fmt::format("'{}' is a method of {}, not a field; call it with .{}(...)", e.text, c.name, e.text));
-          fail(e.op_pos, fmt::format("class {} has no field '{}'", c.name, e.text));
+          fail(e.op_pos, c.is_interface ? fmt::format("interface {} has no fields; '{}' is not one of its methods either", c.name, e.text)
+                                        : fmt::format("class {} has no field '{}'", c.name, e.text));
         }
         e.class_index = c.index;
         e.index = uint32_t(field);
@@ -573,7 +683,7 @@ class Checker {
         if (m == nullptr) {
           if (c.field(e.text) >= 0) fail(e.op_pos, fmt::format("'{}' is a field of {}, not a method", e.text, c.name));
           if (e.text == "init") fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", c.name));
-          fail(e.op_pos, fmt::format("class {} has no method '{}'", c.name, e.text));
+          fail(e.op_pos, fmt::format("{} {} has no method '{}'", kind_word(c), c.name, e.text));
         }
         method_arguments(e, *m, 1);
         e.class_index = c.index;
@@ -583,6 +693,8 @@ class Checker {
       case ExprKind::New: {
         ClassDecl* c = class_of(e.type_operand);
         if (c == nullptr) fail(e.op_pos, fmt::format("unknown class '{}'", e.text));
+        if (c->is_interface)
+          fail(e.op_pos, fmt::format("'{}' is an interface and cannot be instantiated; create an object of a class that implements it", c->name));
         if (c->is_abstract) fail(e.op_pos, fmt::format("class '{}' is abstract and cannot be instantiated", c->name));
         e.class_index = c->index;
         if (c->init != nullptr) {
@@ -593,6 +705,8 @@ class Checker {
         return c->type;
       }
       case ExprKind::SuperCall: return super_call(e);
+      case ExprKind::CallValue:
+      case ExprKind::Lambda: fail(e.pos, "function values and closures are not supported yet");
       case ExprKind::Is:
       case ExprKind::As: {
         Type from = value(*e.args[0]);
@@ -600,11 +714,13 @@ class Checker {
         const ClassDecl* to = class_of(e.type_operand);
         std::string_view op = e.kind == ExprKind::Is ? "is" : "as";
         if (to == nullptr)
-          fail(e.type_pos, fmt::format("'{}' needs a class on its right, got {}", op, type_name(e.type_operand)));
+          fail(e.type_pos, fmt::format("'{}' needs a class or interface on its right, got {}", op, type_name(e.type_operand)));
         const ClassDecl* c = class_of(from);
         if (c == nullptr && from != Type::Null)
           fail(e.op_pos, fmt::format("'{}' tests an object, got {}", op, type_name(from)));
-        if (c != nullptr && !c->extends(to) && !to->extends(c))
+        // Between two classes, one must extend the other; a class unrelated to an interface
+        // may still have a subclass that implements it.
+        if (c != nullptr && !c->is_interface && !to->is_interface && !c->extends(to) && !to->extends(c))
           fail(e.op_pos, fmt::format("'{} {}' can never succeed: {} and {} are not related", op, to->name, c->name, to->name));
         e.class_index = to->index;
         return e.kind == ExprKind::Is ? Type::Bool : to->type;
@@ -630,7 +746,10 @@ class Checker {
       return Type::String;
     }
     if ((op == BinOp::Eq || op == BinOp::Ne) && (is_reference(a) || is_reference(b))) {
-      if (!assignable(a, b) && !assignable(b, a))
+      const ClassDecl* ca = class_of(a);
+      const ClassDecl* cb = class_of(b);
+      bool interface_side = ca != nullptr && cb != nullptr && (ca->is_interface || cb->is_interface);
+      if (!assignable(a, b) && !assignable(b, a) && !interface_side)
         fail(at, fmt::format("operator '{}' cannot compare {} with {}", text, type_name(a), type_name(b)));
       return Type::Bool;
     }
@@ -778,6 +897,7 @@ class Checker {
   Program& prog_;
   std::unordered_map<Type, ClassDecl*> classes_;
   std::unordered_set<const ClassDecl*> laid_out_;
+  std::unordered_set<const ClassDecl*> laying_out_;  // a cycle of interfaces ends here
   bool first_statement_ = false;  // checking the first statement of a function's body
   std::unordered_map<std::string, FnDecl*> fns_;
   std::unordered_map<std::string, uint32_t> globals_;

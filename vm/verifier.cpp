@@ -40,7 +40,7 @@ bool matches(const Module& m, Type want, Type t) {
   if (want == kElementArray) return is_element_array(t);
   if (t == want || (t == Type::Null && is_reference(want))) return true;
   int32_t c = type_kind(t) == TypeKind::Class ? m.class_index(t) : -1;
-  return c >= 0 && m.extends(c, m.class_index(want));
+  return c >= 0 && m.conforms(c, m.class_index(want));
 }
 std::string want_name(Type want) {
   if (want == kAnyValue) return "a value";
@@ -150,6 +150,19 @@ class Verifier {
           if (read_u16(p, kOperandA) >= m_.classes.size())
             reject(bci, fmt::format("class index {} out of range ({} classes)", read_u16(p, kOperandA), m_.classes.size()));
           break;
+        case Op::invokeinterface: {
+          uint16_t c = read_u16(p, kOperandA), k = read_u16(p, kOperandB);
+          if (c >= m_.classes.size()) reject(bci, fmt::format("class index {} out of range ({} classes)", c, m_.classes.size()));
+          const ClassInfo& in = m_.classes[c];
+          if (!in.is_interface) reject(bci, fmt::format("invokeinterface on '{}', which is not an interface", in.name));
+          if (k >= in.methods.size())
+            reject(bci, fmt::format("method slot {} out of range ({} has {})", k, in.name, plural_of(in.methods.size(), "method")));
+          const Function& callee = *m_.functions[in.methods[k]];  // in range: verify_module checked the classes
+          if (callee.params.empty() || !m_.conforms(c, m_.class_index(callee.params[0])))
+            reject(bci, fmt::format("method slot {} of {} is '{}', whose first parameter is not {} or an interface it extends", k,
+                                    in.name, callee.name, in.name));
+          break;
+        }
         case Op::getfield: case Op::putfield: case Op::invokevirtual: {
           uint16_t c = read_u16(p, kOperandA), k = read_u16(p, kOperandB);
           if (c >= m_.classes.size()) reject(bci, fmt::format("class index {} out of range ({} classes)", c, m_.classes.size()));
@@ -162,8 +175,8 @@ class Verifier {
             if (f >= m_.functions.size())
               reject(bci, fmt::format("method slot {} of {} names function {} of {}", k, m_.classes[c].name, f, m_.functions.size()));
             const Function& callee = *m_.functions[f];
-            if (callee.params.empty() || !m_.extends(c, m_.class_index(callee.params[0])))
-              reject(bci, fmt::format("method slot {} of {} is '{}', whose first parameter is not {} or a superclass", k,
+            if (callee.params.empty() || !m_.conforms(c, m_.class_index(callee.params[0])))
+              reject(bci, fmt::format("method slot {} of {} is '{}', whose first parameter is not {} or a supertype", k,
                                       m_.classes[c].name, callee.name, m_.classes[c].name));
           }
           break;
@@ -299,7 +312,7 @@ class Verifier {
         }
         break;
       }
-      case Op::invokevirtual: {
+      case Op::invokevirtual: case Op::invokeinterface: {
         const Function& callee = *m_.functions[m_.classes[read_u16(p, kOperandA)].methods[read_u16(p, kOperandB)]];
         pops = callee.params;  // the receiver first
         pushes = one(callee.result);
@@ -422,6 +435,48 @@ bool verify_function(const Module& m, const Function& fn, VerifyError& error) {
   return verify_function(m, fn, error, info);
 }
 
+namespace {
+// What is wrong with the interfaces of class (or interface) `i`, "" when nothing: each
+// names an interface, none reaches back to `i`, an interface has no fields, superclass or
+// itable, and a class's itable holds, for every selector of every interface it conforms
+// to, a method of its own with the interface method's types.
+std::string interface_problem(const Module& m, size_t i) {
+  const ClassInfo& c = m.classes[i];
+  for (int32_t k : c.interfaces) {
+    if (k < 0 || size_t(k) >= m.classes.size()) return fmt::format("interface {} out of range", k);
+    if (!m.classes[size_t(k)].is_interface) return fmt::format("implements '{}', which is not an interface", m.classes[size_t(k)].name);
+    if (m.conforms(k, int32_t(i))) return "extends itself through its interfaces";
+  }
+  if (c.is_interface) {
+    if (c.super >= 0 || !c.fields.empty() || !c.itable.empty() || c.init >= 0) return "an interface with a superclass, fields, an itable or an init";
+    if (uint64_t(c.first_selector) + c.methods.size() > m.selector_count)
+      return fmt::format("selectors {}..{} out of range ({} selectors)", c.first_selector, c.first_selector + c.methods.size(),
+                         m.selector_count);
+    return "";
+  }
+  if (c.super >= 0 && m.classes[size_t(c.super)].is_interface) return "extends an interface";
+  if (!c.itable.empty() && c.itable.size() != m.selector_count)
+    return fmt::format("an itable of {} entries ({} selectors)", c.itable.size(), m.selector_count);
+  for (size_t k = 0; k < m.classes.size(); k++) {
+    const ClassInfo& in = m.classes[k];
+    if (!in.is_interface || !m.conforms(int32_t(i), int32_t(k))) continue;
+    for (size_t s = 0; s < in.methods.size(); s++) {
+      uint32_t sel = in.first_selector + uint32_t(s);
+      if (in.methods[s] >= m.functions.size()) return fmt::format("{}'s method slot {} out of range", in.name, s);
+      if (sel >= c.itable.size() || c.itable[sel] >= m.functions.size())
+        return fmt::format("no itable entry for {}'s method slot {}", in.name, s);
+      const Function& f = *m.functions[c.itable[sel]];
+      const Function& want = *m.functions[in.methods[s]];
+      bool same = f.result == want.result && f.params.size() == want.params.size() && !f.params.empty() &&
+                  m.conforms(int32_t(i), m.class_index(f.params[0]));
+      for (size_t p = 1; same && p < f.params.size(); p++) same = f.params[p] == want.params[p];
+      if (!same) return fmt::format("itable entry '{}' does not fit {}", f.name, want.name);
+    }
+  }
+  return "";
+}
+}  // namespace
+
 bool verify_module(const Module& m, VerifyError& error) {
   if (m.functions.empty()) {
     error = VerifyError{"", 0, "the module has no functions"};
@@ -456,6 +511,7 @@ bool verify_module(const Module& m, VerifyError& error) {
       for (size_t k = 0; problem.empty() && k < s.fields.size(); k++)
         if (c.fields[k].type != s.fields[k].type) problem = fmt::format("field {} differs from its superclass's", k);
     }
+    if (problem.empty()) problem = interface_problem(m, i);
     if (!problem.empty()) {
       error = VerifyError{"", 0, fmt::format("class '{}': {}", c.name, problem)};
       return false;

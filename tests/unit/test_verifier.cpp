@@ -296,7 +296,68 @@ TEST_CASE("verifier: objects are typed by their class") {
   bad_method.b.emit_u16(Op::newobject, 0);
   bad_method.b.emit_u16u16(Op::invokevirtual, 0, 0);
   bad_method.b.emit(Op::ret);
-  CHECK(bad_method.verdict() == "3: method slot 0 of Box is 'f', whose first parameter is not Box or a superclass");
+  CHECK(bad_method.verdict() == "3: method slot 0 of Box is 'f', whose first parameter is not Box or a supertype");
+}
+
+TEST_CASE("verifier: interface calls and itables") {
+  // Class 0 `Box` implements interface 1 `Shape`, whose method `area` (function 1, no
+  // body) Box.area (function 2) implements: selector 0.
+  vm::Type box = vm::class_type("Box"), shape = vm::class_type("Shape");
+  auto module = [&](Build& t, std::vector<uint16_t> itable, bool implements = true) {
+    Build::add(t.m, "Shape.area", {shape}, Type::Int, {});
+    Build::add(t.m, "Box.area", {box}, Type::Int, {});
+    t.m.classes.push_back({"Box", box, {}, {2}, -1});
+    t.m.classes.push_back({"Shape", shape, {}, {1}, -1, -1, true, true});
+    if (implements) t.m.classes[0].interfaces = {1};
+    t.m.classes[0].itable = std::move(itable);
+    t.m.selector_count = 1;
+  };
+  auto module_problem = [](const Build& t) {
+    vm::VerifyError e;
+    return vm::verify_module(t.m, e) ? std::string() : e.message;
+  };
+  Build t({}, Type::Int, {shape});
+  module(t, {2});
+  t.b.emit_u16(Op::newobject, 0);
+  t.b.emit_u16(Op::store, 0);  // a Box stored as a Shape
+  t.b.emit_u16(Op::load, 0);
+  t.b.emit_u16u16(Op::invokeinterface, 1, 0);
+  t.b.emit(Op::vret);
+  CHECK(t.verdict() == "");
+  CHECK(module_problem(t).find("class 'Box'") == std::string::npos);
+
+  Build on_class({}, Type::Int);
+  module(on_class, {2});
+  on_class.b.emit_u16(Op::newobject, 0);
+  on_class.b.emit_u16u16(Op::invokeinterface, 0, 0);
+  on_class.b.emit(Op::vret);
+  CHECK(on_class.verdict() == "3: invokeinterface on 'Box', which is not an interface");
+
+  Build not_implementing({}, Type::Void, {shape});
+  module(not_implementing, {}, false);
+  not_implementing.b.emit_u16(Op::newobject, 0);
+  not_implementing.b.emit_u16(Op::store, 0);
+  not_implementing.b.emit(Op::ret);
+  CHECK(not_implementing.verdict() == "3: type mismatch: 'store' expects Shape as operand 1, found Box (stack [Box])");
+
+  Build slot({}, Type::Int, {shape});
+  module(slot, {2});
+  slot.b.emit_u16(Op::load, 0);
+  slot.b.emit_u16u16(Op::invokeinterface, 1, 1);
+  slot.b.emit(Op::vret);
+  CHECK(slot.verdict() == "3: method slot 1 out of range (Shape has 1 method)");
+
+  // The module: a class's itable covers each interface it implements, with methods that fit.
+  Build no_entry({}, Type::Void);
+  module(no_entry, {vm::kNoMethod});
+  CHECK(module_problem(no_entry) == "class 'Box': no itable entry for Shape's method slot 0");
+  Build wrong_entry({}, Type::Void);
+  module(wrong_entry, {0});  // `f`, which takes no Box
+  CHECK(module_problem(wrong_entry) == "class 'Box': itable entry 'f' does not fit Shape.area");
+  Build class_as_interface({}, Type::Void);
+  module(class_as_interface, {}, false);
+  class_as_interface.m.classes[1].interfaces = {0};
+  CHECK(module_problem(class_as_interface) == "class 'Shape': implements 'Box', which is not an interface");
 }
 
 TEST_CASE("verifier: call, native, print and arraycopy are typed by their operand") {
