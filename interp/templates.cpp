@@ -3,6 +3,7 @@
 
 #include "runtime/alloc_asm.h"
 #include "runtime/classes.h"
+#include "runtime/closures.h"
 #include "runtime/errors.h"
 #include "runtime/frame.h"
 #include "runtime/heap.h"
@@ -658,6 +659,62 @@ void gen_call(InterpMasm& g) {
 void gen_spawn(InterpMasm& g) {
   g.call_stack_helper(fnptr(&minivm_rt_spawn));
   NEXT(spawn);
+}
+
+// --- function values (runtime/closures.h) ---
+void gen_newclosure(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_newclosure));
+  NEXT(newclosure);
+}
+
+void gen_loadcapture(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.push(rax);
+  a.mov(rax, qword_ptr(kLocals));  // local 0: the lambda's closure
+  a.movzx(ecx, g.u16_operand());
+  a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset + 8));  // after the Method*
+  NEXT(loadcapture);
+}
+
+// The function value below the N arguments chooses the method. A lambda takes the
+// closure as its first argument, where it already is; a top-level function does not,
+// so the arguments move down over it. Either way the result ends where the value was.
+void gen_callvalue(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label null = a.newLabel(), top_level = a.newLabel(), call = a.newLabel();
+  a.push(rax);  // arguments all in memory, as the convention wants
+  a.mov(qword_ptr(rbp, kInterpFrameBcpOffset), kBcp);
+  a.movzx(ecx, word_ptr(kBcp, vm::kOperandB));
+  a.mov(r11, qword_ptr(rsp, rcx, 3));  // the function value
+  a.test(r11, r11);
+  a.jz(null);
+  a.mov(rbx, qword_ptr(r11, runtime::kClosureMethodOffset));
+  a.movzx(edx, word_ptr(rbx, kMethodParamCountOffset));
+  a.cmp(edx, ecx);
+  a.je(top_level);
+  a.bind(call);
+  call_method_in_rbx(g);
+  NEXT(callvalue);
+  a.bind(top_level);  // rcx = N: move argument k (at rsp + 8k) to rsp + 8(k + 1), deepest first
+  Label moved = a.newLabel(), loop = a.newLabel();
+  a.test(ecx, ecx);
+  a.jz(moved);
+  a.bind(loop);
+  a.mov(rax, qword_ptr(rsp, rcx, 3, -8));
+  a.mov(qword_ptr(rsp, rcx, 3), rax);
+  a.dec(ecx);
+  a.jnz(loop);
+  a.bind(moved);
+  a.add(rsp, 8);
+  a.jmp(call);
+  a.bind(null);
+  a.mov(esi, int(runtime::NullUse::call));
+  g.call_throw(fnptr(&minivm_rt_throw_null));
+}
+
+void gen_spawnvalue(InterpMasm& g) {
+  g.call_stack_helper(fnptr(&minivm_rt_spawn_value));
+  NEXT(spawnvalue);
 }
 
 void gen_native(InterpMasm& g) {

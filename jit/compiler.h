@@ -199,6 +199,10 @@ class Compiler {
   // class's or interface's, which has the same signature).
   void invoke(size_t bci, int d, Method* callee, int dispatch_slot = -1,
               int32_t dispatch_table = runtime::kClassShapeVtableOffset);
+  // A call of a function value (callvalue) with n arguments and this result type.
+  void invoke_value(size_t bci, int d, int n, vm::Type result);
+  void push_arguments(const Types& t, int d, int n);
+  void take_result(const Types& t, int d, vm::Type result);
   void new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind);
   void class_test(uint16_t target);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);

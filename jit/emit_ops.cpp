@@ -7,6 +7,7 @@
 #include "jit/intrinsic_stubs.h"
 #include "runtime/alloc_asm.h"
 #include "runtime/classes.h"
+#include "runtime/closures.h"
 #include "runtime/errors.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
@@ -45,7 +46,7 @@ struct Traits {
 
 EMIT(nop, REGS) {}
 EMIT(ldc, REGS) {
-  // The slot the Method holds: a string constant is its permanent string there.
+  // The slot the Method holds: a string or function constant is its permanent value there.
   const vm::Constant c{sc_->fn->constants[i.a()].type, sc_->m->constants[i.a()]};
   Operand dst = expr(i.d, c.type);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {
@@ -406,15 +407,7 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int3
   vm::Type result = callee->function->result;
   Types t = stack_types(bci);
   spill_exprs(t, d - n);
-  for (int k = 0; k < n; k++) {
-    Operand arg = expr(d - n + k, t[size_t(d - n + k)]);
-    if (arg.isReg() && arg.as<Reg>().isXmm()) {
-      a.sub(rsp, 8);
-      a.movsd(qword_ptr(rsp), arg.as<Xmm>());
-    } else {
-      a.emit(Inst::kIdPush, arg);
-    }
-  }
+  push_arguments(t, d, n);
   spill_locals(true);
   // A call of the method itself goes straight to this code (which needs no Method* in
   // rbx): the recursion of fib-like methods pays neither the Method* load nor an
@@ -440,16 +433,65 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int3
   calls_emitted_++;
   a.bind(returned);
   record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
+  take_result(t, d - n, result);
+}
+
+// The n values below depth d pushed as a call's arguments, the first deepest.
+void Compiler::push_arguments(const Types& t, int d, int n) {
+  for (int k = 0; k < n; k++) {
+    Operand arg = expr(d - n + k, t[size_t(d - n + k)]);
+    if (arg.isReg() && arg.as<Reg>().isXmm()) {
+      a.sub(rsp, 8);
+      a.movsd(qword_ptr(rsp), arg.as<Xmm>());
+    } else {
+      a.emit(Inst::kIdPush, arg);
+    }
+  }
+}
+
+// After a call returned: its result (left on the machine stack) becomes the expression at
+// depth d, and the locals and expressions below come back into their registers.
+void Compiler::take_result(const Types& t, int d, vm::Type result) {
   // The result straight into its register when it has one (the reloads below use none).
-  Operand to = result == vm::Type::Void ? Operand() : expr(d - n, result);
+  Operand to = result == vm::Type::Void ? Operand() : expr(d, result);
   bool direct = to.isReg() && to.as<Reg>().isGp();
   if (direct)
     a.pop(to.as<Gp>());
   else if (result != vm::Type::Void)
     a.pop(rax);
   reload_locals(true);
-  reload_exprs(t, d - n);
+  reload_exprs(t, d);
   if (result != vm::Type::Void && !direct) move(to, rax);
+}
+
+// A call of the function value at depth d - n - 1 with the n arguments above it. The
+// value's Method* is known only at run time: a lambda takes the closure as its first
+// argument, a top-level function does not (runtime/closures.h), so the closure is pushed
+// only when the method takes one argument more. Either way the callee pops what was
+// pushed and leaves the result where the first push went.
+void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
+  int pops = n + 1;
+  Types t = stack_types(bci);
+  spill_exprs(t, d - pops);
+  Label no_closure = a.newLabel();
+  load(rax, expr(d - pops));
+  null_check(rax, runtime::NullUse::call);
+  a.mov(rcx, qword_ptr(rax, runtime::kClosureMethodOffset));
+  a.cmp(word_ptr(rcx, runtime::kMethodParamCountOffset), n);
+  a.je(no_closure);
+  a.push(rax);
+  a.bind(no_closure);
+  push_arguments(t, d, n);
+  spill_locals(true);
+  load(rax, expr(d - pops));
+  a.mov(rbx, qword_ptr(rax, runtime::kClosureMethodOffset));
+  mark(int32_t(bci), true);
+  Label returned = a.newLabel();
+  a.call(qword_ptr(rbx, runtime::kMethodEntryOffset));
+  calls_emitted_++;
+  a.bind(returned);
+  record_gc_map(returned, bci, d - pops, d - pops, true);  // the value and the arguments are the callee's
+  take_result(t, d - pops, result);
 }
 
 // --- objects ---
@@ -567,6 +609,24 @@ EMIT(checkcast, CALLS) {
   a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + i.bci)));
   throw_call(reinterpret_cast<void*>(&minivm_rt_throw_cast));
   a.bind(ok);
+}
+// --- function values (runtime/closures.h) ---
+EMIT(newclosure, CALLS) {
+  const vm::Function& lambda = *runtime::VM::get().module().functions[i.a()];
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_newclosure), i.bci, i.d, int(lambda.captures.size()), lambda.params[0]);
+}
+EMIT(loadcapture, REGS) {
+  load(rax, local(0));  // the lambda's closure
+  a.mov(rax, qword_ptr(rax, runtime::kArrayDataOffset + 8 * (1 + i.a())));
+  move(expr(i.d, sc_->fn->captures[i.a()]), rax);
+}
+EMIT(callvalue, CALLS) {
+  vm::Type type = sc_->fn->types[i.a()];
+  invoke_value(i.bci, i.d, vm::read_u16(i.p, vm::kOperandB), vm::type_info(type).elem);
+}
+EMIT(spawnvalue, CALLS) {
+  stack_helper(reinterpret_cast<void*>(&minivm_rt_spawn_value), i.bci, i.d, vm::read_u16(i.p, vm::kOperandB) + 1,
+               vm::Type::Int);
 }
 EMIT(spawn, CALLS) {
   int n = runtime::VM::get().method(i.a())->param_count;

@@ -50,7 +50,9 @@ const std::map<uintptr_t, const char*>& runtime_entries() {
 // What an address-sized immediate stands for, or "" for a plain number.
 std::string name_address(uintptr_t v) {
   if (auto it = runtime_entries().find(v); it != runtime_entries().end()) return it->second;
-  if (runtime::is_permanent_string(reinterpret_cast<const void*>(v))) {
+  if (runtime::is_permanent(reinterpret_cast<const void*>(v))) {
+    const auto* value = reinterpret_cast<const runtime::Array*>(v);
+    if (value->kind == runtime::ArrayKind::Closure) return "the value of " + runtime::VM::get().method(uint16_t(value->reserved))->function->name;
     std::string_view text = runtime::string_bytes(reinterpret_cast<const runtime::Array*>(v));
     return "string " + vm::quoted(text.size() > 24 ? std::string(text.substr(0, 24)) + "..." : std::string(text));
   }

@@ -34,7 +34,7 @@ bool Compiler::operand_of(size_t bci, Operand& o, vm::Type& t) {
   if (Op(*p) != Op::ldc) return false;
   const vm::Constant& c = f.constants[vm::read_u16(p, vm::kOperandA)];
   t = c.type;
-  if (t == vm::Type::String) return false;  // a pointer, known only to the Method (never an imm32)
+  if (vm::is_reference(t)) return false;  // a string's or function's value: a pointer only the Method has (never an imm32)
   if (is_float(t)) {
     o = float_constant(uint64_t(c.bits));
     return true;

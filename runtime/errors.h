@@ -16,7 +16,8 @@ class Thread;
   X(length, "len of null")                  \
   X(substring, "substring of null")         \
   X(arraycopy, "arraycopy of a null array") \
-  X(crc32, "crc32 of a null array")
+  X(crc32, "crc32 of a null array")        \
+  X(call, "call of a null function")
 enum class NullUse : uint8_t {
 #define X(name, text) name,
   MINIVM_NULL_USES(X)

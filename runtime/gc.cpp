@@ -88,18 +88,19 @@ class MarkSweep {
     if (!exact || g_verify.load(std::memory_order_relaxed)) {
       if (starts_.empty()) find_array_starts();
       if (!in_heap || !test(starts_, granule(p))) {
-        if (exact && !is_permanent_string(p)) heap_corrupt("an exact reference that is not a heap value's start", p, &where);
+        if (exact && !is_permanent(p)) heap_corrupt("an exact reference that is not a heap value's start", p, &where);
         return;
       }
     } else if (!in_heap) {
-      if (is_permanent_string(p)) return;  // a string literal: never collected
+      if (is_permanent(p)) return;  // a string literal: never collected
       heap_corrupt("an exact root outside the heap", p, &where);
     }
     size_t g = granule(p);
     if (test(marks_, g)) return;
     marks_[g / 64] |= uint64_t(1) << (g % 64);
     ArrayKind kind = reinterpret_cast<const Array*>(p)->kind;
-    if (kind == ArrayKind::Object || kind == ArrayKind::Ref) gray_.push_back(reinterpret_cast<const Array*>(p));
+    if (kind == ArrayKind::Object || kind == ArrayKind::Ref || kind == ArrayKind::Closure)
+      gray_.push_back(reinterpret_cast<const Array*>(p));
   }
 
   // Marks what the marked objects reference, through their classes' reference fields
@@ -110,8 +111,8 @@ class MarkSweep {
     while (!gray_.empty()) {
       const Array* o = gray_.back();
       gray_.pop_back();
-      if (o->kind == ArrayKind::Ref) {
-        for (int64_t k = 0; k < o->length; k++) {
+      if (o->kind == ArrayKind::Ref || o->kind == ArrayKind::Closure) {
+        for (int64_t k = o->kind == ArrayKind::Closure ? 1 : 0; k < o->length; k++) {  // a closure's data[0] is its Method*
           RootSource where{RootKind::array_element, -1, nullptr, -1, 0, int32_t(k)};
           where.object = o;
           mark(o->data[k], true, where);

@@ -1,5 +1,7 @@
 #include "runtime/gc_roots.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "runtime/code_blob.h"
@@ -9,6 +11,7 @@
 #include "runtime/stubs.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
+#include "vm/opcodes.h"
 #include "vm/verifier.h"
 
 namespace runtime {
@@ -113,7 +116,12 @@ class RootWalker {
     const std::vector<vm::Type>& stack = info.stack_at[size_t(f.bci)];
     bool cached_top_in_rax = top && at_poll(anchor_pc);
     where.kind = RootKind::interp_expr;
-    for (size_t k = 0; k < stack.size(); k++) {
+    size_t depth = stack.size();
+    // A call of a function value in progress: its value and arguments are the callee's
+    // (a top-level function's arguments were moved down over the value).
+    if (!top && vm::Op(fn.code[size_t(f.bci)]) == vm::Op::callvalue)
+      depth -= std::min<size_t>(depth, size_t(vm::read_u16(fn.code.data() + f.bci, vm::kOperandB)) + 1);
+    for (size_t k = 0; k < depth; k++) {
       if (!vm::is_reference(stack[k])) continue;
       where.index = int32_t(k);
       if (cached_top_in_rax && k + 1 == stack.size())

@@ -25,8 +25,9 @@ enum class ArrayKind : uint32_t {
   String = 3,  // a Mini string: `length` bytes, immutable once made (runtime/strings.h)
   Object = 4,  // an object: `reserved` is its class, `length` its field count (runtime/classes.h)
   Ref = 5,     // an array of references (a bool array is an Int one: its elements are 0 and 1)
+  Closure = 6, // a function value: `reserved` is its function, data[0] its Method*, then its captures (runtime/closures.h)
 };
-inline constexpr uint32_t kArrayKindCount = 6;
+inline constexpr uint32_t kArrayKindCount = 7;
 
 struct Array {
   ArrayKind kind;

@@ -36,6 +36,10 @@ int64_t* minivm_rt_newobject(runtime::Thread* t, const uint8_t* bcp, int64_t* sp
 // A checkcast (at `bcp`) of `object`, which is not of the class.
 [[noreturn]] void minivm_rt_throw_cast(runtime::Thread* t, const uint8_t* bcp, int64_t object);
 [[noreturn]] void minivm_rt_throw_stack_overflow(runtime::Thread* t);
+// The function value operations (runtime/closures.cpp): a lambda's new closure, and a
+// thread started on a function value.
+int64_t* minivm_rt_newclosure(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
+int64_t* minivm_rt_spawn_value(runtime::Thread* t, const uint8_t* bcp, int64_t* sp, runtime::Method* m);
 }
 
 extern "C" [[noreturn]] void minivm_rt_throw_bad_opcode(runtime::Thread* t, int opcode);

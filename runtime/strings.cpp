@@ -21,7 +21,7 @@ namespace runtime {
 
 namespace {
 
-// Permanent strings live in chunks of their own, mapped once and never unmapped.
+// Permanent values live in chunks of their own, mapped once and never unmapped.
 struct Chunk {
   char* begin;
   char* top;
@@ -31,12 +31,14 @@ constexpr size_t kChunkBytes = size_t(1) << 20;
 std::vector<Chunk> g_chunks;
 std::unordered_map<std::string, const Array*> g_permanent;
 
+}  // namespace
+
 char* permanent_room(size_t bytes) {
   if (g_chunks.empty() || size_t(g_chunks.back().end - g_chunks.back().top) < bytes) {
     size_t size = std::max(kChunkBytes, bytes);
     void* mem = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) {
-      std::fprintf(stderr, "minivm: cannot map %zu bytes for string literals\n", size);
+      std::fprintf(stderr, "minivm: cannot map %zu bytes for literals\n", size);
       std::exit(2);
     }
     auto* p = static_cast<char*>(mem);
@@ -46,8 +48,6 @@ char* permanent_room(size_t bytes) {
   g_chunks.back().top += bytes;
   return p;
 }
-
-}  // namespace
 
 Array* make_string(Thread* t, std::string_view bytes) {
   Array* s = allocate_array(t, ArrayKind::String, int64_t(bytes.size()));
@@ -67,7 +67,7 @@ const Array* permanent_string(std::string_view text) {
   return s;
 }
 
-bool is_permanent_string(const void* p) {
+bool is_permanent(const void* p) {
   auto* c = static_cast<const char*>(p);
   for (const Chunk& k : g_chunks)
     if (c >= k.begin && c < k.top) return true;

@@ -3,7 +3,8 @@
 // to it, or 0 for null.
 //
 // A string literal is a permanent string: made once when the module is loaded, outside
-// the collected heap, and never freed; the collector knows such pointers by their range.
+// the collected heap, and never freed; the collector knows such pointers by their range
+// (which holds the permanent function values too).
 // Every other string (from +, substring, string(x)) is a heap object like an array.
 #pragma once
 #include <cstdint>
@@ -25,7 +26,10 @@ Array* make_string(Thread* t, std::string_view bytes);
 // The permanent string holding `text`, made on first use (when loading a module; one
 // string per distinct text). Not thread safe: the VM loads modules before threads run.
 const Array* permanent_string(std::string_view text);
-// Whether `p` points at a permanent string (at a safepoint, or while loading).
-bool is_permanent_string(const void* p);
+// Permanent memory for the values a module's literals name (strings, and the values of
+// top-level functions: runtime/closures.h), never freed; 16-aligned `bytes`.
+char* permanent_room(size_t bytes);
+// Whether `p` points at a permanent value (at a safepoint, or while loading).
+bool is_permanent(const void* p);
 
 }  // namespace runtime

@@ -58,6 +58,8 @@ void append_value(std::string& out, vm::Type t, int64_t slot) {
     out += ']';
   } else if (o->kind == ArrayKind::Object) {
     out += VM::get().module().classes[o->reserved].name;
+  } else if (o->kind == ArrayKind::Closure) {
+    out += "fn";
   }
 }
 

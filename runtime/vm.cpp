@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "runtime/classes.h"
+#include "runtime/closures.h"
 #include "runtime/errors.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
@@ -83,6 +84,13 @@ void VM::load(std::unique_ptr<vm::Module> module) {
     verify_infos_.push_back(std::move(info));
     method_table_.push_back(m.get());
     methods_.push_back(std::move(m));
+  }
+  // A top-level function named as a value is its permanent value, once every Method* exists.
+  for (size_t i = 0; i < module_->functions.size(); i++) {
+    const auto& constants = module_->functions[i]->constants;
+    for (size_t k = 0; k < constants.size(); k++)
+      if (vm::type_kind(constants[k].type) == vm::TypeKind::Function)
+        constant_slots_[i][k] = reinterpret_cast<int64_t>(function_value(uint32_t(constants[k].bits)));
   }
   load_classes(*module_, method_table_.data());
 }

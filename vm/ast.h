@@ -57,7 +57,8 @@ enum class NameRef : uint8_t { Unresolved, Local, Global, Field, Capture, Functi
 
 // What a Call refers to (checker). Native covers the builtins called via `native N`.
 // Method: a bare call of a method of `this`.
-enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Substring, Native, Method };
+// Value: a spawn of a function value (args[0]).
+enum class Callee : uint8_t { Unresolved, User, Print, Len, Sqrt, AtomicAdd, Substring, Native, Method, Value };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -161,6 +162,25 @@ struct FnDecl {
   // Function will have them
   uint32_t index = 0;
   const FnDecl* implicit_super_init = nullptr;  // an init: the superclass's init it runs first
+  const ClassDecl* self_class = nullptr;  // what `this` is: a method's class, a lambda's enclosing method's
+  // A lambda: the function it is written in, its function type, and what its closure
+  // holds. Its local 0 is the closure; a captured variable lives in a cell (a one-element
+  // array) that the closure and the enclosing function share.
+  const FnDecl* enclosing = nullptr;
+  Type value_type = Type::Void;
+  struct Capture {
+    bool cell;          // a variable's cell; else `this` itself
+    bool from_capture;  // taken from the enclosing lambda's capture `index`; else from the enclosing function's local `index`
+    uint32_t index;
+    Type type;          // the cell's type (T[] for a T variable), or the class of `this`
+  };
+  std::vector<Capture> captures;
+  int32_t this_capture = -1;     // the capture holding `this`, -1 for none
+  // Per local slot: the slot of its cell when a lambda captures the variable, else -1
+  // (shorter than the locals when the last ones are not captured).
+  std::vector<int32_t> cell_slots;
+  bool is_lambda() const { return enclosing != nullptr; }
+  int32_t cell_of(uint32_t slot) const { return slot < cell_slots.size() ? cell_slots[slot] : -1; }
   std::vector<Type> local_types;
   std::vector<std::string> local_names;
 };
@@ -244,6 +264,7 @@ struct Program {
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<FnDecl>> functions;
   std::vector<std::unique_ptr<ClassDecl>> classes;
+  std::vector<FnDecl*> lambdas;  // checker: every lambda, in function index order (the expressions own them)
 };
 
 // Readable dumps for tests and debugging: expressions as fully parenthesised

@@ -61,7 +61,11 @@ struct Function {
   std::vector<uint8_t> code;
   std::vector<Constant> constants;
   std::vector<std::string> strings;
-  std::vector<Type> types;        // the array types anewarray makes
+  std::vector<Type> types;        // the array types anewarray makes, the function types callvalue calls
+  // A lambda's: what its closure holds after the Method* (cells of captured variables,
+  // `this`), every one a reference; its local 0 is the closure.
+  std::vector<Type> captures;
+  bool is_lambda = false;  // its local 0 is its closure (params[0], its value's type); made by newclosure
   std::vector<PrintDescriptor> prints;
   std::vector<LineEntry> lines;   // sorted by bci, first entry at bci 0
   std::vector<LoopEntry> loops;   // sorted by header_bci

@@ -91,6 +91,13 @@ class FnGen {
       abstract_body();
       return;
     }
+    // A captured parameter lives in a cell from the start (a lambda's first is its closure).
+    uint32_t first_param = decl_.owner != nullptr || decl_.is_lambda() ? 1 : 0;
+    for (uint32_t p = first_param; p < first_param + decl_.params.size(); p++) {
+      if (decl_.cell_of(p) < 0) continue;
+      at(decl_.pos);
+      into_new_cell(p, [&] { load(p); });
+    }
     if (const FnDecl* base = decl_.implicit_super_init) {  // an init runs its superclass's first
       at(decl_.pos);
       load_this();
@@ -154,7 +161,45 @@ class FnGen {
     if (begin(pops, pushes)) b_.emit_u16u16(o, uint16_t(a), uint16_t(b));
   }
   void load(uint32_t slot) { with_u16(Op::load, uint16_t(slot), 0, 1); }
-  void load_this() { load(0); }  // a method's receiver is local 0
+  // A method's receiver is local 0; a lambda's is in its closure.
+  void load_this() {
+    if (decl_.is_lambda()) with_u16(Op::loadcapture, uint16_t(decl_.this_capture), 0, 1);
+    else load(0);
+  }
+
+  // ---- cells: the variables lambdas capture ----
+  // A new cell for variable `slot`, holding what `push_value` pushes, into its cell slot.
+  template <typename PushValue>
+  void into_new_cell(uint32_t slot, PushValue push_value) {
+    auto cell = uint32_t(decl_.cell_of(slot));
+    Type type = decl_.local_types[cell];
+    ldc(Type::Int, 1);
+    Type elem = type_info(type).elem;
+    if (elem == Type::Int || elem == Type::Float || elem == Type::Bool) {
+      if (begin(1, 1)) b_.emit_u8(Op::newarray, elem == Type::Int ? 0 : elem == Type::Float ? 1 : 2);
+    } else {
+      with_u16(Op::anewarray, type_index(type), 1, 1);
+    }
+    simple(Op::dup);
+    ldc(Type::Int, 0);
+    push_value();
+    simple(element_store(type));
+    store(cell);
+  }
+  // Pushes the cell of a name that lives in one and returns its type, else returns Void.
+  Type push_cell(const Expr& name) {
+    if (name.kind != ExprKind::Name) return Type::Void;
+    if (name.ref == NameRef::Capture) {
+      with_u16(Op::loadcapture, uint16_t(name.index), 0, 1);
+      return decl_.captures[name.index].type;
+    }
+    if (name.ref == NameRef::Local && decl_.cell_of(name.index) >= 0) {
+      auto cell = uint32_t(decl_.cell_of(name.index));
+      load(cell);
+      return decl_.local_types[cell];
+    }
+    return Type::Void;
+  }
   void store(uint32_t slot) { with_u16(Op::store, uint16_t(slot), 1, 0); }
 
   uint16_t constant(Type t, int64_t bits) {
@@ -219,6 +264,10 @@ class FnGen {
       case StmtKind::Block: block(s); break;
       case StmtKind::VarDecl:
         at(s.pos);
+        if (decl_.cell_of(s.slot) >= 0) {  // a new cell each time: a loop body's closures keep their own
+          into_new_cell(s.slot, [&] { value(*s.value); at(s.pos); });
+          break;
+        }
         value(*s.value);
         at(s.pos);
         store(s.slot);
@@ -268,7 +317,13 @@ class FnGen {
       value(*t.args[1]);
       Type array = t.args[0]->type;
       new_value(s, Op::dup2, [&] { simple(element_load(array)); });
-      simple(array == Type::IntArray ? Op::iastore : array == Type::FloatArray ? Op::fastore : Op::aastore);
+      simple(element_store(array));
+      return;
+    }
+    if (Type cell = push_cell(t); cell != Type::Void) {
+      ldc(Type::Int, 0);
+      new_value(s, Op::dup2, [&] { simple(element_load(cell)); });
+      simple(element_store(cell));
       return;
     }
     const bool local = t.ref == NameRef::Local;
@@ -361,6 +416,10 @@ class FnGen {
     Label body, cont, exit;
     branch(Op::if_icmpge, exit);
     bind(body);  // reached by falling through
+    if (decl_.cell_of(s.slot) >= 0) {  // captured: each iteration's value in a cell of its own
+      at(s.pos);
+      into_new_cell(s.slot, [&] { load(s.slot); });
+    }
     loops_.push_back({&exit, &cont});
     block(*s.body);
     loops_.pop_back();
@@ -379,7 +438,7 @@ class FnGen {
   // `a op x` with x a local of the operation's type, a on the stack: one superinstruction
   // (opcodes.def's base column) instead of `load x; op`. Returns false if it does not apply.
   bool local_operand(BinOp op, Type t, const Expr& rhs) {
-    if (rhs.kind != ExprKind::Name || rhs.ref != NameRef::Local || rhs.type != t) return false;
+    if (rhs.kind != ExprKind::Name || rhs.ref != NameRef::Local || rhs.type != t || decl_.cell_of(rhs.index) >= 0) return false;
     Op o;
     // The superinstruction's one popped value has the local's type.
     if (!local_operand_form(binary_opcode(op, t, t), o) || op_info(o).pops[0] != type_letter(t)) return false;
@@ -388,7 +447,16 @@ class FnGen {
   }
 
   void name_load(const Expr& e) {
-    if (e.ref == NameRef::Local) {
+    if (e.ref == NameRef::Capture && !decl_.captures[e.index].cell) {  // `this`, never a name
+      with_u16(Op::loadcapture, uint16_t(e.index), 0, 1);
+      return;
+    }
+    if (Type cell = push_cell(e); cell != Type::Void) {
+      ldc(Type::Int, 0);
+      simple(element_load(cell));
+    } else if (e.ref == NameRef::Function) {
+      ldc(e.type, e.index);  // the function's one value (made when the module loads)
+    } else if (e.ref == NameRef::Local) {
       load(e.index);
     } else if (e.ref == NameRef::Field) {
       load_this();
@@ -511,11 +579,27 @@ class FnGen {
       case ExprKind::Spawn:
         for (auto& a : e.args) value(*a);
         at(e.op_pos);
-        with_u16(Op::spawn, uint16_t(e.index), int(e.args.size()), 1);
+        if (e.callee == Callee::Value)
+          with_u16u16(Op::spawnvalue, type_index(e.type_operand), uint32_t(e.args.size() - 1), int(e.args.size()), 1);
+        else
+          with_u16(Op::spawn, uint16_t(e.index), int(e.args.size()), 1);
         return;
       case ExprKind::CallValue:
-      case ExprKind::Lambda:
-        return;  // the checker refuses them
+        for (auto& a : e.args) value(*a);  // the function first
+        at(e.op_pos);
+        with_u16u16(Op::callvalue, type_index(e.type_operand), uint32_t(e.args.size() - 1), int(e.args.size()),
+                    e.type != Type::Void);
+        return;
+      case ExprKind::Lambda: {
+        const FnDecl& f = *e.lambda;
+        for (const FnDecl::Capture& c : f.captures) {
+          if (c.from_capture) with_u16(Op::loadcapture, uint16_t(c.index), 0, 1);
+          else load(c.index);
+        }
+        at(e.pos);
+        with_u16(Op::newclosure, uint16_t(f.index), int(f.captures.size()), 1);
+        return;
+      }
     }
   }
 
@@ -550,12 +634,15 @@ class FnGen {
       case Callee::Substring: simple(Op::substring); return;
       case Callee::Method: with_u16u16(Op::invokevirtual, e.class_index, e.index, args + 1, result); return;
       case Callee::Native: with_u16(Op::native, uint16_t(e.index), args, result); return;
-      case Callee::Print: case Callee::Unresolved: return;
+      case Callee::Print: case Callee::Unresolved: case Callee::Value: return;
     }
   }
 
   static Op element_load(Type array) {
     return array == Type::IntArray ? Op::iaload : array == Type::FloatArray ? Op::faload : Op::aaload;
+  }
+  static Op element_store(Type array) {
+    return array == Type::IntArray ? Op::iastore : array == Type::FloatArray ? Op::fastore : Op::aastore;
   }
 
   // The function's table of the array types anewarray makes.
@@ -670,6 +757,7 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
   for (auto& d : program.functions) decls.push_back(d.get());
   for (auto& c : program.classes)
     for (auto& mth : c->methods) decls.push_back(mth.get());
+  for (const FnDecl* d : program.lambdas) decls.push_back(d);
   for (const FnDecl* d : decls) {
     auto fn = std::make_unique<Function>();
     fn->name = d->owner != nullptr ? d->owner->name + "." + d->name : d->name;
@@ -680,6 +768,9 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
                       : d->hint == InlineHintAst::NoInline ? InlineHint::NoInline
                                                            : InlineHint::Default;
     if (d->owner != nullptr) fn->params.push_back(d->owner->type);  // `this`
+    if (d->is_lambda()) fn->params.push_back(d->value_type);        // its closure
+    fn->is_lambda = d->is_lambda();
+    for (const FnDecl::Capture& c : d->captures) fn->captures.push_back(c.type);
     for (auto& p : d->params) fn->params.push_back(p.type);
     fn->result = d->result;
     fn->local_types = d->local_types;

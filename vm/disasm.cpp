@@ -68,6 +68,28 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = k < fn.constants.size()
                     ? fmt::format("{} {}", type_name(fn.constants[k].type), value_text(&fn, fn.constants[k].type, fn.constants[k].bits))
                     : "<bad constant>";
+      if (k < fn.constants.size() && type_kind(fn.constants[k].type) == TypeKind::Function) {
+        int64_t f = fn.constants[k].bits;
+        comment = f >= 0 && uint64_t(f) < m.functions.size() ? "the value of " + m.functions[size_t(f)]->name : "<bad function>";
+      }
+      return;
+    }
+    case Op::newclosure: {
+      uint16_t f = read_u16(p, kOperandA);
+      ops = std::to_string(f);
+      comment = f < m.functions.size() ? signature(*m.functions[f]) : "<bad function>";
+      return;
+    }
+    case Op::loadcapture: {
+      uint16_t k = read_u16(p, kOperandA);
+      ops = std::to_string(k);
+      comment = k < fn.captures.size() ? type_name(fn.captures[k]) : "<bad capture>";
+      return;
+    }
+    case Op::callvalue: case Op::spawnvalue: {
+      uint16_t k = read_u16(p, kOperandA);
+      ops = fmt::format("{}, {}", k, read_u16(p, kOperandB));
+      comment = k < fn.types.size() ? type_name(fn.types[k]) : "<bad type>";
       return;
     }
     case Op::gload: case Op::gstore: {

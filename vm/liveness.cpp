@@ -7,7 +7,7 @@ namespace vm {
 // Backward dataflow to a fixed point: live-in = uses ∪ (live-out − defs), live-out the
 // union of the successors' live-in. Only `store` overwrites a local without reading it;
 // every other instruction naming a local (load, iinc, forloop, the `op local` forms)
-// reads it.
+// reads it, and loadcapture reads local 0 (a lambda's closure).
 LocalLiveness::LocalLiveness(const Function& fn) : words_((fn.local_types.size() + 63) / 64) {
   const std::vector<uint8_t>& code = fn.code;
   bits_.assign(code.size() * words_, 0);
@@ -37,6 +37,7 @@ LocalLiveness::LocalLiveness(const Function& fn) : words_((fn.local_types.size()
         set(read_u16(p, kOperandA), false);
       } else {
         if (op_has(op, kOpLocal)) set(read_u16(p, kOperandA), true);
+        if (op == Op::loadcapture) set(0, true);  // reads the closure in local 0
         if (op_has(op, kOpLocal2)) set(read_u16(p, kOperandB), true);
       }
       for (size_t w = 0; w < words_; w++) {

@@ -89,6 +89,7 @@ class Checker {
         if (selectors > 65535) fail(c->name_pos, "too many interface methods in the program (at most 65535)");
       }
     if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
+    next_fn_ = next_fn;
     if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
     // Then every item in source order, so the first error reported is the first in the file.
@@ -134,6 +135,7 @@ class Checker {
 
   // "function 'f'" or "method 'C.m'", for messages.
   static std::string describe_fn(const FnDecl& f) {
+    if (f.is_lambda()) return fmt::format("the lambda at line {}", f.pos.line);
     if (f.owner != nullptr) return fmt::format("method '{}.{}'", f.owner->name, f.name);
     return fmt::format("function '{}'", f.name);
   }
@@ -377,6 +379,8 @@ class Checker {
     loops_.clear();
     f.local_types.clear();
     f.local_names.clear();
+    f.self_class = f.owner;
+    f.cell_slots.clear();
     if (f.owner != nullptr) new_slot("this", f.owner->type, f.pos);  // a method's receiver: local 0
     for (auto& p : f.params) {
       if (scopes_[0].count(p.name)) fail(p.pos, fmt::format("parameter '{}' is declared twice", p.name));
@@ -419,9 +423,84 @@ class Checker {
     }
     return nullptr;
   }
+  // A variable of a function enclosing the lambda being checked: it and the level of
+  // the function (an index into outer_).
+  std::pair<const Local*, size_t> find_outer(const std::string& name) const {
+    for (size_t j = outer_.size(); j-- > 0;)
+      for (auto s = outer_[j].scopes.rbegin(); s != outer_[j].scopes.rend(); ++s) {
+        auto it = s->find(name);
+        if (it != s->end()) return {&it->second, j};
+      }
+    return {nullptr, 0};
+  }
   void check_not_declared(const std::string& name, SourcePos at) {
-    if (const Local* l = find_local(name))
+    const Local* l = find_local(name);
+    if (l == nullptr) l = find_outer(name).first;
+    if (l != nullptr)
       fail(at, fmt::format("'{}' is already declared at {}:{} and still in scope", name, l->pos.line, l->pos.col));
+  }
+
+  // ---- captures ----
+
+  // The function at nesting level m: outer_[m], or the one being checked.
+  FnDecl& fn_at(size_t m) { return m < outer_.size() ? *outer_[m].fn : *fn_; }
+
+  static uint32_t add_capture(FnDecl& lambda, FnDecl::Capture c, SourcePos at) {
+    for (size_t i = 0; i < lambda.captures.size(); i++) {
+      const FnDecl::Capture& k = lambda.captures[i];
+      if (k.cell == c.cell && k.from_capture == c.from_capture && k.index == c.index) return uint32_t(i);
+    }
+    if (lambda.captures.size() >= 65535) fail(at, "a lambda captures too many variables (at most 65535)");
+    lambda.captures.push_back(c);
+    return uint32_t(lambda.captures.size() - 1);
+  }
+
+  // Variable `l` of the function at level j, used by the lambda being checked: it moves
+  // into a cell there, and each lambda from level j + 1 inwards captures the cell.
+  // Returns the capture of the innermost.
+  uint32_t capture_variable(const Local& l, size_t j, const std::string& name, SourcePos at) {
+    FnDecl& owner = fn_at(j);
+    if (owner.cell_slots.size() <= l.slot) owner.cell_slots.resize(l.slot + 1, -1);
+    if (owner.cell_slots[l.slot] < 0) {
+      if (owner.local_types.size() >= 65535) fail(at, fmt::format("too many local variables in '{}' (at most 65535)", owner.name));
+      owner.local_types.push_back(array_of(l.type));
+      owner.local_names.push_back("$cell_" + name);
+      owner.cell_slots[l.slot] = int32_t(owner.local_types.size() - 1);
+    }
+    bool from_capture = false;
+    uint32_t source = uint32_t(owner.cell_slots[l.slot]);
+    for (size_t m = j + 1; m <= outer_.size(); m++) {
+      source = add_capture(fn_at(m), {true, from_capture, source, array_of(l.type)}, at);
+      from_capture = true;
+    }
+    return source;
+  }
+
+  // `this` used in a lambda: each lambda from the method inwards captures it.
+  void capture_this(SourcePos at) {
+    if (!fn_->is_lambda() || fn_->this_capture >= 0) return;
+    bool from_capture = false;
+    uint32_t source = 0;  // the method's local 0
+    for (size_t m = 1; m <= outer_.size(); m++) {
+      FnDecl& lambda = fn_at(m);
+      if (lambda.this_capture < 0)
+        lambda.this_capture = int32_t(add_capture(lambda, {false, from_capture, source, fn_->self_class->type}, at));
+      from_capture = true;
+      source = uint32_t(lambda.this_capture);
+    }
+  }
+
+  // The type of a variable named `name` (a local, a captured one, a field of `this` or a
+  // global), or Void when none has that name.
+  Type variable_type(const std::string& name) {
+    if (const Local* l = find_local(name)) return l->type;
+    if (const Local* l = find_outer(name).first) return l->type;
+    if (fn_->self_class != nullptr) {
+      int field = fn_->self_class->field(name);
+      if (field >= 0) return fn_->self_class->all_fields[size_t(field)]->type;
+    }
+    auto g = globals_.find(name);
+    return g != globals_.end() ? prog_.globals[g->second]->type : Type::Void;
   }
   uint32_t new_slot(const std::string& name, Type t, SourcePos at) {
     if (fn_->local_types.size() >= 65535) fail(at, fmt::format("too many local variables in '{}' (at most 65535)", fn_->name));
@@ -556,7 +635,9 @@ class Checker {
         fail(t.op_pos, "strings cannot be assigned into; build a new one, e.g. with substring(s, from, to) and +");
       return elem;
     }
-    if (const Local* l = t.kind == ExprKind::Name ? find_local(t.text) : nullptr) {
+    const Local* l = t.kind == ExprKind::Name ? find_local(t.text) : nullptr;
+    if (l == nullptr && t.kind == ExprKind::Name) l = find_outer(t.text).first;
+    if (l != nullptr) {
       if (l->read_only) fail(t.pos, fmt::format("cannot assign to '{}': a for loop variable is read-only", t.text));
     }
     return expr(t);
@@ -594,16 +675,23 @@ class Checker {
           e.index = l->slot;
           return l->type;
         }
-        if (fn_->owner != nullptr) {  // a field of `this`, named bare
-          int field = fn_->owner->field(e.text);
+        if (auto [l, level] = find_outer(e.text); l != nullptr) {  // a variable of an enclosing function
+          e.ref = NameRef::Capture;
+          e.index = capture_variable(*l, level, e.text, e.pos);
+          return l->type;
+        }
+        if (const ClassDecl* self = fn_->self_class) {  // a field of `this`, named bare
+          int field = self->field(e.text);
           if (field >= 0) {
+            capture_this(e.pos);
             e.ref = NameRef::Field;
-            e.class_index = fn_->owner->index;
+            e.class_index = self->index;
             e.index = uint32_t(field);
-            return fn_->owner->all_fields[size_t(field)]->type;
+            return self->all_fields[size_t(field)]->type;
           }
-          if (fn_->owner->method(e.text) != nullptr)
-            fail(e.pos, fmt::format("'{}' is a method, not a value; call it with {}(...)", e.text, e.text));
+          if (self->method(e.text) != nullptr)
+            fail(e.pos, fmt::format("'{}' is a method, not a value; call it with {}(...), or wrap it: fn(...) {{ {}(...); }}",
+                                    e.text, e.text, e.text));
         }
         auto g = globals_.find(e.text);
         if (g != globals_.end()) {
@@ -611,8 +699,13 @@ class Checker {
           e.index = g->second;
           return prog_.globals[g->second]->type;
         }
-        if (fns_.count(e.text) || is_builtin_name(e.text))
-          fail(e.pos, fmt::format("'{}' is a function, not a value; call it with {}(...)", e.text, e.text));
+        if (auto f = fns_.find(e.text); f != fns_.end()) {  // a top-level function as a value
+          e.ref = NameRef::Function;
+          e.index = f->second->index;
+          return fn_type(*f->second);
+        }
+        if (is_builtin_name(e.text))
+          fail(e.pos, fmt::format("'{}' is a builtin, not a value; call it with {}(...), or wrap it in a lambda", e.text, e.text));
         fail(e.pos, fmt::format("unknown name '{}'", e.text));
       }
       case ExprKind::Unary: {
@@ -662,8 +755,9 @@ class Checker {
       }
       case ExprKind::Call: return call(e);
       case ExprKind::This:
-        if (fn_->owner == nullptr) fail(e.pos, "'this' is only available inside a method");
-        return fn_->owner->type;
+        if (fn_->self_class == nullptr) fail(e.pos, "'this' is only available inside a method");
+        capture_this(e.pos);
+        return fn_->self_class->type;
       case ExprKind::Field: {
         ClassDecl& c = receiver_class(*e.args[0], "field", e);
         int field = c.field(e.text);
@@ -680,6 +774,22 @@ class Checker {
       case ExprKind::MethodCall: {
         ClassDecl& c = receiver_class(*e.args[0], "method", e);
         const FnDecl* m = c.method(e.text);
+        if (m == nullptr && c.field(e.text) >= 0 &&
+            type_kind(c.all_fields[size_t(c.field(e.text))]->type) == TypeKind::Function) {  // obj.handler(x)
+          auto field = std::make_unique<Expr>();
+          field->kind = ExprKind::Field;
+          field->pos = e.pos;
+          field->op_pos = e.op_pos;
+          field->text = e.text;
+          field->depth = e.args[0]->depth + 1;
+          field->class_index = c.index;
+          field->index = uint32_t(c.field(e.text));
+          field->type = c.all_fields[field->index]->type;
+          field->args.push_back(std::move(e.args[0]));
+          e.args[0] = std::move(field);
+          e.kind = ExprKind::CallValue;
+          return call_value(e, /*callee_checked=*/true);
+        }
         if (m == nullptr) {
           if (c.field(e.text) >= 0) fail(e.op_pos, fmt::format("'{}' is a field of {}, not a method", e.text, c.name));
           if (e.text == "init") fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", c.name));
@@ -705,8 +815,8 @@ class Checker {
         return c->type;
       }
       case ExprKind::SuperCall: return super_call(e);
-      case ExprKind::CallValue:
-      case ExprKind::Lambda: fail(e.pos, "function values and closures are not supported yet");
+      case ExprKind::CallValue: return call_value(e);
+      case ExprKind::Lambda: return lambda(e);
       case ExprKind::Is:
       case ExprKind::As: {
         Type from = value(*e.args[0]);
@@ -726,6 +836,12 @@ class Checker {
         return e.kind == ExprKind::Is ? Type::Bool : to->type;
       }
       case ExprKind::Spawn: {
+        if (type_kind(variable_type(e.text)) == TypeKind::Function) {  // spawn f(x) of a function value
+          callee_to_argument(e);
+          call_value(e);
+          e.callee = Callee::Value;
+          return Type::Int;
+        }
         if (is_builtin_name(e.text))
           fail(e.op_pos, fmt::format("spawn needs a function of the program, but '{}' is a builtin", e.text));
         user_call(e);
@@ -825,7 +941,11 @@ class Checker {
   // A call or spawn of a function of the program.
   Type user_call(Expr& e) {
     auto it = fns_.find(e.text);
-    if (it == fns_.end()) fail(e.op_pos, fmt::format("unknown function '{}'", e.text));
+    if (it == fns_.end()) {
+      if (Type t = variable_type(e.text); t != Type::Void)
+        fail(e.op_pos, fmt::format("'{}' is a variable of type {}, not a function; only functions can be called", e.text, type_name(t)));
+      fail(e.op_pos, fmt::format("unknown function '{}'", e.text));
+    }
     FnDecl& f = *it->second;
     std::vector<Type> params;
     for (auto& p : f.params) params.push_back(p.type);
@@ -836,6 +956,13 @@ class Checker {
   }
 
   Type call(Expr& e) {
+    // A variable of function type comes before the functions of that name (a name means
+    // a local, a field, a global, then a function); one of another type does not hide them.
+    if (type_kind(variable_type(e.text)) == TypeKind::Function) {
+      callee_to_argument(e);
+      e.kind = ExprKind::CallValue;
+      return call_value(e);
+    }
     if (e.text == "print") {
       for (auto& a : e.args) value(*a);
       e.callee = Callee::Print;
@@ -860,13 +987,14 @@ class Checker {
       e.index = uint32_t(b->native);
       return b->result;
     }
-    if (fn_->owner != nullptr) {  // a method of `this`, named bare
-      if (e.text == "init") fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", fn_->owner->name));
-      if (const FnDecl* m = fn_->owner->method(e.text)) {
+    if (const ClassDecl* self = fn_->self_class) {  // a method of `this`, named bare
+      if (e.text == "init") fail(e.op_pos, fmt::format("'init' cannot be called: new {}(...) calls it", self->name));
+      if (const FnDecl* m = self->method(e.text)) {
+        capture_this(e.pos);
         method_arguments(e, *m, 0);
         e.callee = Callee::Method;
-        e.class_index = fn_->owner->index;
-        e.index = uint32_t(fn_->owner->method_slot(e.text));
+        e.class_index = self->index;
+        e.index = uint32_t(self->method_slot(e.text));
         return m->result;
       }
     }
@@ -876,7 +1004,7 @@ class Checker {
   // super.m(args): the superclass's m, or super.init(args) as the first statement of an
   // init. e.index is the function called (no dispatch).
   Type super_call(Expr& e) {
-    const ClassDecl* c = fn_->owner;
+    const ClassDecl* c = fn_->self_class;
     if (c == nullptr || c->super == nullptr)
       fail(e.pos, c == nullptr ? "'super' is only available inside a method" : fmt::format("class '{}' has no superclass", c->name));
     const FnDecl* m = e.text == "init" ? c->super->effective_init : c->super->method(e.text);
@@ -889,9 +1017,88 @@ class Checker {
     } else if (m->is_abstract) {
       fail(e.op_pos, fmt::format("{}.{} is abstract: it has no body to call", m->owner->name, m->name));
     }
+    capture_this(e.pos);
     method_arguments(e, *m, 0);
     e.index = m->index;
     return m->result;
+  }
+
+  // A call f(args) or spawn f(args) of a variable `f` of function type: the variable
+  // becomes args[0], a Name.
+  static void callee_to_argument(Expr& e) {
+    auto name = std::make_unique<Expr>();
+    name->kind = ExprKind::Name;
+    name->pos = e.pos;
+    name->op_pos = e.op_pos;
+    name->text = e.text;
+    e.args.insert(e.args.begin(), std::move(name));
+  }
+
+  // args[0](args[1...]): args[0] is of a function type, whose parameters the arguments
+  // convert to. type_operand is the function type.
+  Type call_value(Expr& e, bool callee_checked = false) {
+    Type f = callee_checked ? e.args[0]->type : value(*e.args[0]);
+    if (type_kind(f) != TypeKind::Function)
+      fail(e.op_pos, fmt::format("cannot call a value of type {} (only functions can be called)", type_name(f)));
+    const TypeInfo& info = type_info(f);
+    size_t n = e.args.size() - 1;
+    if (n != info.args.size())
+      fail(e.op_pos, fmt::format("a function of type {} takes {}, got {}", type_name(f), plural(info.args.size(), "argument"), n));
+    for (size_t i = 0; i < n; i++) {
+      Type t = value(*e.args[1 + i]);
+      if (!assignable(t, info.args[i]))
+        fail(e.args[1 + i]->pos, fmt::format("argument {} of a function of type {} must be {}, got {}{}", i + 1, type_name(f),
+                                             type_name(info.args[i]), type_name(t), conversion_hint(info.args[i], t)));
+    }
+    e.type_operand = f;
+    return info.elem;
+  }
+
+  static Type fn_type(const FnDecl& f) {
+    std::vector<Type> params;
+    for (auto& p : f.params) params.push_back(p.type);
+    return function_type(params, f.result);
+  }
+
+  // fn(params): R { body }: a function of its own, named after the one it is written in
+  // (main$fn@12), that sees that function's variables (captured into cells) and `this`.
+  Type lambda(Expr& e) {
+    FnDecl& f = *e.lambda;
+    f.enclosing = fn_;
+    f.self_class = fn_->self_class;
+    f.name = fmt::format("{}{}$fn@{}", fn_->owner != nullptr ? fn_->owner->name + "." : "", fn_->name, f.pos.line);
+    if (next_fn_ >= 65535) fail(f.pos, "too many functions, methods and lambdas (at most 65535)");
+    f.index = next_fn_++;
+    prog_.lambdas.push_back(&f);
+    for (auto& p : f.params) check_type(p.type, p.pos);
+    if (f.result != Type::Void) check_type(f.result, f.result_pos);
+    f.value_type = fn_type(f);
+    outer_.push_back({fn_, std::move(scopes_), std::move(loops_), for_count_});
+    bool first_statement = first_statement_;
+    fn_ = &f;
+    scopes_.assign(1, {});
+    loops_.clear();
+    for_count_ = 0;
+    f.local_types.clear();
+    f.local_names.clear();
+    new_slot("$closure", f.value_type, f.pos);  // local 0: the closure, which holds the captures
+    for (auto& p : f.params) {
+      if (scopes_[0].count(p.name)) fail(p.pos, fmt::format("parameter '{}' is declared twice", p.name));
+      check_not_declared(p.name, p.pos);
+      declare(p.name, p.type, p.pos, false);
+    }
+    bool completes = block(*f.body, /*function_body=*/true);
+    if (completes && f.result != Type::Void)
+      fail(f.body->end_pos, fmt::format("the lambda must return a value of type {} on every path; add a return at the end",
+                                        type_name(f.result)));
+    Context outer = std::move(outer_.back());
+    outer_.pop_back();
+    fn_ = outer.fn;
+    scopes_ = std::move(outer.scopes);
+    loops_ = std::move(outer.loops);
+    for_count_ = outer.for_count;
+    first_statement_ = first_statement;
+    return f.value_type;
   }
 
   Program& prog_;
@@ -905,6 +1112,16 @@ class Checker {
   std::vector<std::unordered_map<std::string, Local>> scopes_;
   std::vector<Loop> loops_;
   int for_count_ = 0;
+  // The functions enclosing the lambda being checked, outermost first, each with its
+  // scopes and loops as they were where the lambda is written.
+  struct Context {
+    FnDecl* fn;
+    std::vector<std::unordered_map<std::string, Local>> scopes;
+    std::vector<Loop> loops;
+    int for_count;
+  };
+  std::vector<Context> outer_;
+  uint32_t next_fn_ = 0;  // the next function index: lambdas come after every function and method
 };
 
 }  // namespace

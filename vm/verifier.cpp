@@ -42,6 +42,21 @@ bool matches(const Module& m, Type want, Type t) {
   int32_t c = type_kind(t) == TypeKind::Class ? m.class_index(t) : -1;
   return c >= 0 && m.conforms(c, m.class_index(want));
 }
+// The type of a function's value: a top-level function's, or a lambda's (its closure's).
+Type value_type(const Function& f) { return function_type(f.params, f.result); }
+// A lambda takes its closure first: a value of its function type without that parameter;
+// every capture is a reference. (Only a lambda: a top-level function's first parameter
+// may be a function of the same shape.)
+bool is_lambda(const Function& f) {
+  if (!f.is_lambda || f.params.empty() || type_kind(f.params[0]) != TypeKind::Function) return false;
+  const TypeInfo& self = type_info(f.params[0]);
+  if (self.elem != f.result || self.args.size() + 1 != f.params.size()) return false;
+  for (size_t i = 0; i < self.args.size(); i++)
+    if (self.args[i] != f.params[i + 1]) return false;
+  for (Type c : f.captures)
+    if (!is_reference(c)) return false;
+  return true;
+}
 std::string want_name(Type want) {
   if (want == kAnyValue) return "a value";
   if (want == kAnyReference) return "a reference";
@@ -96,8 +111,16 @@ class Verifier {
     }
     for (size_t i = 0; i < fn_.constants.size(); i++) {
       Type t = fn_.constants[i].type;
-      if (t != Type::Int && t != Type::Float && t != Type::Bool && t != Type::String)
-        reject(0, fmt::format("constant #{} has type {} (must be int, float, bool or string)", i, type_name(t)));
+      bool function = type_kind(t) == TypeKind::Function;
+      if (t != Type::Int && t != Type::Float && t != Type::Bool && t != Type::String && !function)
+        reject(0, fmt::format("constant #{} has type {} (must be int, float, bool, string or a function)", i, type_name(t)));
+      if (function) {  // a top-level function's value: that function, of that type
+        int64_t f = fn_.constants[i].bits;
+        if (f < 0 || uint64_t(f) >= m_.functions.size() || m_.functions[size_t(f)]->is_lambda ||
+            value_type(*m_.functions[size_t(f)]) != t)
+          reject(0, fmt::format("function constant #{} names function {}, which is not a top-level function of type {}", i, f,
+                                type_name(t)));
+      }
       if (t == Type::String && (fn_.constants[i].bits < 0 || uint64_t(fn_.constants[i].bits) >= fn_.strings.size()))
         reject(0, fmt::format("string constant #{} names string {} of {}", i, fn_.constants[i].bits, fn_.strings.size()));
       if (t == Type::Bool && fn_.constants[i].bits != 0 && fn_.constants[i].bits != 1)
@@ -206,6 +229,25 @@ class Verifier {
           if (read_u8(p, kOperandA) > 2)
             reject(bci, fmt::format("newarray kind {} (must be 0 for int, 1 for float or 2 for bool)", read_u8(p, kOperandA)));
           break;
+        case Op::newclosure: {
+          uint16_t f = read_u16(p, kOperandA);
+          if (f >= m_.functions.size()) reject(bci, fmt::format("function index {} out of range ({} functions)", f, m_.functions.size()));
+          if (!is_lambda(*m_.functions[f])) reject(bci, fmt::format("newclosure of '{}', which is not a lambda", m_.functions[f]->name));
+          break;
+        }
+        case Op::loadcapture:
+          if (!is_lambda(fn_)) reject(bci, "loadcapture outside a lambda");
+          if (read_u16(p, kOperandA) >= fn_.captures.size())
+            reject(bci, fmt::format("capture {} out of range ({} captures)", read_u16(p, kOperandA), fn_.captures.size()));
+          break;
+        case Op::callvalue: case Op::spawnvalue: {
+          uint16_t k = read_u16(p, kOperandA);
+          if (k >= fn_.types.size()) reject(bci, fmt::format("type index {} out of range ({} types)", k, fn_.types.size()));
+          Type t = fn_.types[k];
+          if (type_kind(t) != TypeKind::Function || type_info(t).args.size() != read_u16(p, kOperandB))
+            reject(bci, fmt::format("{} of {} arguments with type {}", info.name, read_u16(p, kOperandB), type_name(t)));
+          break;
+        }
         case Op::anewarray: {
           uint16_t k = read_u16(p, kOperandA);
           if (k >= fn_.types.size()) reject(bci, fmt::format("type index {} out of range ({} types)", k, fn_.types.size()));
@@ -276,6 +318,20 @@ class Verifier {
       case Op::aaload: pops = {kElementArray, Type::Int}; break;  // pushes the array's element type (flow)
       case Op::aastore: pops = {kElementArray, Type::Int, kAnyValue}; break;
       case Op::tostring: pops = from_letters(std::string_view("IFZS").substr(read_u8(p, kOperandA), 1)); break;
+      case Op::newclosure: {
+        const Function& lambda = *m_.functions[read_u16(p, kOperandA)];
+        pops = lambda.captures;
+        pushes = one(lambda.params[0]);
+        break;
+      }
+      case Op::loadcapture: pushes = one(fn_.captures[read_u16(p, kOperandA)]); break;
+      case Op::callvalue: case Op::spawnvalue: {
+        Type t = fn_.types[read_u16(p, kOperandA)];
+        pops = one(t);
+        for (Type a : type_info(t).args) pops.push_back(a);
+        pushes = op == Op::spawnvalue ? one(Type::Int) : one(type_info(t).elem);
+        break;
+      }
       case Op::call: case Op::spawn: {
         const Function& callee = *m_.functions[read_u16(p, kOperandA)];
         pops = callee.params;

@@ -621,7 +621,7 @@ TEST_CASE("verifier: function signature, constants, line and loop tables") {
   Build k({}, Type::Void);
   k.k(Type::IntArray, 0);
   k.b.emit(Op::ret);
-  CHECK(k.verdict() == "0: constant #0 has type int[] (must be int, float, bool or string)");
+  CHECK(k.verdict() == "0: constant #0 has type int[] (must be int, float, bool, string or a function)");
 
   Build b({}, Type::Void);
   b.k(Type::Bool, 2);
