@@ -130,8 +130,8 @@ struct Profile {
   uint64_t interval_ns = 0;
   uint64_t duration_ns = 0;
   // Compiled code kept its lines only at polls and calls (--debug-info=safepoints): every
-  // sampler, the oracle too, then maps a pc elsewhere to its function's first line or
-  // loses inlined frames, and the report says so.
+  // sampler, the oracle too, then names a pc elsewhere by the poll or call before it
+  // (its line, its inlined frames), and the report says so.
   bool debug_info_at_safepoints = false;
   // The sampler thread's own CPU time: per visit of a thread (signal, hold and walk, or
   // native walk), and in all (with the recording of handler walks).

@@ -342,6 +342,22 @@ void rate_lines(std::string& out, const Profile& p) {
            "(--sampler=classical) and the others without it (e.g. --sampler=cooperative,safepoint,oracle)\n";
 }
 
+// How to sample more often than `p` did: an --interval of half its own, in a form the
+// flag takes. Nothing when the run was already at the flag's least value (or its interval
+// is unknown), and a word of why not when it got under half the interruptions it asked
+// for: a shorter interval asks for more of what the run could not get.
+std::string more_often(const Profile& p) {
+  SamplingRate r = sampling_rate(p);
+  if (r.asked > 0 && 2 * r.achieved < r.asked)
+    return fmt::format("; a shorter --interval would not help, the run got only {:.1f}% of the interruptions "
+                       "it asked for (the rate line says why)",
+                       100.0 * double(r.achieved) / double(r.asked));
+  if (p.interval_ns <= kLeastIntervalNs) return "";
+  uint64_t half_us = std::max<uint64_t>(p.interval_ns / 2 / 1000, kLeastIntervalNs / 1000);
+  std::string half = half_us % 1000 == 0 ? fmt::format("{}ms", half_us / 1000) : fmt::format("{}us", half_us);
+  return fmt::format(" or sample more often (--interval={}, half of this run's)", half);
+}
+
 }  // namespace
 
 void closing_notes(std::string& out, const Profile& p, uint64_t fewest, const std::string& fewest_sampler) {
@@ -350,8 +366,8 @@ void closing_notes(std::string& out, const Profile& p, uint64_t fewest, const st
   if (fewest > 0 && fewest < kFewSamples) {
     Interval half = wilson95(fewest / 2, fewest);
     out += fmt::format("Few samples: {} has only {}, so a share of 50% is anywhere in {}. For more, run "
-                       "longer (the examples take -D ROUNDS=N) or sample more often (--interval=200us).\n",
-                       fewest_sampler, fewest, format_interval(half));
+                       "longer (the programs of examples/, not those of its lessons/, take -D ROUNDS=N){}.\n",
+                       fewest_sampler, fewest, format_interval(half), more_often(p));
   }
   if (p.debug_info_at_safepoints) out += fmt::format("{}\n", kDebugInfoAtSafepointsNote);
 }

@@ -51,6 +51,9 @@ std::string format_interval(Interval i);  // "59.6-73.1%"
 
 // Below this many samples a share is rough (a 50% share is known to about ±10 points).
 inline constexpr uint64_t kFewSamples = 100;
+// The least --interval the command line takes (vm/cli/run_flags.cpp, kMinPeriodNs): the
+// few-samples note suggests no interval below it.
+inline constexpr uint64_t kLeastIntervalNs = 10'000;
 
 // The lines every text report ends with: what "biased" means and where the reasons are
 // explained; when `fewest` samples is below kFewSamples, that the shares are rough and

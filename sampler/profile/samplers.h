@@ -47,8 +47,8 @@ inline constexpr const char* kBiasedMeaning =
 // What --debug-info=safepoints does to every sampler's answer (said by every report).
 inline constexpr const char* kDebugInfoAtSafepointsNote =
     "Debug info only at polls and calls (--debug-info=safepoints): every sampler, the oracle too, "
-    "puts a pc elsewhere on its function's first line or loses its inlined frames; the oracle is "
-    "only as exact as the debug info.";
+    "names a pc elsewhere by the poll or call before it, with that site's line and inlined frames; "
+    "the oracle is only as exact as the debug info.";
 
 inline constexpr const char* kSamplerHelp[kSamplerCount] = {
 #define SAMPLER(name, where, bias, help) help,

@@ -368,8 +368,33 @@ TEST_CASE("reports: several samplers: what they share once, top lines side by si
   CHECK(has_line(text, "cooperative compute:19 50.0% 21.5-78.5% of 8"));
   CHECK(has_line(text, "classical compute:19 57.1% 25.0-84.2% of 7"));
   CHECK(has_line(text, "Few samples: classical has only 7, so a share of 50% is anywhere in 15.8-75.0%. For "
-                       "more, run longer (the examples take -D ROUNDS=N) or sample more often (--interval=200us)."));
+                       "more, run longer (the programs of examples/, not those of its lessons/, take -D ROUNDS=N) "
+                       "or sample more often (--interval=500us, half of this run's)."));
   CHECK(text.find("minivm help reasons") != std::string::npos);
+}
+
+TEST_CASE("reports: the few-samples note suggests an interval the run did not already use", "[reports]") {
+  // Half the run's interval, in a unit --interval takes; none at the flag's least value.
+  auto note = [](uint64_t interval_ns) {
+    Profile p = two_sampler_profile();
+    p.interval_ns = interval_ns;
+    std::string text = text_of(p);
+    size_t at = text.find("Few samples:");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  CHECK(note(100'000).find("(--interval=50us, half of this run's)") != std::string::npos);
+  CHECK(note(4'000'000).find("(--interval=2ms, half of this run's)") != std::string::npos);
+  CHECK(note(15'000).find("(--interval=10us, half of this run's)") != std::string::npos);
+  CHECK(note(10'000).find("--interval") == std::string::npos);
+  CHECK(note(10'000).find("take -D ROUNDS=N).") != std::string::npos);
+  // A run that got under half the interruptions it asked for: no shorter interval.
+  Profile starved = two_sampler_profile();
+  starved.schedule.visits_due = 40;
+  starved.schedule.visits_missed = 30;
+  std::string text = text_of(starved);
+  CHECK(text.find("--interval=500us") == std::string::npos);
+  CHECK(text.find("a shorter --interval would not help, the run got only 25.0% of the interruptions it asked for "
+                  "(the rate line says why)") != std::string::npos);
 }
 
 TEST_CASE("reports: the Wilson interval of a share", "[reports]") {
