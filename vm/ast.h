@@ -144,6 +144,15 @@ struct Param {
 
 struct ClassDecl;
 
+// A type parameter of a generic class, interface or function: `K: Comparable<K>`. In the
+// declaration's text it is the class type of its name, which instantiation replaces.
+struct TypeParamDecl {
+  std::string name;
+  SourcePos pos;
+  Type bound = Type::Void;  // Void: unbounded
+  SourcePos bound_pos;
+};
+
 struct FnDecl {
   ClassDecl* owner = nullptr;  // the class of a method
   bool is_abstract = false;    // `abstract fn`: no body
@@ -157,6 +166,7 @@ struct FnDecl {
   Type result = Type::Void;
   SourcePos result_pos;  // the result type (when present)
   StmtPtr body;          // a Block; null for an abstract method
+  std::vector<TypeParamDecl> type_params;  // a generic function's (a template, never checked itself)
 
   // checker: every local slot (params first; a method's `this` before them), as the
   // Function will have them
@@ -216,6 +226,7 @@ struct ClassDecl {
   SourcePos super_pos;
   std::vector<Type> interface_types;      // a class's `implements`, an interface's `extends`
   std::vector<SourcePos> interface_pos;
+  std::vector<TypeParamDecl> type_params;        // a generic one's (a template, never checked itself)
   std::vector<FieldDecl> fields;                 // its own
   std::vector<std::unique_ptr<FnDecl>> methods;  // its own; `init` among them, if declared
 
@@ -265,6 +276,11 @@ struct Program {
   std::vector<std::unique_ptr<FnDecl>> functions;
   std::vector<std::unique_ptr<ClassDecl>> classes;
   std::vector<FnDecl*> lambdas;  // checker: every lambda, in function index order (the expressions own them)
+  // Generic declarations: templates the checker instantiates per type argument; their
+  // instances join `classes` (classes and interfaces) and `function_instances`.
+  std::vector<std::unique_ptr<ClassDecl>> generic_classes;
+  std::vector<std::unique_ptr<FnDecl>> generic_functions;
+  std::vector<std::unique_ptr<FnDecl>> function_instances;  // checker
 };
 
 // Readable dumps for tests and debugging: expressions as fully parenthesised

@@ -752,12 +752,16 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
         info.itable[i->first_selector + k] = uint16_t(c->method(i->vtable[k]->name)->index);
     }
   }
-  // Functions in index order: the top-level ones, then each class's methods.
+  // Functions in index order: the top-level ones, each class's methods, then lambdas and
+  // instances of generic functions and classes as the checker made them.
   std::vector<const FnDecl*> decls;
   for (auto& d : program.functions) decls.push_back(d.get());
   for (auto& c : program.classes)
     for (auto& mth : c->methods) decls.push_back(mth.get());
   for (const FnDecl* d : program.lambdas) decls.push_back(d);
+  for (auto& d : program.function_instances) decls.push_back(d.get());
+  // Lambdas and instances of generic declarations took their indices as the checker met them.
+  std::sort(decls.begin(), decls.end(), [](const FnDecl* a, const FnDecl* b) { return a->index < b->index; });
   for (const FnDecl* d : decls) {
     auto fn = std::make_unique<Function>();
     fn->name = d->owner != nullptr ? d->owner->name + "." + d->name : d->name;

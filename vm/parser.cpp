@@ -72,11 +72,11 @@ class Parser {
       if (at(Tok::KwVar)) {
         p.globals.push_back(global());
       } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
-        p.functions.push_back(function());
-      } else if (at(Tok::KwClass) || (at(Tok::KwAbstract) && peek(1).kind == Tok::KwClass)) {
-        p.classes.push_back(class_decl());
-      } else if (at(Tok::KwInterface)) {
-        p.classes.push_back(interface_decl());
+        auto f = function();
+        (f->type_params.empty() ? p.functions : p.generic_functions).push_back(std::move(f));
+      } else if (at(Tok::KwClass) || (at(Tok::KwAbstract) && peek(1).kind == Tok::KwClass) || at(Tok::KwInterface)) {
+        auto c = at(Tok::KwInterface) ? interface_decl() : class_decl();
+        (c->type_params.empty() ? p.classes : p.generic_classes).push_back(std::move(c));
       } else {
         fail(peek().pos, fmt::format("expected 'fn', 'var', 'class' or 'interface' at top level, found {}", describe(peek())));
       }
@@ -172,12 +172,53 @@ class Parser {
       case Tok::KwBool: base = Type::Bool; break;
       case Tok::KwString: base = Type::String; break;
       case Tok::Ident:
-        base = class_type(t.text);  // the checker finds the class
-        if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
+        base = class_type(t.text, type_arguments());  // the checker finds the class (and instantiates a generic one)
         break;
       default: fail(t.pos, fmt::format("expected a type (int, float, bool, string, a class, a function type fn(T): R, or an array of one: T[]), found {}", describe(t)));
     }
     return base;
+  }
+
+  // ['<' type {',' type} '>']: the type arguments of a generic class or interface.
+  std::vector<Type> type_arguments() {
+    std::vector<Type> args;
+    if (!at(Tok::Lt)) return args;
+    SourcePos open = take().pos;
+    if (++nesting_ > kMaxNesting) fail(open, "type is nested too deeply");
+    do args.push_back(type());
+    while (accept(Tok::Comma));
+    nesting_--;
+    close_angle("after the type arguments");
+    return args;
+  }
+  // A '>' closing type arguments; in `Vector<Vector<int>>` the lexer read '>>', whose
+  // first half this takes.
+  void close_angle(std::string_view context) {
+    if (at(Tok::Shr) || at(Tok::Ushr) || at(Tok::Ge) || at(Tok::ShrAssign) || at(Tok::UshrAssign)) {
+      Token& t = ahead_.front();
+      t.kind = t.kind == Tok::Shr ? Tok::Gt : t.kind == Tok::Ushr ? Tok::Shr : t.kind == Tok::Ge ? Tok::Assign
+             : t.kind == Tok::ShrAssign ? Tok::Ge : Tok::ShrAssign;
+      t.text = t.text.substr(1);
+      t.pos.col++;
+      return;
+    }
+    expect(Tok::Gt, context);
+  }
+  // ['<' NAME [':' type] {',' ...} '>']: the type parameters of a generic declaration.
+  std::vector<TypeParamDecl> type_parameters() {
+    std::vector<TypeParamDecl> params;
+    if (!accept(Tok::Lt)) return params;
+    do {
+      Token name = expect(Tok::Ident, "(a type parameter)");
+      TypeParamDecl p{std::string(name.text), name.pos, Type::Void, {}};
+      if (accept(Tok::Colon)) {
+        p.bound_pos = peek().pos;
+        p.bound = type();
+      }
+      params.push_back(std::move(p));
+    } while (accept(Tok::Comma));
+    close_angle("after the type parameters");
+    return params;
   }
 
   // ---- top level ----
@@ -244,12 +285,11 @@ class Parser {
     c->name = std::string(name.text);
     c->name_pos = name.pos;
     c->type = class_type(c->name);
-    if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
+    c->type_params = type_parameters();
     if (accept(Tok::KwExtends)) {
       c->super_pos = peek().pos;
       Token base = expect(Tok::Ident, "after 'extends' (the superclass)");
-      if (at(Tok::Lt)) fail(peek().pos, "generic classes are not supported yet");
-      c->super_type = class_type(base.text);
+      c->super_type = class_type(base.text, type_arguments());
     }
     if (accept(Tok::KwImplements)) interface_list(*c, "implements");
     expect(Tok::LBrace, fmt::format("after 'class {}'", c->name));
@@ -272,6 +312,9 @@ class Parser {
       } else if (at(Tok::KwFn) || at(Tok::Annotation) || at(Tok::KwAbstract) || at(Tok::KwOverride)) {
         c->methods.push_back(function());
         c->methods.back()->owner = c.get();
+        if (!c->methods.back()->type_params.empty())
+          fail(c->methods.back()->type_params[0].pos,
+               fmt::format("methods take no type parameters of their own; give them to the class: class {}<...>", c->name));
       } else {
         fail(peek().pos, fmt::format("expected 'var', 'fn' or '}}' in class '{}', found {}", c->name, describe(peek())));
       }
@@ -285,8 +328,7 @@ class Parser {
     do {
       c.interface_pos.push_back(peek().pos);
       Token name = expect(Tok::Ident, fmt::format("after '{}' (an interface)", after));
-      if (at(Tok::Lt)) fail(peek().pos, "generic interfaces are not supported yet");
-      c.interface_types.push_back(class_type(name.text));
+      c.interface_types.push_back(class_type(name.text, type_arguments()));
     } while (accept(Tok::Comma));
   }
 
@@ -300,7 +342,7 @@ class Parser {
     c->name = std::string(name.text);
     c->name_pos = name.pos;
     c->type = class_type(c->name);
-    if (at(Tok::Lt)) fail(peek().pos, "generic interfaces are not supported yet");
+    c->type_params = type_parameters();
     if (at(Tok::KwImplements)) fail(peek().pos, fmt::format("an interface extends other interfaces: interface {} extends ...", c->name));
     if (accept(Tok::KwExtends)) interface_list(*c, "extends");
     expect(Tok::LBrace, fmt::format("after 'interface {}'", c->name));
@@ -361,6 +403,7 @@ class Parser {
     Token name = expect(Tok::Ident, "after 'fn'");
     f->name = std::string(name.text);
     f->name_pos = name.pos;
+    f->type_params = type_parameters();
     parameters(*f);
   }
 
@@ -735,19 +778,19 @@ class Parser {
       }
       case Tok::KwNew: {
         SourcePos pos = take().pos;
-        if (at(Tok::Ident) && peek(1).kind == Tok::LParen) {  // new C(args)
-          Token cls = take();
+        SourcePos type_pos = peek().pos;
+        Type elem = base_type();
+        if (at(Tok::LParen) && type_kind(elem) == TypeKind::Class) {  // new C(args), new C<Args>(args)
           auto e = make_expr(ExprKind::New, pos);
-          e->op_pos = cls.pos;
-          e->text = std::string(cls.text);
-          e->type_operand = class_type(cls.text);
+          e->op_pos = type_pos;
+          e->text = type_info(elem).name;
+          e->type_operand = elem;
           arguments(*e);
           return e;
         }
         // new T[n], T any type: new int[n], new Circle[n], new int[][n] (n null int arrays)
         auto e = make_expr(ExprKind::NewArray, pos);
-        e->type_pos = peek().pos;
-        Type elem = base_type();
+        e->type_pos = type_pos;
         while (at(Tok::LBracket) && peek(1).kind == Tok::RBracket) {
           take();
           take();

@@ -1,6 +1,7 @@
 #include "vm/typecheck.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "vm/builtins.h"
+#include "vm/generics.h"
 
 namespace vm {
 
@@ -79,17 +81,25 @@ class Checker {
       for (auto& m : c.methods) m->index = next_fn++;
     }
     for (size_t i = 0; i < prog_.globals.size(); i++) globals_.emplace(prog_.globals[i]->name, uint32_t(i));
-    for (auto& c : prog_.classes) hierarchy(*c);
-    for (auto& c : prog_.classes) layout(*c);
-    uint32_t selectors = 0;  // an interface's methods take the next ones (vm::ClassInfo::itable)
-    for (auto& c : prog_.classes)
-      if (c->is_interface) {
-        c->first_selector = selectors;
-        selectors += uint32_t(c->vtable.size());
-        if (selectors > 65535) fail(c->name_pos, "too many interface methods in the program (at most 65535)");
-      }
-    if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
+    for (auto& g : prog_.generic_classes) {
+      auto [it, fresh] = generic_classes_.emplace(g->name, g.get());
+      if (!fresh || classes_.count(class_type(g->name)))
+        fail(g->name_pos, fmt::format("{} '{}' is already defined", kind_word(*g), g->name));
+    }
+    for (auto& g : prog_.generic_functions) {
+      auto [it, fresh] = generic_fns_.emplace(g->name, g.get());
+      if (!fresh || fns_.count(g->name)) fail(g->name_pos, fmt::format("function '{}' is already defined", g->name));
+      if (g->name == "main") fail(g->type_params[0].pos, "'main' cannot be generic");
+    }
     next_fn_ = next_fn;
+    source_classes_ = prog_.classes.size();
+    // Instances of generic classes join the list as their uses are found (index loops).
+    for (size_t i = 0; i < prog_.classes.size(); i++) hierarchy(*prog_.classes[i]);
+    for (size_t i = 0; i < prog_.classes.size(); i++) layout(*prog_.classes[i]);
+    laid_out_all_ = true;
+    for (auto& [params, args, at] : pending_bounds_) check_bounds(params, args, at);
+    pending_bounds_.clear();
+    if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
     if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
     // Then every item in source order, so the first error reported is the first in the file.
@@ -101,12 +111,17 @@ class Checker {
     std::vector<Item> items;
     for (size_t i = 0; i < prog_.globals.size(); i++) items.push_back({prog_.globals[i]->pos, 0, i});
     for (size_t i = 0; i < prog_.functions.size(); i++) items.push_back({prog_.functions[i]->pos, 1, i});
-    for (size_t i = 0; i < prog_.classes.size(); i++) items.push_back({prog_.classes[i]->pos, 2, i});
+    for (size_t i = 0; i < source_classes_; i++) items.push_back({prog_.classes[i]->pos, 2, i});
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return before(a.pos, b.pos); });
     for (const Item& it : items) {
       if (it.kind == 0) global(it.index);
       else if (it.kind == 1) function(*prog_.functions[it.index]);
       else class_decl(*prog_.classes[it.index]);
+    }
+    // Then each instance of a generic class or function, as its first use made it.
+    for (size_t i = 0; i < pending_.size(); i++) {
+      if (pending_[i].cls != nullptr) class_decl(*pending_[i].cls);
+      else function(*pending_[i].fn);
     }
     if (!fns_.count("main")) fail(SourcePos{1, 1}, "the program has no 'main' function");
   }
@@ -136,15 +151,171 @@ class Checker {
   // "function 'f'" or "method 'C.m'", for messages.
   static std::string describe_fn(const FnDecl& f) {
     if (f.is_lambda()) return fmt::format("the lambda at line {}", f.pos.line);
-    if (f.owner != nullptr) return fmt::format("method '{}.{}'", f.owner->name, f.name);
+    if (f.owner != nullptr) return fmt::format("method '{}.{}'", type_name(f.owner->type), f.name);
     return fmt::format("function '{}'", f.name);
   }
 
   // A type written in the program: every class it names must exist.
   void check_type(Type t, SourcePos at) {
-    if (type_kind(t) == TypeKind::Array) return check_type(type_info(t).elem, at);
-    if (type_kind(t) == TypeKind::Class && !classes_.count(t))
-      fail(at, fmt::format("unknown type '{}'", type_name(t)));
+    switch (type_kind(t)) {
+      case TypeKind::Array: return check_type(type_info(t).elem, at);
+      case TypeKind::Function:
+        for (Type p : type_info(t).args) check_type(p, at);
+        return check_type(type_info(t).elem, at);
+      case TypeKind::Class:
+        if (!type_info(t).args.empty()) {
+          instance(t, at);
+        } else if (!classes_.count(t)) {
+          if (auto g = generic_classes_.find(type_info(t).name); g != generic_classes_.end())
+            fail(at, fmt::format("'{}' is generic: give its type arguments, {}", g->first, generic_example(*g->second)));
+          fail(at, fmt::format("unknown type '{}'", type_name(t)));
+        }
+        return;
+      default: return;
+    }
+  }
+
+  // Where a class is named (new C(...), extends C): the instance of a generic one, or the
+  // error for a generic one without type arguments; an unknown one is the caller's error.
+  void generic_use(Type t, SourcePos at) {
+    if (!type_info(t).args.empty() || generic_classes_.count(type_info(t).name)) check_type(t, at);
+  }
+
+  static std::string generic_example(const ClassDecl& g) {
+    std::string out = g.name + "<";
+    for (size_t i = 0; i < g.type_params.size(); i++) out += (i ? ", " : "") + g.type_params[i].name;
+    return out + ">";
+  }
+
+  // ---- generics: one declaration per type argument (vm/generics.h) ----
+
+  // The class or interface `Name<Args>`, made from its generic declaration on first use.
+  ClassDecl& instance(Type t, SourcePos at) {
+    if (auto it = classes_.find(t); it != classes_.end()) return *it->second;
+    const TypeInfo& info = type_info(t);
+    auto g = generic_classes_.find(info.name);
+    if (g == generic_classes_.end())
+      fail(at, classes_.count(class_type(info.name)) ? fmt::format("'{}' is not generic; write it without type arguments", info.name)
+                                                     : fmt::format("unknown type '{}'", info.name));
+    const ClassDecl& generic = *g->second;
+    if (info.args.size() != generic.type_params.size())
+      fail(at, fmt::format("'{}' takes {}, got {}", generic_example(generic), plural(generic.type_params.size(), "type argument"),
+                           info.args.size()));
+    for (Type a : info.args) check_type(a, at);
+    std::vector<Type> args = info.args;  // `info` may move as types are interned
+    if (auto it = classes_.find(t); it != classes_.end()) return *it->second;  // an argument's check made it
+    count_instance(at);
+    if (prog_.classes.size() >= 65535) fail(at, "too many classes (at most 65535)");
+    auto made = instantiate(generic, args);
+    ClassDecl& c = *made;
+    c.index = uint32_t(prog_.classes.size());
+    classes_.emplace(c.type, &c);
+    for (auto& m : c.methods) m->index = next_function_index(at);
+    prog_.classes.push_back(std::move(made));
+    pending_.push_back({&c, nullptr});
+    hierarchy(c);
+    if (laid_out_all_) layout(c);
+    bounds(generic.type_params, args, at);
+    // Its members' types now, so that a use of a member finds every class it names.
+    for (auto& f : c.fields) check_type(f.type, f.type_pos);
+    for (auto& m : c.methods) signature_types(*m);
+    return c;
+  }
+
+  void signature_types(const FnDecl& f) {
+    for (auto& p : f.params) check_type(p.type, p.pos);
+    if (f.result != Type::Void) check_type(f.result, f.result_pos);
+  }
+
+  void count_instance(SourcePos at) {
+    if (++instances_ > 1000)
+      fail(at, "too many instances of generic classes and functions (at most 1000): does a generic type use itself with a "
+               "bigger type argument?");
+  }
+  uint32_t next_function_index(SourcePos at) {
+    if (next_fn_ >= 65535) fail(at, "too many functions, methods and lambdas (at most 65535)");
+    return next_fn_++;
+  }
+
+  // Each type argument converts to its parameter's bound (with the arguments written for
+  // the parameters in it: T: Comparable<T> with T = Circle wants a Comparable<Circle>).
+  // Before every class is laid out, the check waits until they are.
+  void bounds(const std::vector<TypeParamDecl>& params, const std::vector<Type>& args, SourcePos at) {
+    if (laid_out_all_) check_bounds(params, args, at);
+    else pending_bounds_.push_back({params, args, at});
+  }
+  void check_bounds(const std::vector<TypeParamDecl>& params, const std::vector<Type>& args, SourcePos at) {
+    TypeSubst s = substitution(params, args);
+    for (size_t i = 0; i < params.size(); i++) {
+      if (params[i].bound == Type::Void) continue;
+      Type bound = substitute(params[i].bound, s);
+      check_type(bound, params[i].bound_pos);
+      if (!assignable(args[i], bound))
+        fail(at, fmt::format("type argument {} does not satisfy the bound {} of {}", type_name(args[i]), type_name(bound),
+                             params[i].name));
+    }
+  }
+
+  // The instance of generic function `generic` for these type arguments.
+  FnDecl& function_instance(const FnDecl& generic, const std::vector<Type>& args, SourcePos at) {
+    auto key = std::make_pair(&generic, args);
+    if (auto it = fn_instances_.find(key); it != fn_instances_.end()) return *it->second;
+    count_instance(at);
+    auto made = instantiate(generic, args);
+    FnDecl& f = *made;
+    f.index = next_function_index(at);
+    fn_instances_.emplace(key, &f);
+    prog_.function_instances.push_back(std::move(made));
+    pending_.push_back({nullptr, &f});
+    bounds(generic.type_params, args, at);
+    signature_types(f);
+    return f;
+  }
+
+  // What type parameter k of `generic` takes from an argument of type `got` where the
+  // parameter type `want` is expected: the first argument that gives it decides.
+  static void infer(const FnDecl& generic, Type want, Type got, std::vector<Type>& found) {
+    for (size_t k = 0; k < generic.type_params.size(); k++)
+      if (want == class_type(generic.type_params[k].name)) {
+        if (found[k] == Type::Void && got != Type::Null) found[k] = got;
+        return;
+      }
+    if (got == Type::Null || (uint32_t(want) < kFirstInternedType && !is_array(want))) return;
+    TypeKind wk = type_kind(want), gk = type_kind(got);
+    if (wk != gk) return;
+    const TypeInfo& w = type_info(want);
+    const TypeInfo& g = type_info(got);
+    if (wk == TypeKind::Array) return infer(generic, w.elem, g.elem, found);
+    if ((wk == TypeKind::Class && w.name == g.name) || wk == TypeKind::Function) {
+      if (w.args.size() != g.args.size()) return;
+      std::vector<Type> wa = w.args, ga = g.args;
+      Type we = w.elem, ge = g.elem;
+      for (size_t i = 0; i < wa.size(); i++) infer(generic, wa[i], ga[i], found);
+      if (wk == TypeKind::Function) infer(generic, we, ge, found);
+    }
+  }
+
+  // A call of a generic function: its type arguments inferred from the arguments' types.
+  Type generic_call(Expr& e, const FnDecl& generic) {
+    if (e.args.size() != generic.params.size())
+      fail(e.op_pos, fmt::format("'{}' takes {}, got {}", generic.name, plural(generic.params.size(), "argument"), e.args.size()));
+    std::vector<Type> got;
+    for (auto& a : e.args) got.push_back(value(*a));
+    std::vector<Type> found(generic.type_params.size(), Type::Void);
+    for (size_t i = 0; i < got.size(); i++) infer(generic, generic.params[i].type, got[i], found);
+    for (size_t k = 0; k < found.size(); k++)
+      if (found[k] == Type::Void)
+        fail(e.op_pos, fmt::format("cannot infer type parameter {} of '{}' from the arguments (a parameter of type {} needs an "
+                                   "argument that is not null)", generic.type_params[k].name, generic.name,
+                                   generic.type_params[k].name));
+    FnDecl& f = function_instance(generic, found, e.op_pos);
+    for (size_t i = 0; i < got.size(); i++)
+      if (!assignable(got[i], f.params[i].type))
+        fail(e.args[i]->pos, fmt::format("argument {} of '{}' must be {}, got {}{}", i + 1, generic.name, type_name(f.params[i].type),
+                                         type_name(got[i]), conversion_hint(f.params[i].type, got[i])));
+    e.callee = Callee::User;
+    e.index = f.index;
+    return f.result;
   }
   ClassDecl* class_of(Type t) {
     auto it = classes_.find(t);
@@ -155,10 +326,12 @@ class Checker {
 
   // The superclass of `c` and its interfaces, and no cycle through them.
   void hierarchy(ClassDecl& c) {
+    if (!hierarchy_done_.insert(&c).second) return;
     ClassDecl* first = classes_.at(c.type);
     if (first != &c)
       fail(c.name_pos, fmt::format("{} '{}' is already defined at line {}", kind_word(c), c.name, first->pos.line));
     for (size_t i = 0; i < c.interface_types.size(); i++) {
+      generic_use(c.interface_types[i], c.interface_pos[i]);
       ClassDecl* in = class_of(c.interface_types[i]);
       if (in == nullptr) fail(c.interface_pos[i], fmt::format("unknown interface '{}'", type_name(c.interface_types[i])));
       if (!in->is_interface)
@@ -170,6 +343,7 @@ class Checker {
       c.interfaces.push_back(in);
     }
     if (c.super_type == Type::Void) return;
+    generic_use(c.super_type, c.super_pos);
     c.super = class_of(c.super_type);
     if (c.super == nullptr) fail(c.super_pos, fmt::format("unknown class '{}'", type_name(c.super_type)));
     if (c.super->is_interface)
@@ -211,6 +385,9 @@ class Checker {
       if (!fresh) fail(m->name_pos, fmt::format("interface '{}' already declares '{}' (line {})", c.name, m->name, it->second.line));
       add(m.get(), m->name_pos);
     }
+    c.first_selector = selectors_;  // its methods take the next selectors (vm::ClassInfo::itable)
+    selectors_ += uint32_t(c.vtable.size());
+    if (selectors_ > 65535) fail(c.name_pos, "too many interface methods in the program (at most 65535)");
   }
 
   // Interface `i` and every interface it extends, each once, appended to `out`.
@@ -361,7 +538,7 @@ class Checker {
   }
 
   void function(FnDecl& f) {
-    if (f.owner == nullptr) {
+    if (f.owner == nullptr && fns_.count(f.name)) {  // (an instance of a generic function is not among them)
       FnDecl* first = fns_.at(f.name);
       if (first != &f) fail(f.name_pos, fmt::format("function '{}' is already defined at line {}", f.name, first->pos.line));
       if (is_builtin_name(f.name)) fail(f.name_pos, fmt::format("'{}' is a builtin and cannot be redefined", f.name));
@@ -704,6 +881,8 @@ class Checker {
           e.index = f->second->index;
           return fn_type(*f->second);
         }
+        if (generic_fns_.count(e.text))
+          fail(e.pos, fmt::format("'{}' is generic, so it has no one value; call it, or wrap a call in a lambda", e.text));
         if (is_builtin_name(e.text))
           fail(e.pos, fmt::format("'{}' is a builtin, not a value; call it with {}(...), or wrap it in a lambda", e.text, e.text));
         fail(e.pos, fmt::format("unknown name '{}'", e.text));
@@ -801,6 +980,7 @@ class Checker {
         return m->result;
       }
       case ExprKind::New: {
+        generic_use(e.type_operand, e.op_pos);
         ClassDecl* c = class_of(e.type_operand);
         if (c == nullptr) fail(e.op_pos, fmt::format("unknown class '{}'", e.text));
         if (c->is_interface)
@@ -942,6 +1122,7 @@ class Checker {
   Type user_call(Expr& e) {
     auto it = fns_.find(e.text);
     if (it == fns_.end()) {
+      if (auto g = generic_fns_.find(e.text); g != generic_fns_.end()) return generic_call(e, *g->second);
       if (Type t = variable_type(e.text); t != Type::Void)
         fail(e.op_pos, fmt::format("'{}' is a variable of type {}, not a function; only functions can be called", e.text, type_name(t)));
       fail(e.op_pos, fmt::format("unknown function '{}'", e.text));
@@ -1121,7 +1302,27 @@ class Checker {
     int for_count;
   };
   std::vector<Context> outer_;
-  uint32_t next_fn_ = 0;  // the next function index: lambdas come after every function and method
+  uint32_t next_fn_ = 0;  // the next function index: lambdas and instances come after the source's functions and methods
+  // Generics: the declarations by name, the instances made, what is left to check.
+  std::unordered_map<std::string, const ClassDecl*> generic_classes_;
+  std::unordered_map<std::string, const FnDecl*> generic_fns_;
+  std::map<std::pair<const FnDecl*, std::vector<Type>>, FnDecl*> fn_instances_;
+  struct Pending {
+    ClassDecl* cls;
+    FnDecl* fn;
+  };
+  std::vector<Pending> pending_;
+  struct PendingBounds {
+    std::vector<TypeParamDecl> params;
+    std::vector<Type> args;
+    SourcePos at;
+  };
+  std::vector<PendingBounds> pending_bounds_;
+  std::unordered_set<const ClassDecl*> hierarchy_done_;
+  size_t source_classes_ = 0;  // prog_.classes before the first instance
+  bool laid_out_all_ = false;  // every class of the source laid out: an instance is laid out when made
+  uint32_t selectors_ = 0;
+  int instances_ = 0;
 };
 
 }  // namespace
