@@ -199,6 +199,16 @@ Array* allocate_array(Thread* t, ArrayKind kind, int64_t length) {
     heap_exhausted(t, kind, length, uint64_t(length) < SIZE_MAX / 16 ? object_bytes(kind, length) : SIZE_MAX);
   size_t bytes = object_bytes(kind, length);
   bool small = bytes <= array_bytes(kMaxTlabLength);
+  if (small && t->core.tlab_top != 0 && t->core.tlab_end - t->core.tlab_top >= bytes) {
+    // The bump the generated fast path makes: a TLAB was zeroed when it was handed out, so
+    // a runtime call that allocates (a string, a closure) does not throw it away and
+    // carve and zero a new one each time.
+    auto* a = reinterpret_cast<Array*>(t->core.tlab_top);
+    t->core.tlab_top += bytes;
+    a->kind = kind;
+    a->length = length;
+    return a;
+  }
   uint64_t seen = gc_count();  // before the attempt: a collection after it may have made room
   Carved c = carve_for(t, bytes, small, /*beyond_budget=*/false);
   if (c.p == nullptr) {

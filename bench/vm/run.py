@@ -17,7 +17,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PROGRAMS = ["fib", "sieve", "loops", "mandel", "alloc"]
+PROGRAMS = ["fib", "sieve", "loops", "mandel", "alloc", "binary_trees", "dispatch", "closures", "strings"]
 POLL_COST_TARGET = 0.02  # --xcomp against --xcomp --debug-no-polls, strip mining on
 # ...while a long counted loop is still served within about 1 ms: the median time to
 # safepoint of the collections in examples/time_to_safepoint.mini (a thread in a counted
@@ -36,11 +36,12 @@ POLL_PAIRS_MIN = 15
 SPEEDUP_TARGET = 5
 SPEEDUP_PROGRAMS = ["fib", "sieve"]
 # ...and within LuaJIT's time (--xcomp / luajit at most 1) on these.
-LUAJIT_PROGRAMS = ["fib", "sieve", "loops", "mandel"]
+LUAJIT_PROGRAMS = ["fib", "sieve", "loops", "mandel", "binary_trees", "dispatch", "closures", "strings"]
 # name -> (command prefix, file extension); "{minivm}" is replaced by the binary, and
 # "{exe}" by the program compiled from its C port (`cc -O2`) before the runs begin. The C
 # ports are the floor for compiled code on this machine: no polls, no bounds checks, an
-# optimizing compiler. alloc has none (malloc and free are not a collector).
+# optimizing compiler. alloc and the object programs have none (malloc and free are not a
+# collector).
 CONFIGS = [
     ("minivm --xint", ["{minivm}", "run", "--xint"], ".mini"),
     ("minivm --xcomp", ["{minivm}", "run", "--xcomp"], ".mini"),
