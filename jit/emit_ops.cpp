@@ -534,6 +534,21 @@ EMIT(putfield, CALLS) {
   load(rdx, expr(i.d - 1, c.fields[field].type));
   a.mov(qword_ptr(rax, runtime::kArrayDataOffset + 8 * field), rdx);
 }
+// The one function every concrete class that is a `static_class` (a subclass, or an
+// implementor of an interface: its ancestor bit) has in the table entry `entry` reads,
+// or -1 when they differ or there is none.
+template <typename Entry>
+int32_t only_target(const vm::Module& m, uint16_t static_class, Entry entry) {
+  int32_t target = -1;
+  for (size_t c = 0; c < m.classes.size(); c++) {  // no object's class is abstract or an interface
+    const vm::ClassInfo& k = m.classes[c];
+    if (k.is_abstract || k.is_interface || !runtime::class_is(uint32_t(c), static_class)) continue;
+    int32_t f = entry(k);
+    if (target >= 0 && f != target) return -1;
+    target = f;
+  }
+  return target;
+}
 // Class hierarchy analysis: Mini programs are closed (every class is known before main
 // runs), so when every concrete class at or below the static class has the same method
 // in the slot, every receiver runs it and the call is direct once the receiver is known
@@ -541,18 +556,11 @@ EMIT(putfield, CALLS) {
 EMIT(invokevirtual, CALLS) {
   const vm::Module& m = runtime::VM::get().module();
   uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
-  int32_t target = -1;
-  bool one_target = true;
-  for (size_t c = 0; c < m.classes.size(); c++) {  // no object's class is abstract
-    if (m.classes[c].is_abstract || !m.extends(int32_t(c), int32_t(i.a()))) continue;
-    if (target >= 0 && m.classes[c].methods[slot] != target) one_target = false;
-    target = m.classes[c].methods[slot];
-  }
-  bool direct = one_target && target >= 0;
-  Method* callee = runtime::VM::get().method(direct ? uint16_t(target) : m.classes[i.a()].methods[slot]);
+  int32_t target = only_target(m, i.a(), [&](const vm::ClassInfo& k) { return k.methods[slot]; });
+  Method* callee = runtime::VM::get().method(target >= 0 ? uint16_t(target) : m.classes[i.a()].methods[slot]);
   load(rax, expr(i.d - callee->param_count));
   null_member_check(rax, i.bci);
-  invoke(i.bci, i.d, callee, direct ? -1 : int(slot));
+  invoke(i.bci, i.d, callee, target >= 0 ? -1 : int(slot));
 }
 // The same analysis over the classes that implement the interface: when every concrete
 // one runs the same method for this selector, the call is direct; otherwise the
@@ -562,18 +570,11 @@ EMIT(invokeinterface, CALLS) {
   const vm::ClassInfo& in = m.classes[i.a()];
   uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
   uint32_t selector = in.first_selector + slot;
-  int32_t target = -1;
-  bool one_target = true;
-  for (size_t c = 0; c < m.classes.size(); c++) {
-    const vm::ClassInfo& k = m.classes[c];
-    if (k.is_abstract || k.is_interface || !m.conforms(int32_t(c), int32_t(i.a()))) continue;
-    if (target >= 0 && k.itable[selector] != target) one_target = false;
-    target = k.itable[selector];
-  }
-  Method* callee = runtime::VM::get().method(one_target && target >= 0 ? uint16_t(target) : in.methods[slot]);
+  int32_t target = only_target(m, i.a(), [&](const vm::ClassInfo& k) { return k.itable[selector]; });
+  Method* callee = runtime::VM::get().method(target >= 0 ? uint16_t(target) : in.methods[slot]);
   load(rax, expr(i.d - callee->param_count));
   null_member_check(rax, i.bci);
-  if (one_target && target >= 0)
+  if (target >= 0)
     invoke(i.bci, i.d, callee);
   else
     invoke(i.bci, i.d, callee, int(selector), runtime::kClassShapeItableOffset);

@@ -167,6 +167,17 @@ class FnGen {
     else load(0);
   }
 
+  // An array of type `array`, its length on the stack: newarray for ints, floats and
+  // bools, anewarray for references.
+  void new_array(Type array) {
+    Type elem = type_info(array).elem;
+    if (elem == Type::Int || elem == Type::Float || elem == Type::Bool) {
+      if (begin(1, 1)) b_.emit_u8(Op::newarray, elem == Type::Int ? 0 : elem == Type::Float ? 1 : 2);
+    } else {
+      with_u16(Op::anewarray, type_index(array), 1, 1);
+    }
+  }
+
   // ---- cells: the variables lambdas capture ----
   // A new cell for variable `slot`, holding what `push_value` pushes, into its cell slot.
   template <typename PushValue>
@@ -174,12 +185,7 @@ class FnGen {
     auto cell = uint32_t(decl_.cell_of(slot));
     Type type = decl_.local_types[cell];
     ldc(Type::Int, 1);
-    Type elem = type_info(type).elem;
-    if (elem == Type::Int || elem == Type::Float || elem == Type::Bool) {
-      if (begin(1, 1)) b_.emit_u8(Op::newarray, elem == Type::Int ? 0 : elem == Type::Float ? 1 : 2);
-    } else {
-      with_u16(Op::anewarray, type_index(type), 1, 1);
-    }
+    new_array(type);
     simple(Op::dup);
     ldc(Type::Int, 0);
     push_value();
@@ -514,12 +520,7 @@ class FnGen {
       case ExprKind::NewArray: {
         value(*e.args[0]);
         at(e.pos);
-        Type elem = type_info(e.type_operand).elem;
-        if (elem == Type::Int || elem == Type::Float || elem == Type::Bool) {
-          if (begin(1, 1)) b_.emit_u8(Op::newarray, elem == Type::Int ? 0 : elem == Type::Float ? 1 : 2);
-        } else {
-          with_u16(Op::anewarray, type_index(e.type_operand), 1, 1);
-        }
+        new_array(e.type_operand);
         return;
       }
       case ExprKind::Convert: {

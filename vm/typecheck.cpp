@@ -610,10 +610,13 @@ class Checker {
       }
     return {nullptr, 0};
   }
-  void check_not_declared(const std::string& name, SourcePos at) {
+  // A variable of this function or of one enclosing it.
+  const Local* visible_local(const std::string& name) const {
     const Local* l = find_local(name);
-    if (l == nullptr) l = find_outer(name).first;
-    if (l != nullptr)
+    return l != nullptr ? l : find_outer(name).first;
+  }
+  void check_not_declared(const std::string& name, SourcePos at) {
+    if (const Local* l = visible_local(name))
       fail(at, fmt::format("'{}' is already declared at {}:{} and still in scope", name, l->pos.line, l->pos.col));
   }
 
@@ -670,8 +673,7 @@ class Checker {
   // The type of a variable named `name` (a local, a captured one, a field of `this` or a
   // global), or Void when none has that name.
   Type variable_type(const std::string& name) {
-    if (const Local* l = find_local(name)) return l->type;
-    if (const Local* l = find_outer(name).first) return l->type;
+    if (const Local* l = visible_local(name)) return l->type;
     if (fn_->self_class != nullptr) {
       int field = fn_->self_class->field(name);
       if (field >= 0) return fn_->self_class->all_fields[size_t(field)]->type;
@@ -812,9 +814,7 @@ class Checker {
         fail(t.op_pos, "strings cannot be assigned into; build a new one, e.g. with substring(s, from, to) and +");
       return elem;
     }
-    const Local* l = t.kind == ExprKind::Name ? find_local(t.text) : nullptr;
-    if (l == nullptr && t.kind == ExprKind::Name) l = find_outer(t.text).first;
-    if (l != nullptr) {
+    if (const Local* l = t.kind == ExprKind::Name ? visible_local(t.text) : nullptr) {
       if (l->read_only) fail(t.pos, fmt::format("cannot assign to '{}': a for loop variable is read-only", t.text));
     }
     return expr(t);
