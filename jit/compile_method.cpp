@@ -133,6 +133,7 @@ void Compiler::compile() {
   emit_body(root);
   sc_ = &root;
   poll_stubs();
+  cold_paths();
   stack_overflow_path();  // the verifier admits no fall-through off the body's end
   a.ud2();  // the overflow path's last shape row needs an instruction to describe
   for (auto& l : fn_.loops)
@@ -176,6 +177,9 @@ CompiledCode* compile_method(Method* m, const JitOptions& options, std::vector<A
                           out->begin + code.labelOffsetFromBase(p.labels.resume),
                           out->begin + code.labelOffsetFromBase(p.labels.stub)});
   std::sort(out->polls.begin(), out->polls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
+  for (auto& n : c.implicit_nulls)
+    out->implicit_nulls.push_back({out->begin + code.labelOffsetFromBase(n.at), out->begin + code.labelOffsetFromBase(n.handler)});
+  std::sort(out->implicit_nulls.begin(), out->implicit_nulls.end(), [](auto& x, auto& y) { return x.pc < y.pc; });
   for (auto& [bci, label] : c.osr_labels) out->osr_entries.push_back({bci, out->begin + code.labelOffsetFromBase(label)});
   c.frames.describe(*out, code);
   for (auto& map : c.gc_maps) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -89,6 +90,10 @@ class Compiler {
     bool safepoint;
   };
   std::vector<DescAt> descs;
+  struct ImplicitNullAt {
+    Label at, handler;
+  };
+  std::vector<ImplicitNullAt> implicit_nulls;
   // Stack maps (runtime::GcMap), each bound at a resume or return address.
   struct GcMapAt {
     Label at;
@@ -188,17 +193,32 @@ class Compiler {
   // restored from rbp afterwards.
   void call_runtime(void* fn, const Label& after);
   void throw_call(void* fn);
+  // A path the hot code jumps to only to throw or to take a slow path, emitted after the
+  // body by cold_paths so that the fast path falls through from one check to the next:
+  // a loop stays short and its taken branches few. `emit` runs there with the registers
+  // as at the jump, under the scope and bci of the instruction being emitted, which the
+  // path's pc desc names (a safepoint desc: it calls the runtime, whose Mini stack trace
+  // needs the line). A slow path ends with a jump back.
+  Label cold(std::function<void()> emit);
   // A runtime stack helper (runtime_calls.h) at depth d popping `pops` values and
   // pushing one of type `result` (Void: none). Its operands are passed in their homes.
   void stack_helper(void* fn, size_t bci, int d, int pops, vm::Type result, bool spilled = false);
   // Report the contract's errors (runtime/errors.h's NullUse for a null reference).
-  void null_check(const Gp& ref, runtime::NullUse use);
+  std::function<void()> throws_null(runtime::NullUse use);
+  std::function<void()> throws_null_member(size_t bci);
   void null_member_check(const Gp& ref, size_t bci);
+  void field_null_check(const Gp& ref, size_t bci, uint16_t field);
+  // The next instruction reads or writes through a reference at a displacement below
+  // runtime::kImplicitNullLimit and is its null check: on null it faults, and the
+  // SIGSEGV handler resumes at the cold path `throw_path` (runtime/code_blob.h,
+  // ImplicitNull). The hot path has neither a test nor a branch, as HotSpot's.
+  void implicit_null_check(std::function<void()> throw_path);
   // dispatch_slot >= 0: the receiver's class's table at `dispatch_table` (its vtable, or
   // its itable with a selector for the slot) chooses the method (callee is the static
   // class's or interface's, which has the same signature).
   void invoke(size_t bci, int d, Method* callee, int dispatch_slot = -1,
               int32_t dispatch_table = runtime::kClassShapeVtableOffset);
+  void invoke_on_object(const Insn& i);
   // A call of a function value (callvalue) with n arguments and this result type.
   void invoke_value(size_t bci, int d, int n, vm::Type result);
   void push_arguments(const Types& t, int d, int n);
@@ -211,6 +231,16 @@ class Compiler {
   void choose_register_locals();
 
   // --- inlining.cpp ---
+  // The method an invokevirtual or invokeinterface at p calls: the only one class
+  // hierarchy analysis finds (direct), or the static class's or interface's, which has
+  // the same signature, with the table entry that chooses at run time.
+  struct DispatchTarget {
+    Method* callee = nullptr;
+    bool direct = false;
+    int slot = -1;                                      // vtable slot or itable selector
+    int32_t table = runtime::kClassShapeVtableOffset;  // which of the class's tables
+  };
+  DispatchTarget dispatch_target(const uint8_t* p) const;
   bool should_inline(const Method* callee, const InlineScope* chain) const;
   void plan(InlineScope& s);
   void inline_call(size_t bci, int d, Method* callee);
@@ -258,6 +288,7 @@ class Compiler {
   void prologue();
   void stack_overflow_path();  // the prologue's, emitted after the body
   void poll_stubs();           // every poll's slow path, emitted after the body
+  void cold_paths();           // every throw and slow path, emitted after the body
   void osr_entry(uint32_t header_bci);
   void emit_return(int d, bool value, vm::Type type);
 
@@ -299,6 +330,18 @@ class Compiler {
   const vm::Function& fn_;     // its function
   InlineScope* sc_ = nullptr;  // the body being emitted
   Types outer_types_;          // expression types below the current body's depth 0
+  struct ColdPath {
+    Label entry;
+    InlineScope* scope;
+    int32_t bci;
+    Types outer;  // the inlining callers' expression stack (outer_types_) at the jump
+    std::function<void()> emit;
+  };
+  std::vector<ColdPath> cold_;
+  // The instruction being emitted (a cold path's scope and bci): emit sets it and puts
+  // the caller's back after an inlined body.
+  InlineScope* emitting_scope_ = nullptr;
+  int32_t emitting_bci_ = 0;
   std::deque<InlineScope> scopes_;       // every body, root first; addresses stay put
   std::deque<bool> inline_decisions_;    // made by plan(), consumed in the same order by emit
   size_t inline_bytes_ = 0;

@@ -44,6 +44,20 @@ void Compiler::poll_stubs() {
   sc_ = saved;
 }
 
+void Compiler::cold_paths() {
+  InlineScope* saved = sc_;
+  for (ColdPath& p : cold_) {
+    sc_ = p.scope;
+    outer_types_ = p.outer;
+    a.bind(p.entry);
+    frames.shape(runtime::FrameRow::rbp_frame());
+    mark(p.bci, true);
+    p.emit();
+  }
+  sc_ = saved;
+  outer_types_.clear();
+}
+
 // Not enough stack: report from the caller's frame (anchor = caller), like the
 // interpreter's method entry. Out of line, after the body, so that a call falls through
 // from its prologue into the body.

@@ -95,12 +95,10 @@ EMIT(isub, REGS | FUSE_I) { binop(Inst::kIdSub, i); }
 EMIT(imul, REGS | FUSE_I) { binop(Inst::kIdImul, i); }
 void Compiler::divide(const Insn& i, bool remainder) {
   int d = i.d;
-  Label minus_one = a.newLabel(), done = a.newLabel(), nonzero = a.newLabel();
+  Label minus_one = a.newLabel(), done = a.newLabel();
   load(rcx, expr(d - 1));
   a.test(rcx, rcx);
-  a.jnz(nonzero);
-  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_div_zero));
-  a.bind(nonzero);
+  a.jz(cold([this] { throw_call(reinterpret_cast<void*>(&minivm_rt_throw_div_zero)); }));
   load(rax, expr(d - 2));
   a.cmp(rcx, -1);
   a.je(minus_one);
@@ -294,13 +292,14 @@ EMIT(forloop, PLAIN) {
 // is large. newarray's operand is the ArrayKind (0 int, 1 float) but for bool (2), whose
 // arrays are int arrays; anewarray's arrays are of kind Ref.
 void Compiler::new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind) {
-  Label slow = a.newLabel(), done = a.newLabel();
+  Label done = a.newLabel();
+  Label slow = cold([this, i, type, done] {
+    stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), i.bci, i.d, 1, type);
+    a.jmp(done);
+  });
   load(rcx, expr(i.d - 1));
   runtime::emit_allocate_array(a, rax, rcx, imm(int(kind)), rdx, slow);
   move(expr(i.d - 1, type), rax);
-  a.jmp(done);
-  a.bind(slow);
-  stack_helper(reinterpret_cast<void*>(&minivm_rt_newarray), i.bci, i.d, 1, type);
   a.bind(done);
 }
 EMIT(newarray, CALLS) {
@@ -338,7 +337,7 @@ EMIT(aaload, CALLS | FUSE_I) { array_load(i, vm::type_info(stack_types(i.bci)[si
 EMIT(aastore, CALLS | FUSE_I) { array_store(i, vm::type_info(stack_types(i.bci)[size_t(i.d - 3)]).elem); }
 EMIT(arraylength, CALLS) {
   load(rax, expr(i.d - 1));
-  null_check(rax, runtime::NullUse::length);
+  implicit_null_check(throws_null(runtime::NullUse::length));
   a.mov(rax, qword_ptr(rax, runtime::kArrayLengthOffset));  // an array's elements or a string's bytes
   a.emit(Inst::kIdMov, expr(i.d - 1), rax);
 }
@@ -475,7 +474,7 @@ void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
   spill_exprs(t, d - pops);
   Label no_closure = a.newLabel();
   load(rax, expr(d - pops));
-  null_check(rax, runtime::NullUse::call);
+  implicit_null_check(throws_null(runtime::NullUse::call));
   a.mov(rcx, qword_ptr(rax, runtime::kClosureMethodOffset));
   a.cmp(word_ptr(rcx, runtime::kMethodParamCountOffset), n);
   a.je(no_closure);
@@ -499,30 +498,29 @@ void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
 EMIT(newobject, CALLS) {
   const runtime::ClassShape& shape = runtime::g_class_shapes[i.a()];
   vm::Type type = runtime::VM::get().module().classes[i.a()].type;
-  Label slow = a.newLabel(), done = a.newLabel();
+  Label done = a.newLabel();
+  Label slow = cold([this, i, type, done] {
+    stack_helper(reinterpret_cast<void*>(&minivm_rt_newobject), i.bci, i.d, 0, type);
+    a.jmp(done);
+  });
   a.mov(rcx, imm(shape.fields));
   a.mov(rdx, imm(shape.header));
   runtime::emit_allocate_array(a, rax, rcx, rdx, r10, slow);
   move(expr(i.d, type), rax);
-  a.jmp(done);
-  a.bind(slow);
-  stack_helper(reinterpret_cast<void*>(&minivm_rt_newobject), i.bci, i.d, 0, type);
   a.bind(done);
 }
-// A getfield, putfield, invokevirtual or invokeinterface on null: the error names the member.
-void Compiler::null_member_check(const Gp& ref, size_t bci) {
-  Label ok = a.newLabel();
-  a.test(ref, ref);
-  a.jnz(ok);
-  a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
-  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null_member));
-  a.bind(ok);
+// The field's own read or write checks for null when its offset is in the first page.
+void Compiler::field_null_check(const Gp& ref, size_t bci, uint16_t field) {
+  if (runtime::kArrayDataOffset + 8 * uintptr_t(field) < runtime::kImplicitNullLimit)
+    implicit_null_check(throws_null_member(bci));
+  else
+    null_member_check(ref, bci);
 }
 EMIT(getfield, CALLS) {
   const vm::ClassInfo& c = runtime::VM::get().module().classes[i.a()];
   uint16_t field = vm::read_u16(i.p, vm::kOperandB);
   load(rax, expr(i.d - 1));
-  null_member_check(rax, i.bci);
+  field_null_check(rax, i.bci, field);
   a.mov(rax, qword_ptr(rax, runtime::kArrayDataOffset + 8 * field));
   move(expr(i.d - 1, c.fields[field].type), rax);
 }
@@ -530,55 +528,30 @@ EMIT(putfield, CALLS) {
   const vm::ClassInfo& c = runtime::VM::get().module().classes[i.a()];
   uint16_t field = vm::read_u16(i.p, vm::kOperandB);
   load(rax, expr(i.d - 2));
-  null_member_check(rax, i.bci);
   load(rdx, expr(i.d - 1, c.fields[field].type));
+  field_null_check(rax, i.bci, field);
   a.mov(qword_ptr(rax, runtime::kArrayDataOffset + 8 * field), rdx);
 }
-// The one function every concrete class that is a `static_class` (a subclass, or an
-// implementor of an interface: its ancestor bit) has in the table entry `entry` reads,
-// or -1 when they differ or there is none.
-template <typename Entry>
-int32_t only_target(const vm::Module& m, uint16_t static_class, Entry entry) {
-  int32_t target = -1;
-  for (size_t c = 0; c < m.classes.size(); c++) {  // no object's class is abstract or an interface
-    const vm::ClassInfo& k = m.classes[c];
-    if (k.is_abstract || k.is_interface || !runtime::class_is(uint32_t(c), static_class)) continue;
-    int32_t f = entry(k);
-    if (target >= 0 && f != target) return -1;
-    target = f;
+// The receiver is checked for null (a call runs on no object), then the call is made
+// directly or inlined when class hierarchy analysis found one target (dispatch_target),
+// else through the receiver's class's vtable or itable.
+void Compiler::invoke_on_object(const Insn& i) {
+  DispatchTarget t = dispatch_target(i.p);
+  load(rax, expr(i.d - t.callee->param_count));
+  null_member_check(rax, i.bci);
+  if (t.direct) {
+    bool inline_it = inline_decisions_.front();
+    inline_decisions_.pop_front();
+    if (inline_it)
+      inline_call(i.bci, i.d, t.callee);
+    else
+      invoke(i.bci, i.d, t.callee);
+  } else {
+    invoke(i.bci, i.d, t.callee, t.slot, t.table);
   }
-  return target;
 }
-// Class hierarchy analysis: Mini programs are closed (every class is known before main
-// runs), so when every concrete class at or below the static class has the same method
-// in the slot, every receiver runs it and the call is direct once the receiver is known
-// not to be null. Otherwise the receiver's class's vtable chooses.
-EMIT(invokevirtual, CALLS) {
-  const vm::Module& m = runtime::VM::get().module();
-  uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
-  int32_t target = only_target(m, i.a(), [&](const vm::ClassInfo& k) { return k.methods[slot]; });
-  Method* callee = runtime::VM::get().method(target >= 0 ? uint16_t(target) : m.classes[i.a()].methods[slot]);
-  load(rax, expr(i.d - callee->param_count));
-  null_member_check(rax, i.bci);
-  invoke(i.bci, i.d, callee, target >= 0 ? -1 : int(slot));
-}
-// The same analysis over the classes that implement the interface: when every concrete
-// one runs the same method for this selector, the call is direct; otherwise the
-// receiver's class's itable chooses.
-EMIT(invokeinterface, CALLS) {
-  const vm::Module& m = runtime::VM::get().module();
-  const vm::ClassInfo& in = m.classes[i.a()];
-  uint16_t slot = vm::read_u16(i.p, vm::kOperandB);
-  uint32_t selector = in.first_selector + slot;
-  int32_t target = only_target(m, i.a(), [&](const vm::ClassInfo& k) { return k.itable[selector]; });
-  Method* callee = runtime::VM::get().method(target >= 0 ? uint16_t(target) : in.methods[slot]);
-  load(rax, expr(i.d - callee->param_count));
-  null_member_check(rax, i.bci);
-  if (target >= 0)
-    invoke(i.bci, i.d, callee);
-  else
-    invoke(i.bci, i.d, callee, int(selector), runtime::kClassShapeItableOffset);
-}
+EMIT(invokevirtual, CALLS) { invoke_on_object(i); }
+EMIT(invokeinterface, CALLS) { invoke_on_object(i); }
 // rax <- whether the (non-null) object in rax is a `target`: its class's ancestor bit.
 void Compiler::class_test(uint16_t target) {
   a.mov(eax, dword_ptr(rax, runtime::kObjectClassOffset));
@@ -606,9 +579,11 @@ EMIT(checkcast, CALLS) {
   a.jz(ok);
   a.mov(rax, rdx);
   class_test(i.a());
-  a.jc(ok);
-  a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + i.bci)));
-  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_cast));
+  const uint8_t* bcp = sc_->fn->code.data() + i.bci;
+  a.jnc(cold([this, bcp] {  // the object is still in rdx, the runtime's third argument
+    a.mov(rsi, imm(reinterpret_cast<uint64_t>(bcp)));
+    throw_call(reinterpret_cast<void*>(&minivm_rt_throw_cast));
+  }));
   a.bind(ok);
 }
 // --- function values (runtime/closures.h) ---
@@ -779,7 +754,13 @@ void Compiler::emit(size_t bci, int d) {
   const uint8_t* p = sc_->fn->code.data() + bci;
   [[maybe_unused]] uint8_t traits = kTraits[*p];
   [[maybe_unused]] uint32_t calls = calls_emitted_;
+  InlineScope* outer_scope = emitting_scope_;
+  int32_t outer_bci = emitting_bci_;
+  emitting_scope_ = sc_;
+  emitting_bci_ = int32_t(bci);
   (this->*kEmitters[*p])(Insn{bci, d, p});
+  emitting_scope_ = outer_scope;
+  emitting_bci_ = outer_bci;
   MVM_ASSERT((traits & CALLS) || calls_emitted_ == calls, "an emitter that emits a call declares CALLS");
   MVM_ASSERT(deferred_.empty(), "an emitter handed a fused operand uses it: it declares FUSE_I or FUSE_F");
 }

@@ -221,29 +221,49 @@ void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type resu
   reload_locals(false);
 }
 
-void Compiler::null_check(const Gp& ref, runtime::NullUse use) {
-  Label ok = a.newLabel();
-  a.test(ref, ref);
-  a.jnz(ok);
-  a.mov(esi, int(use));
-  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null));
-  a.bind(ok);
+Label Compiler::cold(std::function<void()> emit) {
+  MVM_ASSERT(emitting_scope_ == sc_, "a cold path belongs to the instruction being emitted");
+  Label entry = a.newLabel();
+  cold_.push_back({entry, emitting_scope_, emitting_bci_, outer_types_, std::move(emit)});
+  return entry;
 }
 
-// Null first, not taken, so that the hot path takes one branch as before.
+std::function<void()> Compiler::throws_null(runtime::NullUse use) {
+  return [this, use] {
+    a.mov(esi, int(use));
+    throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null));
+  };
+}
+
+// A getfield, putfield, invokevirtual or invokeinterface on null: the error names the member.
+std::function<void()> Compiler::throws_null_member(size_t bci) {
+  const uint8_t* bcp = sc_->fn->code.data() + bci;
+  return [this, bcp] {
+    a.mov(rsi, imm(reinterpret_cast<uint64_t>(bcp)));
+    throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null_member));
+  };
+}
+
+void Compiler::null_member_check(const Gp& ref, size_t bci) {
+  a.test(ref, ref);
+  a.jz(cold(throws_null_member(bci)));
+}
+
+void Compiler::implicit_null_check(std::function<void()> throw_path) {
+  Label at = a.newLabel();
+  a.bind(at);
+  implicit_nulls.push_back({at, cold(std::move(throw_path))});
+}
+
+// The length is read from the array itself, which is its null check.
 void Compiler::bounds_check(const Gp& array, const Gp& index, runtime::NullUse use) {
-  Label ok = a.newLabel(), null = a.newLabel();
-  a.test(array, array);
-  a.jz(null);
+  implicit_null_check(throws_null(use));
   a.cmp(index, qword_ptr(array, runtime::kArrayLengthOffset));
-  a.jb(ok);
-  a.mov(rsi, index);
-  a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
-  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
-  a.bind(null);
-  a.mov(esi, int(use));
-  throw_call(reinterpret_cast<void*>(&minivm_rt_throw_null));
-  a.bind(ok);
+  a.jae(cold([this, array, index] {  // unsigned: a negative index is out of range too
+    a.mov(rsi, index);
+    a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
+    throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
+  }));
 }
 
 }  // namespace jit::baseline

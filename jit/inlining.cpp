@@ -18,7 +18,50 @@ constexpr size_t kMaxInlineBytes = 35;
 constexpr size_t kMaxInlineDepth = 6;
 constexpr size_t kInlineBudget = 2000;
 
+// The one function every concrete class that is a `static_class` (a subclass, or an
+// implementor of an interface: its ancestor bit) has in the table entry `entry` reads,
+// or -1 when they differ or there is none.
+template <typename Entry>
+int32_t only_target(const vm::Module& m, uint16_t static_class, Entry entry) {
+  int32_t target = -1;
+  for (size_t c = 0; c < m.classes.size(); c++) {  // no object's class is abstract or an interface
+    const vm::ClassInfo& k = m.classes[c];
+    if (k.is_abstract || k.is_interface || !runtime::class_is(uint32_t(c), static_class)) continue;
+    int32_t f = entry(k);
+    if (target >= 0 && f != target) return -1;
+    target = f;
+  }
+  return target;
+}
+
 }  // namespace
+
+// Class hierarchy analysis: Mini programs are closed (every class is known before main
+// runs), so when every concrete class at or below the static class (or implementing the
+// interface) has the same method in the slot, every receiver runs it, and the call is
+// direct, or inlined, once the receiver is known not to be null. Otherwise the receiver's
+// class's vtable, or its itable with the interface method's selector, chooses.
+Compiler::DispatchTarget Compiler::dispatch_target(const uint8_t* p) const {
+  const vm::Module& m = runtime::VM::get().module();
+  uint16_t static_class = vm::read_u16(p, vm::kOperandA);
+  const vm::ClassInfo& in = m.classes[static_class];
+  uint16_t slot = vm::read_u16(p, vm::kOperandB);
+  DispatchTarget t;
+  int32_t target;
+  if (Op(*p) == Op::invokevirtual) {
+    target = only_target(m, static_class, [&](const vm::ClassInfo& k) { return k.methods[slot]; });
+    t.slot = slot;
+    t.table = runtime::kClassShapeVtableOffset;
+  } else {
+    uint32_t selector = in.first_selector + slot;
+    target = only_target(m, static_class, [&](const vm::ClassInfo& k) { return k.itable[selector]; });
+    t.slot = int(selector);
+    t.table = runtime::kClassShapeItableOffset;
+  }
+  t.direct = target >= 0;
+  t.callee = runtime::VM::get().method(t.direct ? uint16_t(target) : in.methods[slot]);
+  return t;
+}
 
 bool Compiler::should_inline(const Method* callee, const InlineScope* chain) const {
   const vm::Function& f = *callee->function;
@@ -38,8 +81,16 @@ void Compiler::plan(InlineScope& s) {
   plan_strip_loops(s);
   const vm::Function& f = *s.fn;
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
-    if (Op(f.code[bci]) != Op::call || s.info.depth_at[bci] < 0) continue;
-    Method* callee = runtime::VM::get().method(vm::read_u16(f.code.data() + bci, vm::kOperandA));
+    Op op = Op(f.code[bci]);
+    if ((op != Op::call && op != Op::invokevirtual && op != Op::invokeinterface) || s.info.depth_at[bci] < 0) continue;
+    Method* callee = nullptr;
+    if (op == Op::call) {
+      callee = runtime::VM::get().method(vm::read_u16(f.code.data() + bci, vm::kOperandA));
+    } else {
+      DispatchTarget t = dispatch_target(f.code.data() + bci);
+      if (!t.direct) continue;  // no decision: emit dispatches
+      callee = t.callee;
+    }
     bool yes = should_inline(callee, &s);
     inline_decisions_.push_back(yes);
     if (!yes) continue;

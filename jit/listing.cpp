@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "jit/poll_sites.h"
+#include "runtime/classes.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/strings.h"
 #include "runtime/vm.h"
@@ -56,6 +57,7 @@ std::string name_address(uintptr_t v) {
     std::string_view text = runtime::string_bytes(reinterpret_cast<const runtime::Array*>(v));
     return "string " + vm::quoted(text.size() > 24 ? std::string(text.substr(0, 24)) + "..." : std::string(text));
   }
+  if (v == reinterpret_cast<uintptr_t>(&runtime::g_class_shapes)) return "&class_shapes";
   runtime::VM& vm = runtime::VM::get();
   for (size_t i = 0; i < vm.method_count(); i++) {
     const runtime::Method* m = vm.method(i);
@@ -180,6 +182,9 @@ std::string format_listing(const runtime::CompiledCode& code, const std::vector<
     marks.emplace(p.offset, fmt::format("POLL ({})", runtime::poll_kind_label(p.kind)));
     marks.emplace(p.stub_offset, fmt::format("slow path of the poll at +{:#x}: into the safepoint blob", p.offset));
   }
+  for (const runtime::ImplicitNull& n : code.implicit_nulls)
+    marks.emplace(uint32_t(n.pc - code.begin),
+                  fmt::format("null check: on null this faults, and the thread goes on at +{:#x}", n.handler - code.begin));
   for (const auto& e : code.osr_entries)
     marks.emplace(uint32_t(e.pc - code.begin), fmt::format("OSR entry (loop at bci {})", e.bci));
 

@@ -52,4 +52,11 @@ const PollSite* CodeBlob::find_poll_resuming_at(uintptr_t resume_pc) const {
   return nullptr;
 }
 
+const ImplicitNull* CodeBlob::find_implicit_null(uintptr_t pc) const {
+  auto it = std::lower_bound(implicit_nulls.begin(), implicit_nulls.end(), pc,
+                             [](const ImplicitNull& n, uintptr_t v) { return n.pc < v; });
+  if (it != implicit_nulls.end() && it->pc == pc) return &*it;
+  return nullptr;
+}
+
 }  // namespace runtime

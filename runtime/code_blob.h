@@ -29,6 +29,16 @@ struct PollSite {
   uintptr_t stub = 0;   // a branch poll's slow path (0: a trap poll)
 };
 
+// An implicit null check in compiled code: the instruction at pc reads or writes through
+// a reference at a displacement below kImplicitNullLimit, so on null it faults in the
+// first page, which is never mapped, and the SIGSEGV handler resumes at `handler`: the
+// path that throws the contract's null error, as an explicit test's branch would reach.
+struct ImplicitNull {
+  uintptr_t pc;
+  uintptr_t handler;
+};
+constexpr uintptr_t kImplicitNullLimit = 4096;
+
 // A range of pcs where the top frame is not in its normal shape (runtime/pc_ranges.def).
 enum class PcRangeKind : uint8_t {
 #define PC_RANGE(name, phase, rbp, meaning) name,
@@ -66,6 +76,7 @@ struct CodeBlob {
   uintptr_t begin = 0, end = 0;   // [begin, end)
   std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
   std::vector<PcRange> special;   // fixed once the blob is registered
+  std::vector<ImplicitNull> implicit_nulls;  // sorted by pc; fixed once the blob is registered
 
   // How to find the caller at every pc, sorted by offset, the first at 0, written by the
   // generator (runtime/frame_recorder.h); fixed once the blob is registered. Empty for
@@ -83,6 +94,9 @@ struct CodeBlob {
   // stopped at a poll has its anchor there). `polls` is sorted by pc, so by resume pc too.
   const PollSite* find_poll(uintptr_t pc) const;
   const PollSite* find_poll_resuming_at(uintptr_t resume_pc) const;
+  // The implicit null check whose faulting instruction is at pc, or nullptr.
+  // Async-signal-safe.
+  const ImplicitNull* find_implicit_null(uintptr_t pc) const;
   // The stub frame description holding pc, or nullptr. Async-signal-safe.
   const StubFrame* stub_frame_at(uintptr_t pc) const {
     for (const StubFrame& f : stub_frames)

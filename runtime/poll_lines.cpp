@@ -28,6 +28,7 @@ PollKind compiled_poll_kind(const vm::Function& f, uint32_t bci) {
 
 std::vector<PollLine> poll_lines(const Method& m, const CompiledCode* code) {
   std::vector<PollLine> out;
+  if (m.function->is_abstract) return out;  // its body never runs: no line of it polls
   if (code == nullptr) {
     const vm::Function& f = *m.function;
     for (const vm::LoopEntry& l : f.loops) add(out, f, l.latch_bci, PollKind::backward_branch);

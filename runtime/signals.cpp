@@ -58,6 +58,17 @@ void crash_handler(int sig, siginfo_t* info, void* ctx) {
     }
   }
 
+  if (sig == SIGSEGV && addr < kImplicitNullLimit) {
+    const CodeBlob* blob = find_blob(pc);
+    const ImplicitNull* site = blob ? blob->find_implicit_null(pc) : nullptr;
+    if (site != nullptr) {
+      // Compiled code read through null: its throw path runs with the registers as they
+      // are, the faulting instruction not done (code_blob.h, ImplicitNull).
+      uc->uc_mcontext.gregs[REG_RIP] = greg_t(site->handler);
+      return;
+    }
+  }
+
   if ((sig == SIGSEGV || sig == SIGBUS) && tls_protection != nullptr) {
     sigjmp_buf* buf = tls_protection;
     tls_protection = nullptr;

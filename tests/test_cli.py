@@ -128,6 +128,28 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("disasm", "--jit", "--pc-table", inl)
     check("... and the debug info has their scope chains",
           rc == 0 and any("get@" in l and "twice@" in l and "main@" in l for l in out.splitlines()), out)
+    # Class hierarchy analysis: a call every receiver's class answers with the same method
+    # is inlined like a static call; one with two possible targets stays a dispatch.
+    cha = os.path.join(tmp, "cha.mini")
+    with open(cha, "w") as f:
+        f.write("interface Shape {\n    fn area(): float;\n}\n"
+                "abstract class Base implements Shape {\n    var w: float;\n    fn scale(): float { return w * 2.0; }\n}\n"
+                "class Sq extends Base {\n    fn init(w: float) { this.w = w; }\n    fn area(): float { return w * w; }\n}\n"
+                "class Circ implements Shape {\n    var r: float;\n    fn init(r: float) { this.r = r; }\n"
+                "    fn area(): float { return 3.0 * r * r; }\n}\n"
+                "fn total(shapes: Shape[], b: Base): float {\n    var t = 0.0;\n    for i in 0..len(shapes) {\n"
+                "        t += shapes[i].area() + b.scale();\n    }\n    return t;\n}\n"
+                "fn main() {\n    var s: Shape[] = new Shape[2];\n    s[0] = new Sq(1.0);\n    s[1] = new Circ(2.0);\n"
+                "    print(total(s, new Sq(3.0)));\n    var n: Base = null;\n    print(total(s, n));\n}\n")
+    rc, out, err = run("disasm", "--jit", cha)
+    check("a virtual call with one possible target is inlined, an interface call with two is not",
+          rc == 0 and "(Base.scale, inlined into total:20)" in out and "(Sq.area, inlined" not in out
+          and "(Circ.area, inlined" not in out, out + err)
+    for mode in ("--xcomp", "--xint"):
+        rc, out, err = run("run", mode, cha)
+        check(f"an inlined virtual call on null is the contract's error at the call ({mode})",
+              rc == 1 and out == "25.0\n" and "null reference: method scale of Base\n  at total (cha.mini:20)\n"
+              "  at main (cha.mini:30)" in err, out + err)
     # A while loop's body takes the products its condition just computed from registers
     # (jit/loop_products.cpp): mandel's line 13 multiplies nothing, its condition keeps both.
     rc, out, err = run("disasm", "--jit", os.path.join(ROOT, "bench", "vm", "mandel.mini"))

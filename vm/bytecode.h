@@ -66,6 +66,7 @@ struct Function {
   // `this`), every one a reference; its local 0 is the closure.
   std::vector<Type> captures;
   bool is_lambda = false;  // its local 0 is its closure (params[0], its value's type); made by newclosure
+  bool is_abstract = false;  // an abstract or interface method: a placeholder body no call runs
   std::vector<PrintDescriptor> prints;
   std::vector<LineEntry> lines;   // sorted by bci, first entry at bci 0
   std::vector<LoopEntry> loops;   // sorted by header_bci

@@ -775,6 +775,7 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
     if (d->owner != nullptr) fn->params.push_back(d->owner->type);  // `this`
     if (d->is_lambda()) fn->params.push_back(d->value_type);        // its closure
     fn->is_lambda = d->is_lambda();
+    fn->is_abstract = d->is_abstract;
     for (const FnDecl::Capture& c : d->captures) fn->captures.push_back(c.type);
     for (auto& p : d->params) fn->params.push_back(p.type);
     fn->result = d->result;

@@ -168,9 +168,13 @@ TEST_CASE("code registry: lookups racing registration and removal", "[registry]"
       lookups += 2;
     }
   });
+  // On a loaded machine the reader may start late: the writer waits for it, and churns
+  // on (up to 100x longer) until the reader and its signal handler have looked up enough.
+  while (lookups.load() == 0) std::this_thread::yield();
   std::mt19937 rng(6);
   std::vector<const CodeBlob*> in;
-  for (int round = 0; round < 20; round++) {
+  auto enough = [&] { return lookups.load() > 1000 && g_handler_calls.load() > 0; };
+  for (int round = 0; round < 20 || (!enough() && round < 2000); round++) {
     std::shuffle(churn.begin(), churn.end(), rng);
     for (const CodeBlob* b : churn) {
       runtime::register_blob(b);
