@@ -31,6 +31,11 @@ a register operand (`cmp rsp, [r15 + poll_limit]`) fails, as does `disasm`'s own
 text quoted inline (an instruction with a `qword ptr` operand, or at a `+0x0000`
 offset): a listing cannot slip past unchecked.
 
+Two of the docs' tables are the code's: docs/architecture.md's table of the bytecode names
+every opcode of vm/opcodes.def and nothing else, and `minivm help language` names every
+keyword of the lexer (vm/lexer.cpp) and every builtin, and ends with a whole program
+that prints, in both tiers, what the topic says it prints.
+
 Usage: test_docs.py path/to/minivm
 """
 import difflib
@@ -39,6 +44,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 from checks import check, finish
 
@@ -174,7 +180,53 @@ def main():
             check(f"{os.path.relpath(page, ROOT)}: the link {target} resolves",
                   os.path.exists(os.path.join(os.path.dirname(page), target)))
     check_listings(minivm)
+    check_opcode_table()
+    check_language_help(minivm)
     finish()
+
+
+def check_opcode_table():
+    """architecture.md's bytecode table names every opcode of vm/opcodes.def, once, and
+    nothing else."""
+    table = open(os.path.join(ROOT, "vm", "opcodes.def")).read()
+    defined = re.findall(r"^DEF\((\w+),", table, re.M)
+    text = section(open(os.path.join(DOCS, "architecture.md")).read(), "10. The bytecode") or ""
+    named = [n for row in text.splitlines() if row.startswith("| ") for n in re.findall(r"`(\w+)`", row.split(" | ")[-1])]
+    check(f"docs/architecture.md, 10. The bytecode, names each of the {len(defined)} opcodes of vm/opcodes.def once",
+          sorted(named) == sorted(defined),
+          (sorted(set(defined) - set(named)), sorted(set(named) - set(defined)), len(named), len(defined)))
+
+
+# Builtins the front end compiles to opcodes of their own or to conversions; the natives
+# are read from vm/builtins.h.
+OWN_BUILTINS = ("print", "len", "sqrt", "atomic_add", "spawn", "substring", "string", "float", "int")
+
+
+def check_language_help(minivm):
+    """`minivm help language` names every keyword of the lexer and every builtin, and its
+    example program prints what the topic says it prints."""
+    p = subprocess.run([minivm, "help", "language"], capture_output=True, text=True, timeout=60)
+    text = p.stdout
+    check("minivm help language exits 0", p.returncode == 0 and text, p.stderr)
+    check(f"minivm help language is under 80 lines ({len(text.splitlines())})", len(text.splitlines()) < 80)
+    words = set(re.findall(r"[A-Za-z_]\w*", text))
+    lexer = open(os.path.join(ROOT, "vm", "lexer.cpp")).read()
+    keywords = re.findall(r'\{"([a-z]+)", Tok::Kw', lexer)
+    check(f"the lexer's keywords are read ({len(keywords)})", len(keywords) > 20)
+    natives = re.findall(r'\{"(\w+)", BuiltinKind::', open(os.path.join(ROOT, "vm", "builtins.h")).read())
+    for name in keywords + natives + list(OWN_BUILTINS):
+        check(f"minivm help language names `{name}`", name in words)
+    m = re.search(r"^A whole program \(minivm run (\S+) prints: (.*)\):\n\n(.*)\Z", text, re.M | re.S)
+    if not check("minivm help language ends with a whole program and the output it prints", m, text[-1500:]):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        program = os.path.join(tmp, m.group(1))
+        with open(program, "w") as f:
+            f.write(m.group(3))
+        for mode in ("--xint", "--xcomp"):
+            q = subprocess.run([minivm, "run", mode, program], capture_output=True, text=True, timeout=60)
+            check(f"the help's example program runs ({mode}) and prints {m.group(2)!r}",
+                  q.returncode == 0 and q.stdout == m.group(2) + "\n", q.stdout + q.stderr)
 
 
 def markdown_files():

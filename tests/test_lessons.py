@@ -422,6 +422,120 @@ def lesson_07(l):
         check(f"{l.name}: `{fragment}` prints its own time", re.search(r"^ms \d+ true$", l.run(fragment).stdout, re.M))
 
 
+def lesson_08(l):
+    program = "ledger.mini"
+    body, latch = line_of(program, "h = h * 31"), line_of(program, "for r in 0..")
+    call, each_call = line_of(program, ".price(it.qty)"), line_of(program, "f(items[k]);")
+    flat = ("Flat.price", line_of(program, "return unit * qty;"))
+    bulk = ("Bulk.price", line_of(program, "return unit * (qty - free);"))
+    lam_line = line_of(program, "ledger.each(fn(")
+    lam = f"main$fn@{lam_line}"
+    ev = l.events("/tmp/ledger.jsonl")
+    stats = l.stats("/tmp/ledger.json")
+    oracle, coop, sp = (samples(ev, s) for s in ("oracle", "cooperative", "safepoint"))
+    in_loop = lambda st: top(st) in ((lam, body), (lam, latch))  # noqa: E731
+    in_price = lambda st: top(st) in (flat, bulk)  # noqa: E731
+    if enough(l, "the bias shares", len(oracle), 100):
+        # 100,000 iterations of the checksum against a few instructions of a call, per
+        # item: on any CPU the oracle has the lambda's loop on top of nearly every sample
+        # (how the loop's two lines share them is the CPU's).
+        check(f"{l.name}: the oracle puts >= 95% of its samples in {lam}'s loop ({share(oracle, in_loop):.1%})",
+              share(oracle, in_loop) >= 0.95)
+        check(f"{l.name}: the oracle has a price method on top of <= 1% ({share(oracle, in_price):.1%})",
+              share(oracle, in_price) <= 0.01)
+        check(f"{l.name}: ... under {lam} the oracle's stack is Ledger.each:{each_call} and main:{lam_line}",
+              share(oracle, lambda st: [(f["function"], f["line"]) for f in st[1:3]]
+                    == [("Ledger.each", each_call), ("main", lam_line)]) >= 0.95)
+        # A signal in a price method (its prologue, now and then): the cooperative sampler
+        # names it as the oracle does; classical and async fail there or agree.
+        failed = {(e["sampler"], e["sample"]): e["reason"] for e in ev if e["event"] == "FailedSample"}
+        priced = [i for i, st in oracle.items() if st and st[0]["function"] in (flat[0], bulk[0])]
+        guessed = {s: samples(ev, s) for s in ("classical", "async")}
+        check(f"{l.name}: the oracle's samples in a price method ({len(priced)}) are the cooperative sampler's too, "
+              f"and classical and async fail there in a prologue or epilogue or agree",
+              all(top(coop.get(i, [])) == top(oracle[i]) for i in priced)
+              and all(failed.get((s, i), "").startswith(("pc_in_prologue", "pc_in_epilogue"))
+                      or top(guessed[s].get(i, [])) == top(oracle[i]) for s in guessed for i in priced),
+              [(i, oracle[i][:1], {s: failed.get((s, i)) for s in guessed}) for i in priced])
+        w = weights(ev, "cooperative")
+        for line in (body, latch):
+            as_oracle(l, f"cooperative's share of {lam}:{line}", coop, oracle, lambda st: top(st) == (lam, line), w)
+        for s in ("cooperative", "classical", "async"):
+            check(f"{l.name}: {s} agrees with the oracle on >= 90% of the same interruptions",
+                  agreement(ev, s) >= 0.9)
+        p = share(sp, in_price)
+        check(f"{l.name}: the safepoint sampler puts >= 80% on the price methods' return polls, 70 points above "
+              f"the oracle ({p:.1%} against {share(oracle, in_price):.1%})",
+              p >= 0.8 and p >= share(oracle, in_price) + 0.7)
+        check(f"{l.name}: ... every one of them over {lam}:{call}, the interface call",
+              all(top(st[1:]) == (lam, call) for st in sp.values() if in_price(st)))
+        # Each item's checksum is charged to the price method of its own class: 76 of the
+        # 101 items are Flat. Successive interruptions land on items in a rhythm (the
+        # interval against an item's time), so the samples are not independent: twice the
+        # binomial bound.
+        f, b = (sum(1 for st in sp.values() if top(st) == m) for m in (flat, bulk))
+        part, want = f / max(1, f + b), 76 / 101
+        bound = 2 * Z * (want * (1 - want) / max(1, f + b)) ** 0.5
+        check(f"{l.name}: the safepoint sampler gives Flat.price about 3/4 of the price samples, the items' mix "
+              f"({f} Flat, {b} Bulk: {part:.1%} against {want:.1%} +- {bound:.1%})", abs(part - want) <= bound)
+        # The strip-mined poll at the checksum's latch: one item in 2^20 / 100,000 reaches
+        # it, on average halfway through, about 4.8% (the page: a few percent).
+        on_latch = share(sp, lambda st: top(st) == (lam, latch))
+        check(f"{l.name}: the safepoint sampler keeps a few percent on {lam}:{latch}, the strip-mined poll "
+              f"({on_latch:.1%})", 0 < on_latch <= 0.15)
+        check(f"{l.name}: the safepoint sampler never names the loop's body, {lam}:{body}",
+              share(sp, lambda st: top(st) == (lam, body)) == 0)
+        for s in ("cooperative", "classical", "async", "safepoint", "oracle"):
+            total = share(samples(ev, s), lambda st: any(fr["function"] == lam for fr in st))
+            check(f"{l.name}: by total, {s} has {lam} in >= 95% of its samples ({total:.1%})", total >= 0.95)
+        at_poll = len(samples(ev, "safepoint", ("ExecutionSample",)))
+        check(f"{l.name}: every safepoint execution sample is biased, taken_at_poll, and no other sampler's is "
+              f"({ {k: v['biased'] for k, v in stats.items() if k} })",
+              stats["safepoint"]["biased"] == {"taken_at_poll": at_poll}
+              and all(not v["biased"] for k, v in stats.items() if k and k != "safepoint"))
+    listing = l.run("disasm examples").stdout
+    for header in ("fn Flat.price(this: Flat, qty: int): int", "fn Bulk.price(this: Bulk, qty: int): int",
+                   f"fn {lam}($closure: fn(Item), it: Item)"):
+        check(f"{l.name}: the bytecode listing has `{header}`", header in listing)
+    lam_code = listing[listing.find(f"fn {lam}("):]
+    check(f"{l.name}: {lam} calls price with invokeinterface, and loads total's cell with loadcapture",
+          re.search(r"invokeinterface .*// Pricing\.price\(", lam_code) and re.search(r"loadcapture\s+0\s+// int\[\]", lam_code))
+    jit = subprocess.run([l.minivm, "disasm", "--jit", os.path.join(LESSONS, program)],
+                         capture_output=True, text=True, timeout=60).stdout
+    polls = dict(re.findall(r"^fn (\S+): .*poll sites: (.*)$", jit, re.M))
+    kinds = {f: sorted(re.findall(r"\(([a-z -]+)\)", polls.get(f, ""))) for f in ("Flat.price", "Bulk.price", lam)}
+    check(f"{l.name}: the --jit listing's poll sites: each price method its return, {lam} its return and a "
+          f"strip-mined latch ({kinds})", kinds == {"Flat.price": ["return"], "Bulk.price": ["return"],
+                                                   lam: ["return", "strip-mined latch"]})
+    # compare: the poll marks the page names, and where its <== marks go.
+    rows = {int(m.group(1)): m for m in re.finditer(r"^\s*(\d+) (\S*)\s.*?(<==.*)?$", l.run("compare --xcomp").stdout, re.M)}
+    marks = {n: rows[n].group(2) for n in (flat[1], bulk[1], latch) if n in rows}
+    check(f"{l.name}: compare marks lines {flat[1]} and {bulk[1]} R and line {latch} S- ({marks})",
+          marks == {flat[1]: "R", bulk[1]: "R", latch: "S-"})
+    marked = sorted(n for n, m in rows.items() if m.group(3))
+    check(f"{l.name}: compare's <== marks line {flat[1]} and two of {bulk[1]}, {latch} and {body} ({marked})",
+          len(marked) == 3 and flat[1] in marked and set(marked) <= {flat[1], bulk[1], latch, body})
+    # The pipeline that lists one interruption's events: one sample from each sampler.
+    picked = [json.loads(x) for x in l.run("| sed -n 100p").stdout.splitlines() if x.strip()]
+    by = {e["sampler"]: e["stack"] for e in picked if e["event"] == "ExecutionSample"}
+    check(f"{l.name}: the grep of one interruption lists one ExecutionSample per sampler, of one id ({sorted(by)})",
+          sorted(by) == sorted(("cooperative", "classical", "async", "safepoint", "oracle"))
+          and len({e["sample"] for e in picked}) == 1, picked)
+    if len(by) == 5:
+        # The safepoint one: a price method over the call, or (one time in about twenty)
+        # the lambda at the strip-mined poll of its latch.
+        sp_one = by["safepoint"]
+        check(f"{l.name}: ... four with {lam} on top, the safepoint one a price method over {lam}:{call} (or "
+              f"{lam}:{latch}), the same frames below",
+              all(by[s][0]["function"] == lam and by[s][1:] == by["oracle"][1:]
+                  for s in ("cooperative", "classical", "async"))
+              and by["oracle"][0]["function"] == lam
+              and ((top(sp_one) in (flat, bulk) and top(sp_one[1:]) == (lam, call) and sp_one[2:] == by["oracle"][1:])
+                   or (top(sp_one) == (lam, latch) and sp_one[1:] == by["oracle"][1:])), by)
+        check(f"{l.name}: ... and a SafepointLatency with the cooperative stack",
+              [e["stack"] for e in picked if e["event"] == "SafepointLatency"] == [by["cooperative"]], picked)
+
+
 # ---- what every page says in its text ----
 
 FEW_SAMPLES = re.compile(r"^Few samples: .*$", re.M)
