@@ -98,35 +98,57 @@ class MarkSweep {
     size_t g = granule(p);
     if (test(marks_, g)) return;
     marks_[g / 64] |= uint64_t(1) << (g % 64);
-    ArrayKind kind = reinterpret_cast<const Array*>(p)->kind;
-    if (kind == ArrayKind::Object || kind == ArrayKind::Ref || kind == ArrayKind::Closure)
-      gray_.push_back(reinterpret_cast<const Array*>(p));
+    // Its header is not read here: that read misses the cache for most objects of a
+    // large graph, and trace reads it later, after a prefetch has had time to land.
+    __builtin_prefetch(p);
+    gray_.push_back(reinterpret_cast<const Array*>(p));
   }
 
   // Marks what the marked objects reference, through their classes' reference fields
   // and every element of a reference array, until nothing new is reached (a stack of
-  // objects marked but not yet scanned).
+  // objects marked but not yet scanned). Each object taken from the stack is prefetched
+  // and scanned kPrefetchAhead objects later, so that its header and fields are in the
+  // cache by then (Cher, Hosking and Vijaykumar, "Software prefetching for mark-sweep
+  // garbage collection", ASPLOS 2004): on a graph larger than the cache, most of the
+  // mark's time is these misses.
   void trace() {
-    uint32_t classes = class_count();
-    while (!gray_.empty()) {
-      const Array* o = gray_.back();
-      gray_.pop_back();
-      if (o->kind == ArrayKind::Ref || o->kind == ArrayKind::Closure) {
-        for (int64_t k = o->kind == ArrayKind::Closure ? 1 : 0; k < o->length; k++) {  // a closure's data[0] is its Method*
-          RootSource where{RootKind::array_element, -1, nullptr, -1, 0, int32_t(k)};
-          where.object = o;
-          mark(o->data[k], true, where);
-        }
-        continue;
+    constexpr size_t kPrefetchAhead = 32;
+    const Array* ahead[kPrefetchAhead];
+    size_t first = 0, count = 0;
+    for (;;) {
+      while (count < kPrefetchAhead && !gray_.empty()) {
+        const Array* o = gray_.back();
+        gray_.pop_back();
+        __builtin_prefetch(o);
+        ahead[(first + count++) % kPrefetchAhead] = o;
       }
-      if (o->reserved >= classes || o->length != g_class_shapes[o->reserved].fields)
-        heap_corrupt("an object whose header names no class of the program", o);
-      const ClassShape& c = g_class_shapes[o->reserved];
-      for (uint32_t k = 0; k < c.ref_count; k++) {
-        RootSource where{RootKind::object_field, -1, nullptr, int32_t(c.index), 0, int32_t(c.refs[k])};
+      if (count == 0) return;
+      const Array* o = ahead[first];
+      first = (first + 1) % kPrefetchAhead;
+      count--;
+      scan(o);
+    }
+  }
+
+  // Marks what one marked value references: a reference array's elements, a closure's
+  // captures (its data[0] is its Method*), an object's reference fields.
+  void scan(const Array* o) {
+    if (o->kind == ArrayKind::Ref || o->kind == ArrayKind::Closure) {
+      for (int64_t k = o->kind == ArrayKind::Closure ? 1 : 0; k < o->length; k++) {
+        RootSource where{RootKind::array_element, -1, nullptr, -1, 0, int32_t(k)};
         where.object = o;
-        mark(o->data[c.refs[k]], true, where);
+        mark(o->data[k], true, where);
       }
+      return;
+    }
+    if (o->kind != ArrayKind::Object) return;  // ints, floats, bytes: nothing to trace
+    if (o->reserved >= class_count() || o->length != g_class_shapes[o->reserved].fields)
+      heap_corrupt("an object whose header names no class of the program", o);
+    const ClassShape& c = g_class_shapes[o->reserved];
+    for (uint32_t k = 0; k < c.ref_count; k++) {
+      RootSource where{RootKind::object_field, -1, nullptr, int32_t(c.index), 0, int32_t(c.refs[k])};
+      where.object = o;
+      mark(o->data[c.refs[k]], true, where);
     }
   }
 

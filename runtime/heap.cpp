@@ -22,9 +22,11 @@ namespace runtime {
 
 namespace {
 
-// The collector runs once this many bytes (live after the last collection plus handed
-// out since) are reached, but never before kMinTrigger: Lua's pause of 200%.
-constexpr size_t kMinTrigger = size_t(8) << 20;
+// The collector runs once the bytes live after the last collection plus those handed out
+// since reach twice the live ones (Lua's pause of 200%), and never before kMinBudget
+// bytes were handed out: with a few MB live, a collection every few MB of allocation
+// would trace the same live graph again and again (binary trees' long-lived tree).
+constexpr size_t kMinBudget = size_t(8) << 20;
 // Free runs smaller than this stay free chunks in the heap, not in the free list: they
 // rejoin the list when a later sweep merges them with dead neighbours.
 constexpr size_t kMinFreeRange = 512;
@@ -38,7 +40,7 @@ std::vector<FreeRange> g_free;      // address-ordered; emptied ranges are skipp
 size_t g_cursor = 0;                // ranges before it are exhausted or too small for a TLAB
 size_t g_live_after_gc = 0;
 size_t g_allocated_since_gc = 0;
-size_t g_trigger = kMinTrigger;
+size_t g_trigger = kMinBudget;
 
 void write_free_chunk(char* begin, char* end) {
   auto* a = reinterpret_cast<Array*>(begin);
@@ -169,7 +171,7 @@ void init_heap(size_t max_bytes) {
   g_hwm = g_base;
   g_zero_from = g_base;
   g_free = {FreeRange{g_base, g_base + g_max}};
-  g_trigger = std::min(kMinTrigger, g_max);
+  g_trigger = std::min(kMinBudget, g_max);
 }
 
 size_t heap_max_bytes() { return g_max; }
@@ -254,11 +256,11 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   } else {
     free.push_back(FreeRange{old_hwm, heap_end});
   }
-  g_trigger = std::min(std::max(kMinTrigger, 2 * live_bytes), g_max);
+  g_trigger = std::min(live_bytes + std::max(kMinBudget, live_bytes), g_max);
   // Memory stays committed for the next cycles (reusing it costs a memset; fresh pages
   // cost a fault each), unless the cycle that ended reached more than twice the new
   // budget: then what lies above both that and the live arrays goes back to the kernel.
-  // Resident memory stays within about twice the budget, itself twice the live arrays.
+  // Resident memory stays within about twice the trigger: the live arrays and a budget.
   size_t bound = 2 * g_trigger;
   if (size_t(old_hwm - g_base) > bound) {
     char* keep = std::max(g_hwm, g_base + std::min(bound, g_max));

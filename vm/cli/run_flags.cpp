@@ -235,7 +235,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
        [&] { o.gdb_jit = true; });
 
   option(run, "--heap", kMemory,
-         "largest live heap, e.g. 64m, 4g; the collector keeps memory near twice the live arrays, at least 8m",
+         "largest live heap, e.g. 64m, 4g; the collector keeps memory near twice the live arrays, or them and 8m",
          size_value("heap size", kMiB, uint64_t(1) << 40, o.vm.heap_bytes));
   flag(run, "--gc-log", kMemory,
        "one line per collection on stderr: cause, pause, time to safepoint and the last thread to stop (function "
