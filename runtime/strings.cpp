@@ -84,12 +84,17 @@ const Array* string_at(int64_t slot) { return reinterpret_cast<const Array*>(slo
 // A string operand as + and print read it: null as "null".
 std::string_view text_or_null(int64_t slot) { return slot == 0 ? std::string_view("null") : string_bytes(string_at(slot)); }
 
-// Makes a string in the VM and stores it at `out` once back in Java (runtime_calls.h:
-// until then the frame's stack map still names the operands there).
-int64_t* push_new_string(Thread* t, int64_t* out, const std::string& bytes) {
+// Makes the string `head` + `tail` in the VM and stores it at `out` once back in Java
+// (runtime_calls.h: until then the frame's stack map still names the operands there).
+// Either part may be bytes of a heap string: they are copied after the allocation, which
+// may collect, and that is safe because nothing moves and the operands are still roots.
+int64_t* push_new_string(Thread* t, int64_t* out, std::string_view head, std::string_view tail = {}) {
   {
     ThreadInVM in_vm(t);
-    t->vm_result = reinterpret_cast<int64_t>(make_string(t, bytes));
+    Array* s = allocate_array(t, ArrayKind::String, int64_t(head.size() + tail.size()));
+    std::memcpy(s->data, head.data(), head.size());
+    std::memcpy(reinterpret_cast<char*>(s->data) + head.size(), tail.data(), tail.size());
+    t->vm_result = reinterpret_cast<int64_t>(s);
   }
   out[0] = t->vm_result;
   t->vm_result = 0;
@@ -99,9 +104,7 @@ int64_t* push_new_string(Thread* t, int64_t* out, const std::string& bytes) {
 }  // namespace
 
 extern "C" int64_t* minivm_rt_sconcat(Thread* t, const uint8_t*, int64_t* sp, Method*) {
-  std::string joined(text_or_null(sp[1]));
-  joined += text_or_null(sp[0]);
-  return push_new_string(t, sp + 1, joined);
+  return push_new_string(t, sp + 1, text_or_null(sp[1]), text_or_null(sp[0]));
 }
 
 extern "C" int64_t* minivm_rt_scompare(Thread*, const uint8_t* bcp, int64_t* sp, Method*) {
@@ -122,7 +125,7 @@ extern "C" int64_t* minivm_rt_substring(Thread* t, const uint8_t*, int64_t* sp, 
     throw_runtime_error(t, "substring " + std::to_string(from) + ".." + std::to_string(to) + " out of bounds for length " +
                                std::to_string(s.size()));
   }
-  return push_new_string(t, sp + 2, std::string(s.substr(size_t(from), size_t(to - from))));
+  return push_new_string(t, sp + 2, s.substr(size_t(from), size_t(to - from)));
 }
 
 extern "C" int64_t* minivm_rt_tostring(Thread* t, const uint8_t* bcp, int64_t* sp, Method*) {

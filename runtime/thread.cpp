@@ -49,7 +49,11 @@ Thread::Thread() {
 Thread* Thread::current() { return tls_current; }
 void Thread::set_current(Thread* t) { tls_current = t; }
 
-void transition_from_java(Thread* t, ThreadState to) { t->set_state(to); }
+// A release store: whoever reads the new state (a sampler, the VM at a safepoint) then
+// sees the anchor the generated caller stored before. Leaving Java needs no fence, as
+// entering it does (below): a reader that still sees in_java only acts as if the thread
+// had left a moment later.
+void transition_from_java(Thread* t, ThreadState to) { t->core.state.store(to, std::memory_order_release); }
 
 void transition_to_java(Thread* t) {
   // `--gc-a-lot`: collect here, where any other thread's collection could stop this one,
