@@ -1293,16 +1293,39 @@ class Generator {
     }
     main_returns_int_ = c_.chance(1, 4);
     Ctx cx;
-    cx.vars = globals;
     cx.main = true;
     cx.ret = main_returns_int_ ? int_type() : void_type();
+    // The reference globals first, each made from the globals that hold a value already.
+    for (auto& [v, init] : globals_)
+      if (init != "null") cx.vars.push_back(v);
     std::string out;
-    for (auto& [name, t] : late_globals_) out += ind(1) + name + " = " + fallback(t, cx).s + ";\n";
+    for (auto& [name, t] : late_globals_) {
+      out += ind(1) + name + " = " + fallback(t, cx).s + ";\n";
+      cx.vars.push_back({name, t});
+    }
     block(cx, int(c_.range(6, 14)), out);
+    hot_loop(cx, out);
     out += ind(1) + "print(\"end\", chk, fuel, outs);\n";
     if (o_.runtime_error) out += runtime_error(cx);
     if (main_returns_int_) out += ind(1) + "return chk & 63;\n";
     main_body_ = out;
+  }
+
+  // A loop long enough for tiered mode to compile main and enter it by OSR (the default
+  // back-edge threshold is 10,000), and the functions it calls; with fuel of its own,
+  // since main's statements may have spent all of it.
+  void hot_loop(Ctx& cx, std::string& out) {
+    std::string i = fresh("i");
+    out += ind(1) + "fuel = " + std::to_string(kFuel) + ";\n";
+    cx.indent = 2;
+    cx.loops = 1;
+    cx.vars.push_back({i, int_type(), false});
+    std::string body = ind(2) + "chk = (chk * 31) + " + gen(int_type(), cx, 3).s + ";\n";
+    if (c_.chance(1, 2)) assign(cx, body, 2);
+    cx.vars.pop_back();
+    cx.loops = 0;
+    cx.indent = 1;
+    out += ind(1) + "for " + i + " in 0.." + std::to_string(c_.range(11000, 15000)) + " {\n" + body + ind(1) + "}\n";
   }
 
   std::string body(Ctx& cx, int n) {
