@@ -804,7 +804,7 @@ class Generator {
       std::string dot = bare ? "" : r.s + ".";
       if (r.t->kind == Kind::Object && r.s != "this") {  // this's fields are variables already
         for (auto& f : fields_of(r.t)) {
-          if (converts(f.type, want)) options.push_back([=, this] { return E{dot + f.name, f.type}; });
+          if (converts(f.type, want)) options.push_back([=] { return E{dot + f.name, f.type}; });
           if (calls && f.type->kind == Kind::Function && f.type->result->kind != Kind::Void &&
               converts(f.type->result, want))
             options.push_back([=, this, &cx] { return E{dot + f.name + "(" + args_for(f.type->args, cx, d - 1) + ")", f.type->result}; });
