@@ -92,8 +92,8 @@ int64_t* push_new_string(Thread* t, int64_t* out, std::string_view head, std::st
   {
     ThreadInVM in_vm(t);
     Array* s = allocate_array(t, ArrayKind::String, int64_t(head.size() + tail.size()));
-    std::memcpy(s->data, head.data(), head.size());
-    std::memcpy(reinterpret_cast<char*>(s->data) + head.size(), tail.data(), tail.size());
+    if (!head.empty()) std::memcpy(s->data, head.data(), head.size());  // an empty view's data may be null
+    if (!tail.empty()) std::memcpy(reinterpret_cast<char*>(s->data) + head.size(), tail.data(), tail.size());
     t->vm_result = reinterpret_cast<int64_t>(s);
   }
   out[0] = t->vm_result;
