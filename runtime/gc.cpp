@@ -100,7 +100,6 @@ class MarkSweep {
     marks_[g / 64] |= uint64_t(1) << (g % 64);
     // Its header is not read here: that read misses the cache for most objects of a
     // large graph, and trace reads it later, after a prefetch has had time to land.
-    __builtin_prefetch(p);
     gray_.push_back(reinterpret_cast<const Array*>(p));
   }
 

@@ -104,12 +104,14 @@ class Checker {
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
     // Every type a signature names, so that an instance of a generic class that only a
     // later signature names (fn make(): Box<int>) exists, with its interfaces, when an
-    // earlier body converts its value.
+    // earlier body converts its value. An error in a signature is reported before any
+    // error in a body.
     for (auto& f : prog_.functions) signature_types(*f);
     for (size_t i = 0; i < source_classes_; i++)
       for (auto& m : prog_.classes[i]->methods) signature_types(*m);
     for (auto& g : prog_.globals) check_type(g->type, g->type_pos);
-    // Then every item in source order, so the first error reported is the first in the file.
+    // Then every item in source order, so the first error reported is the first in the file
+    // (after the signatures').
     struct Item {
       SourcePos pos;
       int kind;  // 0 global, 1 function, 2 class
