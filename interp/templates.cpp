@@ -2,6 +2,7 @@
 #include "interp/templates.h"
 
 #include "runtime/alloc_asm.h"
+#include "runtime/barrier_asm.h"
 #include "runtime/classes.h"
 #include "runtime/closures.h"
 #include "runtime/errors.h"
@@ -171,6 +172,8 @@ void array_store(InterpMasm& g, vm::Op op) {
   a.pop(r8);   // array
   bounds_check(g, r8, rcx);
   a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
+  // A bool array's store dirties its card too: one template serves both.
+  if (op == vm::Op::aastore) runtime::emit_card_mark(a, r8, rcx);
   a.pop(rax);
   g.dispatch_next(len(op));
 }
@@ -528,6 +531,9 @@ void gen_putfield(InterpMasm& g) {
   a.jz(null);
   a.movzx(ecx, word_ptr(kBcp, vm::kOperandB));
   a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
+  // Whatever the field's type: the template serves every field, and a clean card only
+  // spares a young collection one object's rescan.
+  runtime::emit_card_mark(a, r8, rcx);
   a.pop(rax);
   NEXT(putfield);
   null_member(g, null);

@@ -6,6 +6,7 @@
 #include "jit/emitter_traits.h"
 #include "jit/intrinsic_stubs.h"
 #include "runtime/alloc_asm.h"
+#include "runtime/barrier_asm.h"
 #include "runtime/classes.h"
 #include "runtime/closures.h"
 #include "runtime/errors.h"
@@ -325,10 +326,11 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
   Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
     a.mov(slot, value.as<Imm>());
-    return;
+  } else {
+    load(rdx, value);
+    a.mov(slot, rdx);
   }
-  load(rdx, value);
-  a.mov(slot, rdx);
+  if (vm::is_reference(elem)) runtime::emit_card_mark(a, rax, rcx);
 }
 EMIT(iastore, CALLS | FUSE_I) { array_store(i, vm::Type::Int); }
 EMIT(fastore, CALLS | FUSE_F) { array_store(i, vm::Type::Float); }
@@ -531,6 +533,7 @@ EMIT(putfield, CALLS) {
   load(rdx, expr(i.d - 1, c.fields[field].type));
   field_null_check(rax, i.bci, field);
   a.mov(qword_ptr(rax, runtime::kArrayDataOffset + 8 * field), rdx);
+  if (vm::is_reference(c.fields[field].type)) runtime::emit_card_mark(a, rax, rcx);
 }
 // The receiver is checked for null (a call runs on no object), then the call is made
 // directly or inlined when class hierarchy analysis found one target (dispatch_target),
@@ -645,6 +648,10 @@ void Compiler::intrinsic_call(vm::NativeId id, size_t bci, int d) {
     a.mov(rax, imm(stubs.arraycopy.blob.begin));
     a.call(rax);
     calls_emitted_++;
+    if (vm::is_reference(vm::type_info(t[size_t(d - 3)]).elem)) {  // the write barrier, once for the range
+      a.mov(rax, home_expr(d - 3));
+      runtime::emit_card_mark(a, rax, rcx);
+    }
     t.resize(size_t(d - 5));
   } else {
     a.mov(rax, home_expr(d - 3));   // a

@@ -1,9 +1,15 @@
-// The collector: stop-the-world mark-sweep at a global safepoint (runtime/safepoint.h).
+// The collector: stop-the-world mark-sweep at a global safepoint (runtime/safepoint.h),
+// generational without moving anything.
 //
-// Arrays hold only numbers, so marking is "mark what a root names" with no tracing.
-// A collection: retire every TLAB, mark the arrays the roots name (runtime/gc_roots.h)
-// in a side bitmap, turn the gaps between marked arrays into free ranges
-// (runtime/heap.h) and resume the threads. Nothing moves.
+// A collection: retire every TLAB, mark what the roots (runtime/gc_roots.h) reach in a
+// side bitmap, turn the gaps between marked values into free ranges (runtime/heap.h) and
+// resume the threads. Most collections are young: the marks of the values that survived
+// earlier ones stay set, marking stops at them, the old values the write barrier recorded
+// in the card table are scanned as roots, and only what was allocated since the last
+// collection is swept. A full collection (the old generation has doubled since the last
+// one, or a young one left no room for an allocation) clears the marks first and sweeps
+// the whole heap. Nothing moves: a conservatively scanned frame (gc_roots.h) may name any
+// value, so none could be moved safely.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +32,7 @@ const char* gc_cause_name(GcCause c);
 // One collection, as `--gc-log` prints it.
 struct GcEvent {
   uint64_t id = 0;
+  bool young = false;                // young (the old generation not traced) or full
   GcCause cause = GcCause::allocation_budget;
   int requester = -1;                // the thread that asked (-1: not a Mini thread)
   uint64_t time_to_safepoint_ns = 0;
@@ -34,7 +41,9 @@ struct GcEvent {
   int slowest_thread = -1;           // the last thread to stop (-1: none had to)
   std::string slowest_where;         // its top Mini frame: "function (file:line)"
   size_t heap_before = 0, heap_after = 0, heap_max = 0;
-  uint64_t objects_live = 0;
+  uint64_t objects_live = 0;        // marked after it: a young collection counts the old generation's dead too
+  uint64_t young_survivors = 0;     // young: the values allocated since the last collection that survived
+  uint64_t dirty_cards = 0;         // young: the cards whose old values were scanned as roots
   RootStats roots;
 };
 
@@ -56,12 +65,16 @@ uint64_t gc_count();
 // `--gc-log`: one line per collection on stderr.
 void set_gc_log(bool on);
 // `--gc-verify`: walk the heap at every collection and check every exact root against
-// it (a root that is not an array is a VM bug: internal error).
+// it (a root that is not an array is a VM bug: internal error); after a young mark, a
+// full one too, which must reach nothing the young one missed (a missing write barrier).
 void set_gc_verify(bool on);
 // `--gc-a-lot` (a test mode, HotSpot's GCALot): collect each time a Mini thread returns
-// from the runtime to Mini code, wherever another thread's collection could stop it.
+// from the runtime to Mini code, wherever another thread's collection could stop it;
+// young and full collections alternate.
 void set_gc_a_lot(bool on);
 bool gc_a_lot();
+// `--gc-young=off`: every collection full (the bench compares the two).
+void set_gc_young(bool on);
 std::string format_gc_event(const GcEvent& e);
 // The last collection's event (tests).
 GcEvent last_gc_event();

@@ -22,11 +22,13 @@ namespace runtime {
 
 namespace {
 
-// The collector runs once the bytes live after the last collection plus those handed out
-// since reach twice the live ones (Lua's pause of 200%), and never before kMinBudget
-// bytes were handed out: with a few MB live, a collection every few MB of allocation
-// would trace the same live graph again and again (binary trees' long-lived tree).
-constexpr size_t kMinBudget = size_t(8) << 20;
+// A collection runs once kYoungBudget bytes were handed out since the last one: a young
+// one, which traces only what was allocated since and sweeps only where it was put, or a
+// full one when the old generation has doubled since the last full collection (Lua's
+// pause of 200%, over the old generation). The young budget is fixed: a young collection
+// costs what survives it, not what the heap holds, so a large live graph (binary trees'
+// long-lived tree) no longer makes collections rarer to stay affordable.
+constexpr size_t kYoungBudget = size_t(8) << 20;
 // Free runs smaller than this stay free chunks in the heap, not in the free list: they
 // rejoin the list when a later sweep merges them with dead neighbours.
 constexpr size_t kMinFreeRange = 512;
@@ -40,7 +42,11 @@ std::vector<FreeRange> g_free;      // address-ordered; emptied ranges are skipp
 size_t g_cursor = 0;                // ranges before it are exhausted or too small for a TLAB
 size_t g_live_after_gc = 0;
 size_t g_allocated_since_gc = 0;
-size_t g_trigger = kMinBudget;
+size_t g_trigger = kYoungBudget;
+size_t g_old_limit = kYoungBudget;   // the old generation's size that makes the next collection full
+std::vector<FreeRange> g_young;     // carved since the last collection, address-ordered
+uint8_t* g_cards = nullptr;         // one byte per card of the heap, from its base
+uint8_t* g_cards_biased = nullptr;  // g_cards - (g_base >> kCardShift)
 
 void write_free_chunk(char* begin, char* end) {
   auto* a = reinterpret_cast<Array*>(begin);
@@ -71,6 +77,11 @@ char* carve(size_t min, size_t max, size_t from, size_t* got, size_t* dirty) {
     *dirty = p < g_zero_from ? std::min(take, size_t(g_zero_from - p)) : 0;
     g_zero_from = std::max(g_zero_from, p + take);
     g_allocated_since_gc += take;
+    // Carved in address order from a cursor, so a refill mostly extends the last region.
+    if (!g_young.empty() && g_young.back().end == p)
+      g_young.back().end = p + take;
+    else
+      g_young.push_back(FreeRange{p, p + take});
     *got = take;
     return p;
   }
@@ -171,8 +182,19 @@ void init_heap(size_t max_bytes) {
   g_hwm = g_base;
   g_zero_from = g_base;
   g_free = {FreeRange{g_base, g_base + g_max}};
-  g_trigger = std::min(kMinBudget, g_max);
+  g_trigger = std::min(kYoungBudget, g_max);
+  // The card table, reserved like the heap: its pages are committed as cards are dirtied.
+  size_t cards = (max_bytes >> kCardShift) + 1;
+  void* table = mmap(nullptr, cards, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (table == MAP_FAILED) {
+    std::fprintf(stderr, "minivm: cannot reserve a card table of %zu bytes\n", cards);
+    std::exit(2);
+  }
+  g_cards = static_cast<uint8_t*>(table);
+  g_cards_biased = g_cards - (reinterpret_cast<uintptr_t>(g_base) >> kCardShift);
 }
+
+uint8_t* card_table_biased() { return g_cards_biased; }
 
 size_t heap_max_bytes() { return g_max; }
 
@@ -246,8 +268,35 @@ HeapWalk heap_prepare_walk() {
   return HeapWalk{g_base, g_hwm};
 }
 
+namespace {
+
+// Every card clean and nothing young: what survived a collection is old. Under g_mutex.
+void end_young_generation() {
+  std::memset(g_cards, 0, (size_t(g_hwm - g_base) >> kCardShift) + 1);
+  g_young.clear();
+}
+
+// Drops the ranges too small to be worth a search (each is a free chunk in the heap
+// already, or is made one here) and resets the allocation state. Under g_mutex.
+void install_free_ranges(std::vector<FreeRange> free, size_t live_bytes) {
+  for (const FreeRange& r : free)
+    if (size_t(r.end - r.begin) < kMinFreeRange) write_free_chunk(r.begin, r.end);
+  free.erase(std::remove_if(free.begin(), free.end(),
+                            [](const FreeRange& r) { return size_t(r.end - r.begin) < kMinFreeRange; }),
+             free.end());
+  g_free = std::move(free);
+  g_cursor = 0;
+  g_live_after_gc = live_bytes;
+  g_allocated_since_gc = 0;
+  g_trigger = std::min(live_bytes + kYoungBudget, g_max);
+}
+
+}  // namespace
+
 void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  end_young_generation();
+  g_old_limit = std::max(2 * live_bytes, live_bytes + kYoungBudget);
   char* old_hwm = g_hwm;
   char* heap_end = g_base + g_max;
   if (!free.empty() && free.back().end == old_hwm) {
@@ -256,12 +305,11 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
   } else {
     free.push_back(FreeRange{old_hwm, heap_end});
   }
-  g_trigger = std::min(live_bytes + std::max(kMinBudget, live_bytes), g_max);
   // Memory stays committed for the next cycles (reusing it costs a memset; fresh pages
-  // cost a fault each), unless the cycle that ended reached more than twice the new
-  // budget: then what lies above both that and the live arrays goes back to the kernel.
-  // Resident memory stays within about twice the trigger: the live arrays and a budget.
-  size_t bound = 2 * g_trigger;
+  // cost a fault each), unless the cycle that ended reached beyond what the heap may hold
+  // before the next full collection (the old generation's limit and a young budget): then
+  // what lies above both that and the live arrays goes back to the kernel.
+  size_t bound = g_old_limit + kYoungBudget;
   if (size_t(old_hwm - g_base) > bound) {
     char* keep = std::max(g_hwm, g_base + std::min(bound, g_max));
     uintptr_t release = page_round_up(reinterpret_cast<uintptr_t>(keep) + sizeof(Array));
@@ -271,13 +319,54 @@ void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes) {
       g_zero_from = reinterpret_cast<char*>(release);
     }
   }
-  free.erase(std::remove_if(free.begin(), free.end(),
-                            [](const FreeRange& r) { return size_t(r.end - r.begin) < kMinFreeRange; }),
-             free.end());
-  g_free = std::move(free);
-  g_cursor = 0;
-  g_live_after_gc = live_bytes;
-  g_allocated_since_gc = 0;
+  install_free_ranges(std::move(free), live_bytes);
 }
 
+const std::vector<FreeRange>& heap_young_regions() {
+  MVM_ASSERT(safepoint_pending(), "the young regions are read at a safepoint");
+  return g_young;
+}
+
+std::vector<char*> heap_dirty_cards() {
+  MVM_ASSERT(safepoint_pending(), "the card table is read at a safepoint");
+  std::vector<char*> dirty;
+  size_t n = (size_t(g_hwm - g_base) >> kCardShift) + 1;
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {  // most cards are clean: eight at a time
+    uint64_t word;
+    std::memcpy(&word, g_cards + k, 8);
+    if (word == 0) continue;
+    for (size_t j = k; j < k + 8; j++)
+      if (g_cards[j] != 0) dirty.push_back(g_base + (j << kCardShift));
+  }
+  for (; k < n; k++)
+    if (g_cards[k] != 0) dirty.push_back(g_base + (k << kCardShift));
+  return dirty;
+}
+
+void heap_after_young_sweep(std::vector<FreeRange> free, size_t survivor_bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  end_young_generation();
+  // The free ranges left from before (what was not carved of them) and the young dead
+  // space, merged where they touch.
+  for (const FreeRange& r : g_free)
+    if (r.begin < r.end) free.push_back(r);
+  std::sort(free.begin(), free.end(), [](const FreeRange& x, const FreeRange& y) { return x.begin < y.begin; });
+  std::vector<FreeRange> merged;
+  for (const FreeRange& r : free) {
+    if (!merged.empty() && merged.back().end == r.begin)
+      merged.back().end = r.end;
+    else
+      merged.push_back(r);
+  }
+  // The last range reaches the heap's end (carving never takes all of it but from a full
+  // heap): the high-water mark comes down to its start.
+  if (!merged.empty() && merged.back().end == g_base + g_max) g_hwm = std::min(g_hwm, merged.back().begin);
+  install_free_ranges(std::move(merged), g_live_after_gc + survivor_bytes);
+}
+
+bool heap_old_generation_full() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_live_after_gc > g_old_limit;
+}
 }  // namespace runtime

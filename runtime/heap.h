@@ -1,6 +1,12 @@
 // The heap: arrays and strings, bump-allocated in thread-local allocation buffers (TLABs)
 // and reclaimed by the mark-sweep collector (runtime/gc.h) at global safepoints.
 //
+// Generations without moving: what was allocated since the last collection is young, the
+// rest old. The heap records the ranges it carved since (the young regions) and keeps a
+// card table, which the write barrier (runtime/barrier_asm.h, mark_card) dirties for every
+// reference stored into an object, so that a young collection can find the old objects
+// that may reference young ones without tracing the old generation.
+//
 // Layout: one reserved address range of `--heap` bytes. Below the high-water mark every
 // byte belongs to an array, a string or a free chunk (an Array of kind Free), so the
 // collector can walk the heap object by object. Free space is kept as address-ordered ranges;
@@ -73,6 +79,17 @@ Array* allocate_object(Thread* t, uint32_t class_index, int64_t fields);
 // collection walks the heap.
 void retire_tlab(Thread* t);
 
+// The card table: one byte per kCardBytes of heap, 1 when a reference was stored since the
+// last collection into an object whose header lies in that card (the object's start, not
+// the field's address: a young collection rescans the whole object).
+inline constexpr int kCardShift = 9;
+inline constexpr size_t kCardBytes = size_t(1) << kCardShift;
+// The table's address minus the heap's base >> kCardShift: the card of `p` is
+// card_table_biased()[p >> kCardShift]. Every thread's ThreadCore holds it for generated code.
+uint8_t* card_table_biased();
+// The write barrier of runtime code that stores a reference into a heap object.
+inline void mark_card(const void* object) { card_table_biased()[uintptr_t(object) >> kCardShift] = 1; }
+
 // --- for the collector (gc.cpp), at a safepoint only ---
 struct HeapWalk {
   char* begin;
@@ -89,6 +106,18 @@ struct FreeRange {
   char* end;
 };
 void heap_after_sweep(std::vector<FreeRange> free, size_t live_bytes);
+// The young collection's side. The ranges carved since the last collection, address-ordered:
+// every young object lies in one, and nothing else does but free chunks.
+const std::vector<FreeRange>& heap_young_regions();
+// The start of every dirty card below the high-water mark (address-ordered).
+std::vector<char*> heap_dirty_cards();
+// Adds the dead space a young sweep found in the young regions to the free ranges;
+// `survivor_bytes` is what survived there (the old generation grows by it).
+void heap_after_young_sweep(std::vector<FreeRange> free, size_t survivor_bytes);
+// Whether the old generation (what survived the collections since the last full one,
+// some of it dead by now) has outgrown its limit: twice what the last full collection
+// left live, and never less than that plus kYoungBudget bytes.
+bool heap_old_generation_full();
 // How many bytes may be handed out before the next collection is due.
 size_t heap_allocation_budget();
 

@@ -115,6 +115,7 @@ void native_arraycopy(Thread* t, Array* src, int64_t src_pos, Array* dst, int64_
     throw_runtime_error(t, "arraycopy: destination range " + range_text(dst_pos, n) +
                                " out of bounds for length " + std::to_string(dst->length));
   std::memmove(dst->data + dst_pos, src->data + src_pos, size_t(n) * 8);
+  if (dst->kind == ArrayKind::Ref) mark_card(dst);  // the write barrier (runtime/heap.h)
 }
 
 uint32_t crc32_of_low_bytes(const int64_t* data, int64_t n) {

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "runtime/gc.h"
+#include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/safepoint.h"
@@ -43,6 +44,7 @@ Thread::Thread() {
   core.barrier_depth = 0;
   core.barrier_target = 0;
   core.tlab_end = 0;
+  core.cards = card_table_biased();
   core.state.store(ThreadState::new_thread, std::memory_order_relaxed);  // sized by VM::attach_current for the loaded module
 }
 

@@ -56,6 +56,7 @@ struct ThreadCore {
   // Here rather than in Thread so that generated code can store it: the safepoint blob
   // keeps the thread in_vm from the poll trap until its last restoring instruction.
   std::atomic<ThreadState> state;
+  uint8_t* cards;                 // card_table_biased() (runtime/heap.h), for the write barrier
 };
 
 inline constexpr int32_t kThreadPollWordOffset = offsetof(ThreadCore, poll_word);
@@ -73,6 +74,7 @@ inline constexpr int32_t kThreadStateOffset = offsetof(ThreadCore, state);
 inline constexpr int32_t kThreadStripCountdownOffset = offsetof(ThreadCore, strip_countdown);
 inline constexpr int32_t kThreadTlabTopOffset = offsetof(ThreadCore, tlab_top);
 inline constexpr int32_t kThreadTlabEndOffset = offsetof(ThreadCore, tlab_end);
+inline constexpr int32_t kThreadCardsOffset = offsetof(ThreadCore, cards);
 inline constexpr int32_t kThreadBarrierDepthOffset = offsetof(ThreadCore, barrier_depth);
 inline constexpr int32_t kThreadBarrierTargetOffset = offsetof(ThreadCore, barrier_target);
 static_assert(sizeof(std::atomic<ThreadState>) == 1);

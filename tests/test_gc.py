@@ -16,10 +16,12 @@ from run_programs import MODES
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GC_LINE = re.compile(
-    r"^\[gc (?P<id>\d+)\] (?P<cause>allocation budget|heap full): pause (?P<pause>[\d.]+) ms "
+    r"^\[gc (?P<id>\d+)\] (?P<kind>young|full), (?P<cause>allocation budget|heap full|gc-a-lot): "
+    r"pause (?P<pause>[\d.]+) ms "
     r"\(time to safepoint (?P<ttsp>[\d.]+) ms, (?P<threads>\d+) threads? stopped, "
     r"(?:no thread to wait for|last to stop: thread (?P<slowest>\d+) at (?P<where>.+))\), "
-    r"heap (?P<before>[\d.]+) MiB -> (?P<after>[\d.]+) MiB of (?P<max>\d+) MiB, (?P<live>\d+) objects live$")
+    r"heap (?P<before>[\d.]+) MiB -> (?P<after>[\d.]+) MiB of (?P<max>\d+) MiB, (?P<live>\d+) objects live"
+    r"(?:, (?P<survived>\d+) young survived, (?P<cards>\d+) dirty cards)?$")
 
 
 def run(minivm, *args):
@@ -36,6 +38,16 @@ def main():
     minivm = sys.argv[1]
     churn = os.path.join(HERE, "programs", "gc_churn_small_heap.mini")
 
+    # Peak RSS stays near the heap's bound though 400 MB are allocated (measured by the
+    # kernel for this one child). First, while this script is small: a child's peak
+    # counts the memory of the process it was forked from until it runs minivm.
+    p = subprocess.Popen([minivm, "run", "--xcomp", "--heap=4m", churn], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    check("churn with --heap=4m: peak RSS under 48 MB", status == 0 and usage.ru_maxrss < 48 * 1024,
+          f"status {status}, ru_maxrss {usage.ru_maxrss} KB")
+
+
     # Every line parses; ids count up from 1; the heap never ends above its size.
     for mode in ("--xint", "--xcomp"):
         rc, out, err = run(minivm, mode, "--heap=4m", "--gc-log", "--gc-verify", churn)
@@ -51,6 +63,35 @@ def main():
               err[-2000:])
         check(f"garbage is freed {mode}", sum(float(m["before"]) - float(m["after"]) for m in lines) > 100,
               err[-1000:])
+        check(f"the collections are young, which say what survived {mode}",
+              lines and all(m["kind"] == "young" and m["survived"] is not None for m in lines), err[-1000:])
+        rc, out, err = run(minivm, mode, "--heap=4m", "--gc-log", "--gc=full", churn)
+        lines = [m for m in gc_lines(err) if m]
+        check(f"--gc=full: every collection full {mode}",
+              rc == 0 and lines and all(m["kind"] == "full" and m["survived"] is None for m in lines), err[-1000:])
+
+    # Generations: binary trees' long-lived tree survives its first collection and is
+    # old from then on: young collections after it mark only what was allocated since,
+    # a small part of what is live, and the old generation, grown by what the young ones
+    # keep, is collected in full now and then.
+    trees = os.path.join(ROOT, "bench", "vm", "binary_trees.mini")
+    for mode in ("--xint", "--xcomp"):
+        rc, out, err = run(minivm, mode, "--heap=64m", "--gc-log", "-D", "DEPTH=16", trees)
+        lines = [m for m in gc_lines(err) if m]
+        young = [m for m in lines if m["kind"] == "young" and int(m["live"]) > 30000]
+        check(f"binary trees {mode}: runs, with young and full collections",
+              rc == 0 and young and any(m["kind"] == "full" for m in lines), out + err[-2000:])
+        small = [m for m in young if int(m["survived"]) * 4 < int(m["live"])]
+        check(f"binary trees {mode}: most young collections keep under a quarter of what is live "
+              f"({len(small)} of {len(young)})", len(small) * 2 > len(young), err[-3000:])
+    # --gc-a-lot alternates the two kinds (an even-numbered collection is full), so that
+    # both run at every place a thread can stop.
+    rc, out, err = run(minivm, "--xcomp", "--gc-a-lot", "--gc-log", "--gc-verify",
+                       os.path.join(HERE, "programs", "gc_object_graph.mini"))
+    a_lot = [m for m in gc_lines(err) if m and m["cause"] == "gc-a-lot"]
+    check(f"--gc-a-lot: young and full collections alternate ({len(a_lot)} collections)",
+          rc == 0 and len(a_lot) >= 4 and any(m["kind"] == "young" for m in a_lot)
+          and all(m["kind"] == "full" for m in a_lot if int(m["id"]) % 2 == 0), err[-2000:])
 
     # The runtime's allocations (a string from +, a closure) take the thread's TLAB as
     # compiled code's do: 100,000 strings of 32 bytes are 3.2 MB, under the first
@@ -74,14 +115,6 @@ def main():
                 failed.append(f"exit {rc}: " + " ".join(l for l in err.splitlines() if "error" in l)[:300])
         check(f"four threads dropping their arrays at once, {runs} runs in mode {mode}: never 'heap exhausted'",
               not failed, "; ".join(failed))
-
-    # Peak RSS stays near the heap's bound though 400 MB are allocated (measured by the
-    # kernel for this one child).
-    p = subprocess.Popen([minivm, "run", "--xcomp", "--heap=4m", churn], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    check("churn with --heap=4m: peak RSS under 48 MB", status == 0 and usage.ru_maxrss < 48 * 1024,
-          f"status {status}, ru_maxrss {usage.ru_maxrss} KB")
 
     # Without strip mining a compiled counted loop reaches no poll until its method
     # returns: some collection waits for that thread and names where it stopped.

@@ -50,6 +50,7 @@ void run_command(RunOptions o, const AfterProfile& after) {
   runtime::set_gc_log(o.gc_log);
   runtime::set_gc_verify(o.gc_verify);
   runtime::set_gc_a_lot(o.gc_a_lot);
+  runtime::set_gc_young(!o.gc_full);
   runtime::VM& vm = runtime::VM::get();
   vm.init(o.vm);
   vm.load(std::move(module));

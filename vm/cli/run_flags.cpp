@@ -235,20 +235,24 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
        [&] { o.gdb_jit = true; });
 
   option(run, "--heap", kMemory,
-         "largest live heap, e.g. 64m, 4g; the collector keeps memory near twice the live arrays, or them and 8m",
+         "largest live heap, e.g. 64m, 4g; the collector keeps memory near twice the live values and 8m",
          size_value("heap size", kMiB, uint64_t(1) << 40, o.vm.heap_bytes));
   flag(run, "--gc-log", kMemory,
-       "one line per collection on stderr: cause, pause, time to safepoint and the last thread to stop (function "
-       "and line), heap before and after",
+       "one line per collection on stderr: young or full, cause, pause, time to safepoint and the last thread to "
+       "stop (function and line), heap before and after",
        [&] { o.gc_log = true; });
   flag(run, "--gc-verify", kMemory,
-       "check every root of every collection against a walk of the heap (slower; a root that is not an array is an "
-       "internal error)",
+       "check every root of every collection against a walk of the heap, and after a young mark a full one (slower; "
+       "a root that is not an array, or a value stored without the write barrier, is an internal error)",
        [&] { o.gc_verify = true; });
   flag(run, "--gc-a-lot", kMemory,
-       "collect each time a thread returns from the runtime to Mini code (a test mode, with --gc-verify: a stack "
+       "collect, young and full in turn, each time a thread returns from the runtime to Mini code (a test mode, with --gc-verify: a stack "
        "map that is wrong where a collection can stop a thread shows at once)",
        [&] { o.gc_a_lot = true; });
+  option(run, "--gc", kMemory,
+         "generational: young collections (the values allocated since the last collection) and a full one when "
+         "the old generation has doubled; full: every collection traces the whole heap",
+         choice_value({"generational", "full"}, o.gc_full ? 1 : 0, [&](size_t i) { o.gc_full = i == 1; }));
   option(run, "--stack", kMemory, "stack of each Mini thread, e.g. 16m",
          size_value("stack size", kMiB, uint64_t(1) << 30, o.vm.thread_stack_bytes));
 

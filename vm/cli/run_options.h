@@ -24,6 +24,7 @@ struct RunOptions {
   bool gc_log = false;     // --gc-log
   bool gc_verify = false;  // --gc-verify
   bool gc_a_lot = false;   // --gc-a-lot
+  bool gc_full = false;    // --gc=full
   jit::JitOptions jit;
   jit::TieredOptions tiered;  // its `jit` is filled from `jit` when the run starts
   bool perf_map = false;
