@@ -3,7 +3,9 @@
 two examples: a column per sampler with the oracle first, the poll marks of the mode
 that ran, the hot lines the examples' comments name (found by their text, so that a
 comment's line numbers and the check cannot drift apart), at most one screen, the exit
-status; and --html writes one self-contained page. Prints `N passed, N failed`."""
+status; the header's configuration (every code-shape and sampling option named, the
+oracle called exact only with complete debug info); and --html writes one
+self-contained page that says the same. Prints `N passed, N failed`."""
 import os
 import re
 import subprocess
@@ -95,6 +97,8 @@ check("compare --html into a missing directory is refused before the run", usage
 # (line 11); the work is on lines 12-13, where the oracle and the cooperative sampler see it.
 rc, out, err = run("compare", "--xint", "--interval=500us", prog)
 check("interpreted_only --xint: exit status 0, nothing on stderr", rc == 0 and err == "", err)
+check("interpreted_only --xint: the header says the code-shape options shaped nothing",
+      "(unused: --xint compiles nothing)" in out and "code interpreted (--xint)" in out, out)
 check(f"interpreted_only --xint: fits one screen ({SCREEN} lines)", len(out.splitlines()) <= SCREEN,
       f"{len(out.splitlines())} lines\n{out}")
 columns, rows = table(out)
@@ -145,9 +149,38 @@ marked = [n for n, r in rows.items() if re.search(r"<== [\w, ]*safepoint", r[2])
 check("counted_loop_then_setter: the safepoint sampler's disagreement is marked", marked, out)
 
 check("without --debug-info=safepoints no debug-info note", "--debug-info=safepoints" not in out, out)
-rc, out, err = run("compare", "--xcomp", "--debug-info=safepoints", "--interval=500us", prog)
+check("with defaults the header calls the oracle exact",
+      "the oracle (exact, from complete metadata) is the reference" in out, out)
+check("with defaults the header states the samplers, the suspension and every code-shape option",
+      all(s in out for s in ("samplers: oracle, cooperative, classical, async, safepoint;", "--suspend=signal",
+                             "--stub-metadata off", "--strip-mining=1048576", "--counted-loop-polls off",
+                             "--debug-info=all")), out)
+# A run with every configurable option away from its default: the header names each
+# value, and under --debug-info=safepoints neither the listing nor the page calls the
+# oracle exact (it knows only the lines of polls and calls).
+odd = ["--xcomp", "--interval=500us", "--strip-mining=0", "--counted-loop-polls", "--debug-info=safepoints",
+       "--stub-metadata", "--suspend=handshake"]
+with tempfile.TemporaryDirectory() as tmp:
+    page = os.path.join(tmp, "compare.html")
+    rc, out, err = run("compare", *odd, "--html", page, prog)
+    text = open(page).read() if os.path.exists(page) else ""
+header = "\n".join(out.splitlines()[:4])
+check("non-default options: exit status 0", rc == 0, out + err)
+for value in ("code compiled (--xcomp)", "every 500 us", "--strip-mining=0 (never)", "--counted-loop-polls on",
+              "--debug-info=safepoints", "--stub-metadata on", "--suspend=handshake"):
+    check(f"non-default options: the header names {value}", value in header, header)
+check("with --debug-info=safepoints the header labels the oracle by its safepoint debug info",
+      "the oracle (safepoint debug info: it knows only the lines of polls and calls" in out
+      and "exact, from complete metadata" not in out, out)
 check("with --debug-info=safepoints the listing says the oracle is only as exact as the debug info",
-      rc == 0 and "the oracle is only as exact as the debug info" in out, out + err)
+      "the oracle is only as exact as the debug info" in out, out)
+check("with --debug-info=safepoints the page labels the oracle by its safepoint debug info and shows a banner",
+      '"reference":"oracle (safepoint debug info)"' in text and '"banner":"Debug info only at polls' in text, text[:3000])
+check("with --debug-info=safepoints the page never calls the oracle exact",
+      "(exact" not in text and "knows exactly" not in text and "exact, from" not in text, text[:3000])
+check("the page states the run's configuration",
+      all(v in text for v in ("--strip-mining=0", "--counted-loop-polls on", "--debug-info=safepoints",
+                              "--stub-metadata on", "--suspend=handshake")), text[:3000])
 
 with tempfile.TemporaryDirectory() as tmp:
     short = os.path.join(tmp, "short.mini")
@@ -179,4 +212,6 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--html: one page with its data embedded, nothing loaded from elsewhere",
           'id="compare-data"' in text and "<script src" not in text and "<link" not in text, text[:500])
     check("--html: the temporary event file is gone", os.listdir(tmp) == ["compare.html"], os.listdir(tmp))
+    check("--html with defaults: the oracle is labelled exact, no banner",
+          '"reference":"oracle (exact)"' in text and '"banner":""' in text, text[:3000])
 finish()

@@ -92,6 +92,13 @@ def compare_checks(b, page, shots, hot_line):
     errors, requests = b.console_errors(), b.network_requests()
     check("compare page: no console errors", errors == [], errors)
     check("compare page: no network requests", requests == [], requests)
+    check("compare page: with complete debug info the reference is the exact oracle, no banner",
+          "Reference: oracle (exact)." in b.text("#summary")
+          and b.js("return document.getElementById('banner').hidden")
+          and "knows exactly" in b.text("header"), b.text("header"))
+    check("compare page: the run's configuration is stated",
+          all(v in b.text("#config") for v in ("samplers: oracle", "--suspend=signal", "--debug-info=all")),
+          b.text("#config"))
     heads = b.js("return [...document.querySelectorAll('#src thead th')].map(th => th.textContent)")
     check("compare page: a heat column per sampler, the oracle first",
           len(heads) == 9 and heads[2].startswith("oracle") and any(h.startswith("safepoint") for h in heads), heads)
@@ -119,6 +126,24 @@ def compare_checks(b, page, shots, hot_line):
     b.screenshot(os.path.join(shots, "compare_page.png"))
     b.js("document.querySelector('#flames').scrollIntoView()")
     b.screenshot(os.path.join(shots, "compare_page_graphs.png"))
+
+
+# Under --debug-info=safepoints the oracle knows only the polls and calls: the page labels
+# it so, shows a banner and never calls it exact.
+def safepoint_debug_info_compare_checks(b, page, shots):
+    b.open(page)
+    errors = b.console_errors()
+    check("compare page, safepoint debug info: no console errors", errors == [], errors)
+    check("compare page, safepoint debug info: the reference is labelled by its debug info",
+          "Reference: oracle (safepoint debug info)." in b.text("#summary"), b.text("#summary"))
+    check("compare page, safepoint debug info: a visible banner says the oracle is only as exact as the debug info",
+          not b.js("return document.getElementById('banner').hidden")
+          and "only as exact as the debug info" in b.text("#banner"), b.text("header"))
+    check("compare page, safepoint debug info: nothing calls the oracle exact",
+          "(exact" not in b.text("header") and "knows exactly" not in b.text("header"), b.text("header"))
+    check("compare page, safepoint debug info: the configuration names it",
+          "--debug-info=safepoints" in b.text("#config"), b.text("#config"))
+    b.screenshot(os.path.join(shots, "compare_page_safepoint_debug_info.png"))
 
 
 ROOT_BAR = "return [...document.querySelectorAll('#graph div')].find(d => d.node && d.node.f < 0)"
@@ -214,6 +239,8 @@ def main():
                                    "--interval=500us", "-D", "ROUNDS=200"), shots)
         program = "examples/counted_loop_then_setter.mini"
         compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"))
+        safepoint_debug_info_compare_checks(
+            b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints"), shots)
     print(f"screenshots in {shots}")
     finish()
 

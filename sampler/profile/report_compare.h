@@ -10,6 +10,19 @@
 
 namespace sampler {
 
+// The options of the run that shape its compiled code and how it was sampled, as given on
+// the command line (compare_command.cpp copies them from RunOptions), so that a listing
+// or a page says what produced it. The interval, the samplers and whether compiled code
+// kept debug info only at safepoints are the Profile's own facts, not repeated here.
+struct RunConfig {
+  bool compiled = true;               // false under --xint: the code-shape options shaped nothing
+  uint32_t strip_mining_iters = 0;    // --strip-mining (0: never)
+  bool counted_loop_polls = false;    // --counted-loop-polls
+  bool safepoint_debug_info = false;  // --debug-info=safepoints, as asked
+  bool stub_metadata = false;         // --stub-metadata
+  bool handshake = false;             // --suspend=handshake, else signal
+};
+
 struct CompareReport {
   const Profile* profile = nullptr;
   CompareTable table;
@@ -17,7 +30,19 @@ struct CompareReport {
   std::vector<LinePoll> polls;      // where the code that ran polls
   std::string mode;                 // how the code ran: "interpreted (--xint)", ...
   std::string program;              // the program's path as given, for the commands suggested
+  RunConfig config;
 };
+
+// The run's configuration beyond the mode and the interval (which the first line of the
+// listing and of the page give): the samplers and how they suspend, then the options
+// that shaped the compiled code. Two lines, each starting with what it is about.
+std::vector<std::string> configuration_lines(const CompareReport& report);
+
+// What the reference column is. The oracle is exact only when the code kept complete
+// debug info: under --debug-info=safepoints it too names a pc by the poll or call before
+// it, so it shares the safepoint bias, and every output must say so rather than "exact".
+// `brief`: the page's short label ("oracle (exact)"); else the listing's sentence.
+std::string reference_label(const CompareReport& report, bool brief);
 
 // When classical held the threads so long that the sampler thread missed periods
 // (classical_throttles, report.h): what to run instead, the others apart from classical

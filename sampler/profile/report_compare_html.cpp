@@ -6,6 +6,9 @@
 // that line's samples' stacks under each sampler.
 //
 // Embedded data (id="compare-data"): {"program","mode","interval_ns","duration_ns",
+// "config":[the run's configuration, a line each (configuration_lines)],"reference": the
+// reference column's label (reference_label),"oracleHow": what the oracle knows, for the
+// page's introduction,"banner": why the oracle is not exact, or "" when it is,
 // "columns":[sampler names, the reference first],"oracle":bool,"samples":[per column],
 // "source":[lines],"rows":[{"line","c":[counts],"p":[percent],"w":worst pp,"ws":whose or
 // null,"polls":[marks],"f":[functions]}],"pollKinds":[{"mark","name","meaning"}],
@@ -43,6 +46,9 @@ class DataWriter {
     out_ += "{\"program\":" + json_string(p_.program) + ",\"mode\":" + json_string(r_.mode);
     out_ += fmt::format(",\"interval_ns\":{},\"duration_ns\":{},\"oracle\":{}", p_.interval_ns, p_.duration_ns,
                         t.has_oracle ? "true" : "false");
+    list("config", configuration_lines(r_), [&](const std::string& l) { append_json_string(out_, l); });
+    out_ += ",\"reference\":" + json_string(reference_label(r_, true)) + ",\"oracleHow\":" + json_string(oracle_how());
+    out_ += ",\"banner\":" + json_string(p_.debug_info_at_safepoints ? kDebugInfoAtSafepointsNote : "");
     list("columns", t.columns, [&](SamplerId s) { out_ += json_string(sampler_name(s)); });
     list("samples", t.samples, [&](uint64_t n) { out_ += std::to_string(n); });
     list("source", r_.source, [&](const std::string& l) { append_json_string(out_, l); });
@@ -82,6 +88,14 @@ class DataWriter {
       each(item);
     }
     out_ += ']';
+  }
+
+  // The page's introduction says what the oracle knows; here, not in the page's text,
+  // because under --debug-info=safepoints it knows no more than the polls and calls.
+  std::string oracle_how() const {
+    if (!p_.debug_info_at_safepoints) return "knows exactly where each one landed";
+    return "knows only the polls and calls (--debug-info=safepoints), so it names each one by the poll or call "
+           "before it, as a safepoint-biased sampler would";
   }
 
   void row(const CompareRow& r) {

@@ -51,6 +51,29 @@ std::string interval(uint64_t ns) {
 
 }  // namespace
 
+std::vector<std::string> configuration_lines(const CompareReport& rep) {
+  const RunConfig& c = rep.config;
+  std::string samplers;
+  for (SamplerId s : rep.table.columns) samplers += (samplers.empty() ? "" : ", ") + std::string(sampler_name(s));
+  auto on = [](bool b) { return b ? "on" : "off"; };
+  std::string code = fmt::format("compiled code: --strip-mining={}{}, --counted-loop-polls {}, --debug-info={}",
+                                 c.strip_mining_iters, c.strip_mining_iters ? "" : " (never)",
+                                 on(c.counted_loop_polls), c.safepoint_debug_info ? "safepoints" : "all");
+  if (!c.compiled) code += " (unused: --xint compiles nothing)";
+  return {fmt::format("samplers: {}; --suspend={}, --stub-metadata {}", samplers,
+                      c.handshake ? "handshake" : "signal", on(c.stub_metadata)),
+          code};
+}
+
+std::string reference_label(const CompareReport& rep, bool brief) {
+  if (!rep.table.has_oracle) return sampler_name(rep.table.columns[0]);
+  if (!rep.profile->debug_info_at_safepoints)
+    return brief ? "oracle (exact)" : "the oracle (exact, from complete metadata)";
+  return brief ? "oracle (safepoint debug info)"
+               : "the oracle (safepoint debug info: it knows only the lines of polls and calls, so it shares the "
+                 "safepoint bias)";
+}
+
 std::string classical_apart_hint(const CompareReport& rep) {
   const Profile& p = *rep.profile;
   SamplingRate r = sampling_rate(p);
@@ -74,12 +97,13 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
   for (const auto& [s, st] : p.stats) interruptions = std::max(interruptions, st.interruptions);
   out << fmt::format("{}: {} samplers on the same {} interruptions, every {} for {:.2f} s; code {}\n", p.program, n,
                      interruptions, interval(p.interval_ns), double(p.duration_ns) / 1e9, rep.mode);
+  for (const std::string& line : configuration_lines(rep)) out << line << "\n";
   SamplingRate rate = sampling_rate(p);
   if (rate.asked) out << "rate: " << format_rate(rate) << "\n";
   for (const std::string& cause : rate_shortfall(p, rate)) out << "  short by: " << cause << "\n";
   if (std::string hint = classical_apart_hint(rep); !hint.empty()) out << hint << "\n";
   out << fmt::format("% of each sampler's samples whose top frame is on the line; {} is the reference.\n",
-                     t.has_oracle ? "the oracle (exact, from complete metadata)" : sampler_name(t.columns[0]));
+                     reference_label(rep, false));
   if (std::all_of(t.samples.begin(), t.samples.end(), [](uint64_t k) { return k == 0; }))
     out << "No samples: the run ended before the first interruption; make it run longer or give a smaller "
            "--interval.\n";

@@ -3,7 +3,8 @@
 // each sampler's own samples, the largest disagreement with the oracle and whose it is,
 // lines that only hold a poll, a stub frame's samples on the "no line" row, the
 // listing's rate line with the hint to run classical apart when it held the others back,
-// and the page: one file, its data what the table says.
+// the run's configuration and the reference's label (exact only with complete debug
+// info), and the page: one file, its data what the table says.
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -210,4 +211,43 @@ TEST_CASE("compare: the page is one file, and its data is the table, the source 
   REQUIRE(d["events"].items.size() == 2);
   CHECK(d["events"][1]["event"].str == "SafepointLatency");
   CHECK(d["eventsTotal"].u64() == 3);
+  // Complete debug info: the oracle is exact, and no banner says otherwise.
+  CHECK(d["reference"].str == "oracle (exact)");
+  CHECK(d["banner"].str == "");
+  CHECK(d["config"].items.size() == 2);
+}
+
+TEST_CASE("compare: the run's configuration, and the oracle called exact only with complete debug info",
+          "[compare]") {
+  Profile p = counted_loop_profile();
+  p.interval_ns = 1'000'000;
+  CompareReport rep;
+  rep.profile = &p;
+  rep.table = compare_lines(p, {});
+  rep.config.strip_mining_iters = 0;
+  rep.config.counted_loop_polls = true;
+  rep.config.safepoint_debug_info = true;
+  rep.config.handshake = true;
+  std::vector<std::string> config = configuration_lines(rep);
+  REQUIRE(config.size() == 2);
+  CHECK(config[0] == "samplers: oracle, cooperative, safepoint; --suspend=handshake, --stub-metadata off");
+  CHECK(config[1] == "compiled code: --strip-mining=0 (never), --counted-loop-polls on, --debug-info=safepoints");
+  CHECK(reference_label(rep, true) == "oracle (exact)");
+
+  // The code kept debug info only at safepoints: header, footer and page all say so.
+  p.debug_info_at_safepoints = true;
+  CHECK(reference_label(rep, true) == "oracle (safepoint debug info)");
+  std::ostringstream text;
+  write_compare_text(rep, text);
+  INFO(text.str());
+  CHECK(text.str().find("the oracle (safepoint debug info: it knows only the lines of polls and calls") !=
+        std::string::npos);
+  CHECK(text.str().find("exact, from complete metadata") == std::string::npos);
+  CHECK(text.str().find(kDebugInfoAtSafepointsNote) != std::string::npos);
+  std::ostringstream html;
+  write_compare_html(rep, "", html);
+  Json d = parse_json(page_data(html.str(), "compare-data"));
+  CHECK(d["reference"].str == "oracle (safepoint debug info)");
+  CHECK(d["banner"].str == kDebugInfoAtSafepointsNote);
+  CHECK(d["oracleHow"].str.find("exactly") == std::string::npos);
 }

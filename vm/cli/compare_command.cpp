@@ -49,6 +49,17 @@ std::vector<sampler::LinePoll> polls_that_ran(Mode mode) {
   return out;
 }
 
+sampler::RunConfig run_config(const RunOptions& o) {
+  sampler::RunConfig c;
+  c.compiled = o.mode != Mode::xint;
+  c.strip_mining_iters = o.jit.strip_mining_iters;
+  c.counted_loop_polls = o.jit.counted_loop_polls;
+  c.safepoint_debug_info = o.jit.safepoint_debug_info;
+  c.stub_metadata = o.profiler.stub_metadata;
+  c.handshake = o.profiler.handshake;
+  return c;
+}
+
 std::vector<std::string> source_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -130,6 +141,7 @@ void compare_command(CompareOptions o) {
     std::exit(2);
   }
   Mode mode = o.run.mode;
+  sampler::RunConfig config = run_config(o.run);
   std::string program = o.run.program;
   std::string html = o.html_path, events = o.events_path;
   run_command(std::move(o.run), [&](const sampler::Profile& profile) {
@@ -140,6 +152,7 @@ void compare_command(CompareOptions o) {
     report.source = source_lines(text);
     report.mode = mode_text(mode);
     report.program = program;
+    report.config = config;
     sampler::write_compare_text(report, std::cout);
     bool ok = flush_stdout();
     if (!html.empty()) {

@@ -35,7 +35,10 @@ const colorOf = line => lineColor.get(line) || '#b8bec6';
 $('title').textContent = 'minivm compare: ' + D.program;
 const inter = Math.max(...D.stats.map(s => s.interruptions));
 $('summary').textContent = `${ncol} samplers on the same ${inter} interruptions, every ${fmtUs(D.interval_ns)} for ` +
-  `${(D.duration_ns / 1e9).toFixed(2)} s; code ${D.mode}. Reference: ${cols[0]}${D.oracle ? ' (exact)' : ''}.`;
+  `${(D.duration_ns / 1e9).toFixed(2)} s; code ${D.mode}. Reference: ${D.reference}.`;
+D.config.forEach(line => $('config').append(el('div', {}, line)));
+$('oracleHow').textContent = D.oracleHow;
+if (D.banner) { $('banner').textContent = D.banner; $('banner').hidden = false; }
 $('rate').textContent = (D.rate ? 'rate: ' + D.rate : '') +
   (D.rateShort.length ? ' \u00b7 short by: ' + D.rateShort.join('; ') : '') + (D.apart ? ' \u00b7 ' + D.apart : '');
 
