@@ -60,12 +60,6 @@ class InterpMasm {
   void clear_anchor();
 
   std::vector<runtime::PollLabels> polls;
-  // Implicit null checks (runtime/code_blob.h, ImplicitNull): the instruction at `at`
-  // reads through a reference in the first page; on null the thread goes on at `handler`.
-  struct ImplicitNullLabels {
-    asmjit::Label at, handler;
-  };
-  std::vector<ImplicitNullLabels> implicit_nulls;
   asmjit::Label left_frame;          // scratch for the return templates' ranges
 };
 

@@ -113,12 +113,9 @@ void TemplateInterpreter::generate(bool listing) {
   blob_.begin = reinterpret_cast<uintptr_t>(base);
   blob_.end = blob_.begin + code_size;
   for (auto& p : g.polls) blob_.polls.push_back({addr(p.test), addr(p.resume)});
-  for (auto& n : g.implicit_nulls) blob_.implicit_nulls.push_back({addr(n.at), addr(n.handler)});
   g.frames.describe(blob_, code);
   std::sort(blob_.polls.begin(), blob_.polls.end(),
             [](const runtime::PollSite& x, const runtime::PollSite& y) { return x.pc < y.pc; });
-  std::sort(blob_.implicit_nulls.begin(), blob_.implicit_nulls.end(),
-            [](const runtime::ImplicitNull& x, const runtime::ImplicitNull& y) { return x.pc < y.pc; });
   runtime::register_blob(&blob_);
 }
 

@@ -143,12 +143,9 @@ void null_check(InterpMasm& g, const Gp& ref, runtime::NullUse use) {
 // reports the error (index in rsi, length in rdx for the runtime).
 void bounds_check(InterpMasm& g, const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index) {
   Assembler& a = g.a;
-  Label ok = a.newLabel(), null = a.newLabel(), length = a.newLabel();
-  // The length's read is the null check: on null it faults at address 8, and the
-  // SIGSEGV handler resumes at `null` (runtime/code_blob.h, ImplicitNull), as compiled
-  // code does, so the hot path has no test of its own.
-  a.bind(length);
-  g.implicit_nulls.push_back({length, null});
+  Label ok = a.newLabel(), null = a.newLabel();
+  a.test(array, array);
+  a.jz(null);  // not taken: the hot path takes one branch
   a.cmp(index, qword_ptr(array, kArrayLengthOffset));
   a.jb(ok);  // unsigned: a negative index is huge
   a.mov(rsi, index);

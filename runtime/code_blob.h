@@ -29,8 +29,7 @@ struct PollSite {
   uintptr_t stub = 0;   // a branch poll's slow path (0: a trap poll)
 };
 
-// An implicit null check in generated code (compiled code, and the interpreter's array
-// templates): the instruction at pc reads or writes through
+// An implicit null check in compiled code: the instruction at pc reads or writes through
 // a reference at a displacement below kImplicitNullLimit, so on null it faults in the
 // first page, which is never mapped, and the SIGSEGV handler resumes at `handler`: the
 // path that throws the contract's null error, as an explicit test's branch would reach.

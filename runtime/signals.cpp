@@ -62,7 +62,7 @@ void crash_handler(int sig, siginfo_t* info, void* ctx) {
     const CodeBlob* blob = find_blob(pc);
     const ImplicitNull* site = blob ? blob->find_implicit_null(pc) : nullptr;
     if (site != nullptr) {
-      // Generated code read through null: its throw path runs with the registers as they
+      // Compiled code read through null: its throw path runs with the registers as they
       // are, the faulting instruction not done (code_blob.h, ImplicitNull).
       uc->uc_mcontext.gregs[REG_RIP] = greg_t(site->handler);
       return;
