@@ -58,6 +58,7 @@ with tempfile.TemporaryDirectory() as tmp:
         # event per failure that has an interruption id.
         samples, failures = collections.Counter(), collections.Counter()
         stacks = collections.defaultdict(dict)  # sampler -> interruption -> stack
+        reasons = {}  # (sampler, interruption) -> why it failed
         with open(events_path) as f:
             for line in f:
                 e = json.loads(line)
@@ -66,6 +67,7 @@ with tempfile.TemporaryDirectory() as tmp:
                     stacks[e["sampler"]][e["sample"]] = [(x["function"], x["line"], x["kind"]) for x in e["stack"]]
                 elif e["event"] == "FailedSample":
                     failures[e["sampler"]] += 1
+                    reasons[(e["sampler"], e.get("sample"))] = e["reason"]
         for name, s in samplers.items():
             without_id = sum(n for r, n in s["failed"].items()
                              if r in ("program_ended_before_poll", "signal_not_delivered", "thread_gone"))
@@ -76,7 +78,8 @@ with tempfile.TemporaryDirectory() as tmp:
         # load and its test included: the frame must not escape before its request is served).
         differ = [i for i, st in stacks["oracle"].items() if stacks["cooperative"].get(i) != st]
         check(f"{label}: cooperative's stacks are the oracle's", not differ,
-              [(stacks["oracle"][i], stacks["cooperative"].get(i)) for i in differ[:3]])
+              ([(stacks["oracle"][i], stacks["cooperative"].get(i) or reasons.get(("cooperative", i)))
+                for i in differ[:3]], samplers["cooperative"]["failed"]))
         coop = samplers["cooperative"]
         check(f"{label}: cooperative never used freed code and never crashed",
               coop["stability"] == {"crashes_caught": 0, "freed_code": 0}, coop["stability"])
