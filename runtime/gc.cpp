@@ -80,8 +80,7 @@ class MarkSweep {
     bool verify = g_verify.load(std::memory_order_relaxed);
     if (verify) find_array_starts();
     if (young_) scan_dirty_cards(e);
-    visit_roots([this](int64_t v, bool exact, const RootSource& where) { mark(v, exact, where); }, e.roots);
-    trace();
+    mark_from_roots(e.roots);
     if (young_ && verify) verify_young();
     if (young_)
       sweep_young(e);
@@ -130,6 +129,12 @@ class MarkSweep {
     // Its header is not read here: that read misses the cache for most objects of a
     // large graph, and trace reads it later, after a prefetch has had time to land.
     gray_.push_back(reinterpret_cast<const Array*>(p));
+  }
+
+  // Marks, into *marks_, everything the roots reach that is not marked already.
+  void mark_from_roots(RootStats& stats) {
+    visit_roots([this](int64_t v, bool exact, const RootSource& where) { mark(v, exact, where); }, stats);
+    trace();
   }
 
   // The old values that may reference young ones: every marked value whose header lies
@@ -203,8 +208,7 @@ class MarkSweep {
     std::vector<uint64_t>* sticky = marks_;
     marks_ = &full;
     RootStats ignored;
-    visit_roots([this](int64_t v, bool exact, const RootSource& where) { mark(v, exact, where); }, ignored);
-    trace();
+    mark_from_roots(ignored);
     marks_ = sticky;
     for (size_t w = 0; w < full.size(); w++)
       if (uint64_t missed = full[w] & ~(*sticky)[w])
@@ -214,7 +218,8 @@ class MarkSweep {
   }
 
   // Between marked values in [begin, end): the gaps become free chunks (each headed so
-  // the heap stays walkable) and free ranges; returns the bytes and count of the marked.
+  // the heap stays walkable) and free ranges; adds the marked values' bytes and count to
+  // `live` and `count`.
   void sweep_range(char* begin, char* end, std::vector<FreeRange>& free, size_t& live, uint64_t& count) {
     char* gap = begin;
     auto close_gap = [&](char* to) {
