@@ -224,10 +224,8 @@ class MarkSweep {
     char* gap = begin;
     auto close_gap = [&](char* to) {
       if (gap >= to) return;
+      write_free_chunk(gap, to);
       auto* f = reinterpret_cast<Array*>(gap);
-      f->kind = ArrayKind::Free;
-      f->reserved = 0;
-      f->length = int64_t((size_t(to - gap) - sizeof(Array)) / 8);
       // Verifying, the dead arrays' contents become garbage at once, so a stale array
       // that is still read shows it (TLAB refills zero memory again).
       if (g_verify.load(std::memory_order_relaxed)) std::memset(f->data, 0xA5, size_t(to - gap) - sizeof(Array));

@@ -48,12 +48,6 @@ std::vector<FreeRange> g_young;     // carved since the last collection, address
 uint8_t* g_cards = nullptr;         // one byte per card of the heap, from its base
 uint8_t* g_cards_biased = nullptr;  // g_cards - (g_base >> kCardShift)
 
-void write_free_chunk(char* begin, char* end) {
-  auto* a = reinterpret_cast<Array*>(begin);
-  a->kind = ArrayKind::Free;
-  a->reserved = 0;
-  a->length = int64_t((size_t(end - begin) - sizeof(Array)) / 8);
-}
 
 size_t page_round_up(uintptr_t p) {
   size_t page = size_t(sysconf(_SC_PAGESIZE));
@@ -207,6 +201,13 @@ size_t heap_allocation_budget() {
   std::lock_guard<std::mutex> lock(g_mutex);
   size_t used = g_live_after_gc + g_allocated_since_gc;
   return used < g_trigger ? g_trigger - used : 0;
+}
+
+void write_free_chunk(char* begin, char* end) {
+  auto* a = reinterpret_cast<Array*>(begin);
+  a->kind = ArrayKind::Free;
+  a->reserved = 0;
+  a->length = int64_t((size_t(end - begin) - sizeof(Array)) / 8);
 }
 
 void retire_tlab(Thread* t) {

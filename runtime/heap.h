@@ -91,6 +91,8 @@ uint8_t* card_table_biased();
 inline void mark_card(const void* object) { card_table_biased()[uintptr_t(object) >> kCardShift] = 1; }
 
 // --- for the collector (gc.cpp), at a safepoint only ---
+// Heads [begin, end) as a free chunk, so that a walk of the heap steps over it.
+void write_free_chunk(char* begin, char* end);
 struct HeapWalk {
   char* begin;
   char* end;  // the high-water mark: every byte below is an array or a free chunk
