@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -18,19 +19,19 @@ namespace jit {
 
 namespace {
 
-// The module's source file, absolute when it exists (perf and gdb look sources up by this
-// name).
-std::string source_file_name() {
+// A source file of the module, absolute when it exists (perf and gdb look sources up by
+// this name).
+std::string source_file_name(const vm::Function& fn) {
   static std::mutex mutex;
-  static std::string given, resolved;
-  const std::string& file = runtime::VM::get().module().file;
+  static std::map<std::string, std::string> resolved;
+  const std::string& file = runtime::VM::get().module().file_of(fn);
   std::lock_guard<std::mutex> lock(mutex);
-  if (file != given) {
-    given = file;
+  auto it = resolved.find(file);
+  if (it == resolved.end()) {
     char buf[PATH_MAX];
-    resolved = realpath(file.c_str(), buf) != nullptr ? std::string(buf) : file;
+    it = resolved.emplace(file, realpath(file.c_str(), buf) != nullptr ? std::string(buf) : file).first;
   }
-  return resolved;
+  return it->second;
 }
 
 // The safepoint blob is entered from a signal handler: the frame above it resumes at an
@@ -85,10 +86,15 @@ std::string symbol_name(const runtime::CodeBlob& blob) {
 
 std::vector<std::pair<uint32_t, uint32_t>> line_table(const runtime::CompiledCode& code) {
   std::vector<std::pair<uint32_t, uint32_t>> lines;
+  // The tools take one source file per symbol: the compiled method's. A pc of a method
+  // inlined from another file is on the line of the call that inlined it there.
+  const uint16_t file = code.method->function->file;
   for (const runtime::PcDesc& d : code.pc_descs) {
-    if (d.scope_count == 0) continue;
-    const runtime::Scope& s = code.scopes[d.scope_begin];
-    uint32_t line = s.method->function->line_at(uint32_t(std::max(s.bci, 0)));
+    const runtime::Scope* s = nullptr;
+    for (uint16_t k = 0; k < d.scope_count && s == nullptr; k++)
+      if (code.scopes[d.scope_begin + k].method->function->file == file) s = &code.scopes[d.scope_begin + k];
+    if (s == nullptr) continue;
+    uint32_t line = s->method->function->line_at(uint32_t(std::max(s->bci, 0)));
     if (line == 0) continue;
     if (!lines.empty() && lines.back().second == line) continue;
     lines.push_back({d.pc_offset, line});
@@ -104,7 +110,7 @@ void register_code_with_tools(const runtime::CompiledCode& code) {
   bool perf = perf_support_enabled(), gdb = gdb_jit_enabled();
   if (!perf && !gdb) return;
   std::vector<std::pair<uint32_t, uint32_t>> lines = line_table(code);
-  const std::string source = source_file_name();
+  const std::string source = source_file_name(*code.method->function);
   if (perf) perf_record_code(name, code.begin, code.end - code.begin, source, lines, code.frame_rows);
   if (gdb) register_with_gdb(code, {{name, 0, code.end - code.begin}}, source, std::move(lines));
 }

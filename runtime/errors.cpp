@@ -75,7 +75,6 @@ std::string format_stack_trace(Thread* t, size_t max_frames) {
   // A runaway recursion has a million identical frames: runs of the same line are
   // folded into one with a count, and at most max_frames lines are printed.
   std::string out, previous;
-  std::string file = base_name(VM::get().module().file);
   StackWalker walker(t);
   Frame f;
   size_t lines = 0, repeats = 0, skipped = 0;
@@ -84,7 +83,8 @@ std::string format_stack_trace(Thread* t, size_t max_frames) {
     repeats = 0;
   };
   while (walker.next(f)) {
-    std::string line = "  at " + f.method->function->name + " (" + file + ":" + std::to_string(f.line) + ")\n";
+    const vm::Function& fn = *f.method->function;
+    std::string line = "  at " + fn.name + " (" + base_name(VM::get().module().file_of(fn)) + ":" + std::to_string(f.line) + ")\n";
     if (line == previous) {
       repeats++;
       continue;

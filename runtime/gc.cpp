@@ -282,7 +282,7 @@ std::string where(Thread* t) {
   Frame f;
   if (!w.next(f)) return "?";
   const vm::Function& fn = *f.method->function;
-  return fn.name + " (" + VM::get().module().file + ":" + std::to_string(f.line) + ")";
+  return fn.name + " (" + VM::get().module().file_of(fn) + ":" + std::to_string(f.line) + ")";
 }
 
 }  // namespace

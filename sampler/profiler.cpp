@@ -64,7 +64,7 @@ void start_profiler(const ProfilerOptions& options) {
   profile.samplers = options.samplers;
   profile.interval_ns = options.interval_ns;
   profile.debug_info_at_safepoints = options.debug_info_at_safepoints;
-  profile.program = runtime::VM::get().module().file;
+  profile.program = runtime::VM::get().module().program_file();
   for (SamplerId s : options.samplers) profile.stats[s];
   struct sigaction sa = {};
   sa.sa_sigaction = on_sigprof;

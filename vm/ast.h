@@ -271,7 +271,15 @@ struct ClassDecl {
   }
 };
 
+// `import "path.mini";`: a file whose declarations join the program's. The path is
+// relative to the importing file's directory (or absolute).
+struct ImportDecl {
+  std::string path;
+  SourcePos pos;  // the path's string literal
+};
+
 struct Program {
+  std::vector<ImportDecl> imports;  // a parsed file's, before its declarations
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<FnDecl>> functions;
   std::vector<std::unique_ptr<ClassDecl>> classes;

@@ -50,6 +50,7 @@ struct Function {
   uint16_t index = 0;             // in Module::functions
   int32_t owner = -1;             // a method's class (Module::classes), -1 for a function
   uint32_t line = 0;              // line of the `fn` keyword
+  uint16_t file = 0;              // the file it is written in (Module::files); every line of it is there
   InlineHint inline_hint = InlineHint::Default;
 
   std::vector<Type> params;
@@ -117,7 +118,15 @@ struct Global {
 };
 
 struct Module {
-  std::string file;  // path as given on the command line, used in messages and traces
+  // The program's files, as messages, traces and profiles name them: the program as
+  // given on the command line first, then the files it imports (relative to it).
+  std::vector<std::string> files;
+  const std::string& program_file() const { return file_at(0); }
+  const std::string& file_of(const Function& f) const { return file_at(f.file); }
+  const std::string& file_at(size_t k) const {
+    static const std::string none;  // a module built by hand (tests) may name no file
+    return k < files.size() ? files[k] : none;
+  }
   std::vector<Global> globals;
   std::vector<ClassInfo> classes;
   std::vector<std::unique_ptr<Function>> functions;

@@ -726,9 +726,9 @@ class FnGen {
 
 }  // namespace
 
-std::unique_ptr<Module> generate_module(const Program& program, std::string_view file) {
+std::unique_ptr<Module> generate_module(const Program& program, const std::vector<std::string>& files) {
   auto m = std::make_unique<Module>();
-  m->file = std::string(file);
+  m->files = files;
   for (auto& g : program.globals)
     m->globals.push_back({g->name, g->type, g->init_bits, g->init_text, g->init_type == Type::String});
   for (auto& c : program.classes) {
@@ -769,6 +769,7 @@ std::unique_ptr<Module> generate_module(const Program& program, std::string_view
     fn->owner = d->owner != nullptr ? int32_t(d->owner->index) : -1;
     fn->index = uint16_t(d->index);
     fn->line = uint32_t(d->pos.line);
+    fn->file = d->pos.file;
     fn->inline_hint = d->hint == InlineHintAst::Inline     ? InlineHint::Inline
                       : d->hint == InlineHintAst::NoInline ? InlineHint::NoInline
                                                            : InlineHint::Default;

@@ -34,7 +34,7 @@
 namespace vm {
 
 // Throws FrontendError when a limit of the bytecode format is exceeded (e.g. more than
-// 65536 constants in one function).
-std::unique_ptr<Module> generate_module(const ast::Program& program, std::string_view file);
+// 65536 constants in one function). `files` are the program's (Module::files).
+std::unique_ptr<Module> generate_module(const ast::Program& program, const std::vector<std::string>& files);
 
 }  // namespace vm

@@ -185,7 +185,9 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
 
 void disassemble_function(const Module& m, const Function& fn, std::ostream& out) {
   std::string hint = fn.inline_hint == InlineHint::Inline ? "   @inline" : fn.inline_hint == InlineHint::NoInline ? "   @noinline" : "";
-  out << fmt::format("fn {}{}   // line {}, locals {}, max_stack {}\n", signature(fn), hint, fn.line, fn.local_count(), fn.max_stack);
+  // A function of an imported file names it: its lines are that file's.
+  std::string where = fn.file == 0 ? fmt::format("line {}", fn.line) : fmt::format("{}:{}", m.file_of(fn), fn.line);
+  out << fmt::format("fn {}{}   // {}, locals {}, max_stack {}\n", signature(fn), hint, where, fn.local_count(), fn.max_stack);
   if (!fn.local_types.empty()) {
     std::string locals;
     for (size_t i = 0; i < fn.local_types.size(); i++)
@@ -237,7 +239,7 @@ void disassemble_function(const Module& m, const Function& fn, std::ostream& out
 }
 
 void disassemble(const Module& m, std::ostream& out) {
-  out << fmt::format("// {}\n", m.file);
+  for (size_t k = 0; k < m.files.size(); k++) out << fmt::format("// {}{}\n", m.files[k], k == 0 ? "" : " (imported)");
   for (size_t i = 0; i < m.globals.size(); i++) {
     const Global& g = m.globals[i];
     out << fmt::format("global {} {}: {} = {}\n", i, g.name, type_name(g.type), global_init_text(g));

@@ -101,7 +101,7 @@ void Lexer::skip_space_and_comments() {
     } else if (c == '/' && peek(1) == '/') {
       while (pos_ < src_.size() && peek() != '\n') advance();
     } else if (c == '/' && peek(1) == '*') {
-      SourcePos start{line_, col_};
+      SourcePos start = here();
       advance(2);
       for (;;) {
         if (pos_ >= src_.size()) fail(start, "unterminated block comment");
@@ -119,7 +119,7 @@ void Lexer::skip_space_and_comments() {
 
 Token Lexer::next() {
   skip_space_and_comments();
-  SourcePos start{line_, col_};
+  SourcePos start = here();
   size_t begin = pos_;
   Token t;
   t.pos = start;
@@ -172,7 +172,7 @@ Token Lexer::number(SourcePos start) {
         size_t k = 0;
         while (peek(k) == '_') k++;
         if (!is_d(peek(k)))
-          fail(SourcePos{line_, col_}, "'_' in a number must be between digits");
+          fail(here(), "'_' in a number must be between digits");
         advance(k);
         continue;
       }
@@ -182,7 +182,7 @@ Token Lexer::number(SourcePos start) {
   };
   auto reject_trailing = [&] {
     if (is_ident_char(peek()))
-      fail(SourcePos{line_, col_}, fmt::format("invalid character '{}' in number", show_char(peek())));
+      fail(here(), fmt::format("invalid character '{}' in number", show_char(peek())));
   };
   constexpr uint64_t kMinMagnitude = uint64_t(1) << 63;  // |INT64_MIN|
 
@@ -212,7 +212,7 @@ Token Lexer::number(SourcePos start) {
     advance();
     scan_digits(is_digit);
   } else if (peek() == '.' && peek(1) != '.') {  // no number has members: "1." is a float without digits
-    SourcePos at{line_, col_};
+    SourcePos at = here();
     fail(at, "a float literal needs digits after '.', e.g. 1.0");
   }
   if ((peek() == 'e' || peek() == 'E') &&
@@ -265,7 +265,7 @@ Token Lexer::string(SourcePos start) {
       break;
     }
     if (c == '\\') {
-      SourcePos at{line_, col_};
+      SourcePos at = here();
       char e = peek(1);
       switch (e) {
         case 'n': t.str_value += '\n'; break;

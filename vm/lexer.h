@@ -9,10 +9,12 @@
 
 namespace vm {
 
-// A position in the source, 1-based.
+// A position in the source, 1-based, in the program's file `file` (0: the program itself,
+// then the files it imports in the order they are first imported).
 struct SourcePos {
   int line = 0;
   int col = 0;
+  uint16_t file = 0;
 };
 
 // The one error type of the front end's phases (lexer, parser, checker, code generator).
@@ -61,7 +63,7 @@ struct Token {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view source) : src_(source) {}
+  explicit Lexer(std::string_view source, uint16_t file = 0) : src_(source), file_(file) {}
   // The next token; Tok::End (repeatedly) at the end. Throws FrontendError.
   Token next();
 
@@ -72,11 +74,13 @@ class Lexer {
   Token number(SourcePos start);
   Token string(SourcePos start);
   [[noreturn]] void fail(SourcePos at, std::string message) const;
+  SourcePos here() const { return SourcePos{line_, col_, file_}; }
 
   std::string_view src_;
   size_t pos_ = 0;
   int line_ = 1;
   int col_ = 1;
+  uint16_t file_ = 0;
 };
 
 // Lexes a whole source (tests and tools); the last token is Tok::End. Throws FrontendError.

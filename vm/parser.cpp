@@ -64,11 +64,23 @@ bool compound_op(Tok t, BinOp& op) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view source) : lexer_(source) {}
+  explicit Parser(std::string_view source, uint16_t file = 0) : lexer_(source, file) {}
 
   Program program() {
     Program p;
+    bool declared = false;
     while (!at(Tok::End)) {
+      // `import` is contextual, as `spawn` is: an identifier followed by a string at top
+      // level, so that `import` stays a valid name everywhere else.
+      if (at(Tok::Ident) && peek().text == "import" && peek(1).kind == Tok::StringLit) {
+        Token kw = take();
+        if (declared) fail(kw.pos, "an import must come before the file's declarations");
+        Token path = take();
+        expect(Tok::Semi, "after an import");
+        p.imports.push_back({path.str_value, path.pos});
+        continue;
+      }
+      declared = true;
       if (at(Tok::KwVar)) {
         p.globals.push_back(global());
       } else if (at(Tok::KwFn) || at(Tok::Annotation)) {
@@ -828,7 +840,7 @@ class Parser {
 
 }  // namespace
 
-ast::Program parse_program(std::string_view source) { return Parser(source).program(); }
+ast::Program parse_program(std::string_view source, uint16_t file) { return Parser(source, file).program(); }
 
 ast::ExprPtr parse_expression(std::string_view source) { return Parser(source).whole_expression(); }
 

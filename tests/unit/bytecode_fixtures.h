@@ -263,7 +263,7 @@ inline void add_spinners(vm::Module& m) {
 // 1 fib, 2 depth, 3 busy, 4 count_sum; `main` is sum_to, which no test runs as a program.
 inline std::unique_ptr<vm::Module> make_module() {
   auto m = std::make_unique<vm::Module>();
-  m->file = "fixtures.mini";
+  m->files = {"fixtures.mini"};
   add_sum_to(*m);
   add_fib(*m);
   add_depth(*m);

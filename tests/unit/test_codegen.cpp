@@ -556,7 +556,7 @@ TEST_CASE("codegen: module layout: globals, functions, main, hints, lines") {
       "fn small(): int { return a; }\n"
       "@noinline fn big() { b = 1.0; c = false; }\n"
       "fn main(): int { big(); return small(); }\n");
-  CHECK(m->file == "t.mini");
+  CHECK(m->files == std::vector<std::string>{"t.mini"});
   REQUIRE(m->globals.size() == 3);
   CHECK(m->globals[0].name == "a");
   CHECK(m->globals[0].type == Type::Int);

@@ -90,7 +90,7 @@ bool apply_defines(vm::Module& module, const std::vector<Define>& defines, std::
     if (g == nullptr) {
       std::string names;
       for (const vm::Global& candidate : module.globals) names += (names.empty() ? "" : ", ") + candidate.name;
-      error = fmt::format("--define {}={}: {} has no global '{}' ({})", shown.name, shown.value, module.file,
+      error = fmt::format("--define {}={}: {} has no global '{}' ({})", shown.name, shown.value, module.program_file(),
                           shown.name, names.empty() ? "it declares none" : "its globals: " + names);
     } else if (g->type != vm::Type::Int && g->type != vm::Type::Float && g->type != vm::Type::Bool) {
       error = fmt::format("--define {}={}: global '{}' is not an int, float or bool", shown.name, shown.value,

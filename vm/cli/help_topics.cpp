@@ -59,6 +59,8 @@ Types      int (64-bit, wrapping), float (double), bool (true, false), string, T
 Top level  in any order: globals, var limit: int = 1000; (a literal, or null),
            functions, classes, interfaces. A program starts at fn main() or
            fn main(): int (its exit status). Comments: // to the end of the line, /* */.
+Files      import "lib/vector.mini"; (first in a file, the path relative to it) adds
+           that file's declarations; each file is read once, cycles are fine.
 Functions  fn gcd(a: int, b: int): int { ... }   @inline or @noinline before fn.
 Statements var x = e;  var x: T = e;  x = e;  a[i] += e;  f(x);  return e;  break;
            continue;  if (c) { } else if (d) { } else { }   (braces always)

@@ -53,7 +53,7 @@ std::unique_ptr<vm::Module> compile_or_exit(const std::string& path) {
     std::exit(2);
   }
   vm::CompileError compile_error;
-  auto module = vm::compile_source(path, source, compile_error);
+  auto module = vm::compile_source(path, source, compile_error, read_source);
   if (!module) {
     std::fprintf(stderr, "%s\n", compile_error.format().c_str());
     std::exit(2);
