@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Every Are We Fast Yet benchmark of bench/awfy/ at a small size in every execution mode
+of tests/run_programs.py (the samplers' modes and the collector's stress modes among them):
+each run must exit 0 having verified its result, as the suite's harness prints it.
+
+A benchmark is a bench/awfy/*.mini file with a main; harness.mini and som.mini are its
+library. The size is the harness's INNER_ITERATIONS (Mandelbrot and NBody use it as their
+problem size, and verify the size 1), one outer iteration.
+
+Usage: test_awfy.py MINIVM [--mode NAME ...] [--filter SUBSTR]
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AWFY = os.path.join(os.path.dirname(HERE), "bench", "awfy")
+sys.path.insert(0, HERE)
+from run_programs import MODES  # noqa: E402  (one table of execution modes)
+
+TIMEOUT = 120.0
+MAIN_RE = re.compile(r"^fn main\(", re.M)
+
+
+def benchmarks(substr):
+    found = []
+    for name in sorted(os.listdir(AWFY)):
+        path = os.path.join(AWFY, name)
+        if name.endswith(".mini") and substr in name:
+            with open(path, encoding="utf-8") as f:
+                if MAIN_RE.search(f.read()):
+                    found.append(path)
+    return found
+
+
+def run(minivm, path, mode):
+    """None when the run verified; else what went wrong."""
+    name = os.path.basename(path)[:-len(".mini")]
+    cmd = [minivm, "run", *MODES[mode], "-D", "ITERATIONS=1", "-D", "INNER_ITERATIONS=1", path]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return f"{' '.join(cmd)}: timed out after {TIMEOUT:g} s"
+    ran = re.search(rf"^{re.escape(name)}: iterations=1 runtime: \d+us$", p.stdout, re.M)
+    if p.returncode == 0 and ran and "failed" not in p.stdout:
+        return None
+    tail = "\n".join((p.stdout + p.stderr).splitlines()[-8:])
+    return f"{' '.join(cmd)}: exit {p.returncode}\n{tail}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("minivm")
+    ap.add_argument("--mode", action="append", choices=sorted(MODES))
+    ap.add_argument("--filter", default="")
+    args = ap.parse_args()
+    files = benchmarks(args.filter)
+    if not files:
+        print(f"no benchmark in {AWFY} matches '{args.filter}'")
+        return 1
+    modes = args.mode or list(MODES)
+    failures = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [(f, m, pool.submit(run, args.minivm, f, m)) for f in files for m in modes]
+        for f, m, job in jobs:
+            problem = job.result()
+            if problem:
+                failures += 1
+                print(f"FAIL {os.path.basename(f)} [{m}]\n{problem}\n", flush=True)
+    print(f"{len(jobs) - failures} passed, {failures} failed ({len(files)} benchmarks x {len(modes)} modes)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
