@@ -112,6 +112,8 @@ Profile snapshot_profile(bool final) {
   std::unique_lock<std::mutex> threads_lock = lock_threads();
   Profile profile;
   profile.program = g_state.profile.program;
+  profile.files = g_state.profile.files;
+  profile.function_files = g_state.profile.function_files;
   profile.samplers = g_state.profile.samplers;
   profile.interval_ns = g_state.profile.interval_ns;
   profile.debug_info_at_safepoints = g_state.profile.debug_info_at_safepoints;

@@ -64,7 +64,11 @@ void start_profiler(const ProfilerOptions& options) {
   profile.samplers = options.samplers;
   profile.interval_ns = options.interval_ns;
   profile.debug_info_at_safepoints = options.debug_info_at_safepoints;
-  profile.program = runtime::VM::get().module().program_file();
+  const vm::Module& module = runtime::VM::get().module();
+  profile.program = module.program_file();
+  profile.files = module.files;
+  for (const auto& fn : module.functions)
+    if (fn->file != 0) profile.function_files.emplace(fn->name, fn->file);
   for (SamplerId s : options.samplers) profile.stats[s];
   struct sigaction sa = {};
   sa.sa_sigaction = on_sigprof;

@@ -214,4 +214,27 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--html: the temporary event file is gone", os.listdir(tmp) == ["compare.html"], os.listdir(tmp))
     check("--html with defaults: the oracle is labelled exact, no banner",
           '"reference":"oracle (exact)"' in text and '"banner":""' in text, text[:3000])
+
+with tempfile.TemporaryDirectory() as tmp:
+    # A program of two files: the imported file's lines are listed under its name with
+    # their shares, and the page carries its source and the functions written there.
+    os.mkdir(os.path.join(tmp, "lib"))
+    with open(os.path.join(tmp, "lib", "work.mini"), "w") as f:
+        f.write("// work, imported\nfn work(n: int): int {\n    var s = 0;\n    for r in 0..n {\n"
+                "        for i in 0..1000 { s += i * r + (s >> 3); }\n    }\n    return s;\n}\n")
+    main = os.path.join(tmp, "main.mini")
+    with open(main, "w") as f:
+        f.write('import "lib/work.mini";\n\nfn main() {\n    print(work(300000));\n}\n')
+    page = os.path.join(tmp, "two_files.html")
+    rc, out, err = run("compare", "--xint", "--interval=1ms", "--html", page, main)
+    header = f"== {os.path.join(tmp, 'lib', 'work.mini')} =="
+    listing = out.splitlines()
+    hot = [l for l in listing[listing.index(next(l for l in listing if header in l)):]
+           if "s += i * r" in l] if any(header in l for l in listing) else []
+    check("two files: the listing names each file and shows the imported file's hot line with its share",
+          rc == 0 and f"== {main} ==" in out and hot and re.match(r"\s+5 ", hot[0]) and re.search(r"\d+\.\d", hot[0]),
+          out + err)
+    text = open(page).read() if os.path.exists(page) else ""
+    check("two files: the page embeds the imported file's source and where its functions are",
+          '"imported":[{"path":' in text and "s += i * r" in text and '"fnFile":{"work":1}' in text, text[:3000])
 finish()

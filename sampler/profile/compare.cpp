@@ -14,8 +14,8 @@ bool CompareRow::sampled() const {
 
 namespace {
 
-// Line 0 (no line) sorts last.
-uint64_t line_order(uint32_t line) { return line == 0 ? UINT64_MAX : line; }
+// The program's files in order, each file's lines ascending; line 0 (no line) last.
+uint64_t line_order(uint16_t file, uint32_t line) { return line == 0 ? UINT64_MAX : uint64_t(file) << 32 | line; }
 
 }  // namespace
 
@@ -31,9 +31,10 @@ CompareTable compare_lines(const Profile& profile, const std::vector<LinePoll>& 
   t.samples.assign(n, 0);
 
   std::map<uint64_t, CompareRow> rows;  // by line_order
-  auto row = [&](uint32_t line) -> CompareRow& {
-    CompareRow& r = rows[line_order(line)];
+  auto row = [&](uint16_t file, uint32_t line) -> CompareRow& {
+    CompareRow& r = rows[line_order(file, line)];
     r.line = line;
+    r.file = line == 0 ? 0 : file;
     r.counts.resize(n, 0);
     return r;
   };
@@ -44,14 +45,14 @@ CompareTable compare_lines(const Profile& profile, const std::vector<LinePoll>& 
     size_t c = size_t(col - t.columns.begin());
     const StackTrace& stack = event_stack(profile, e);
     uint32_t line = stack.empty() ? 0 : stack[0].line;
-    CompareRow& r = row(line);
+    CompareRow& r = row(stack.empty() ? 0 : profile.file_of(stack[0].function), line);
     r.counts[c] += e.count;
     t.samples[c] += e.count;
     std::string fn = stack.empty() ? std::string(kNoFramesLabel) : function_name(stack[0]);
     if (std::find(r.functions.begin(), r.functions.end(), fn) == r.functions.end()) r.functions.push_back(fn);
   }
   for (const LinePoll& p : polls) {
-    CompareRow& r = row(p.line);
+    CompareRow& r = row(p.file, p.line);
     if (std::find(r.polls.begin(), r.polls.end(), p.kind) == r.polls.end()) r.polls.push_back(p.kind);
     if (std::find(r.functions.begin(), r.functions.end(), p.function) == r.functions.end())
       r.functions.push_back(p.function);

@@ -21,10 +21,12 @@ struct LinePoll {
   uint32_t line = 0;
   PollKind kind = PollKind::method_return;
   std::string function;
+  uint16_t file = 0;  // of the program's files (Profile::files)
 };
 
 struct CompareRow {
   uint32_t line = 0;              // 0: a top frame with no line (a stub or native frame)
+  uint16_t file = 0;              // the line's file (Profile::files): the program, or a file it imports
   std::vector<uint64_t> counts;   // per column: samples whose top frame is on the line
   std::vector<double> percent;    // per column: of that column's samples (0 when it has none)
   // The largest |percent - reference's percent| over the other columns, and whose.
@@ -38,7 +40,7 @@ struct CompareRow {
 struct CompareTable {
   std::vector<SamplerId> columns;  // the oracle first (the reference), then report order
   std::vector<uint64_t> samples;   // per column: how many samples its shares rest on
-  std::vector<CompareRow> rows;    // every line with samples or polls, ascending; line 0 last
+  std::vector<CompareRow> rows;    // every line with samples or polls, by file then line; line 0 last
   bool has_oracle = false;         // else the first column is the reference
 };
 

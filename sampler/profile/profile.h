@@ -123,6 +123,16 @@ struct CodeUnloading {
 
 struct Profile {
   std::string program;                        // the .mini file
+  // The program's files (the program first, then the files it imports) and the file of
+  // each function written in an imported one: a function not listed is the program's.
+  // A function's name is unique in its program, so frames name their file through it.
+  std::vector<std::string> files;
+  std::unordered_map<std::string, uint16_t> function_files;
+  uint16_t file_of(const std::string& function) const {
+    auto it = function_files.find(function);
+    return it == function_files.end() ? 0 : it->second;
+  }
+  const std::string& file_name(uint16_t file) const { return file < files.size() ? files[file] : program; }
   std::vector<SamplerId> samplers;            // in report order
   std::map<SamplerId, SamplerStats> stats;
   std::vector<Event> events;                  // samples, in order of first emission

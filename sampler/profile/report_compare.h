@@ -26,7 +26,13 @@ struct RunConfig {
 struct CompareReport {
   const Profile* profile = nullptr;
   CompareTable table;
-  std::vector<std::string> source;  // the program's lines; line 1 is source[0]
+  // The lines of each of the program's files (Profile::files, the program first): line 1
+  // of file f is sources[f][0].
+  std::vector<std::vector<std::string>> sources;
+  const std::vector<std::string>& source_of(uint16_t file) const {
+    static const std::vector<std::string> none;
+    return file < sources.size() ? sources[file] : none;
+  }
   std::vector<LinePoll> polls;      // where the code that ran polls
   std::string mode;                 // how the code ran: "interpreted (--xint)", ...
   std::string program;              // the program's path as given, for the commands suggested

@@ -10,7 +10,8 @@
 // reference column's label (reference_label),"oracleHow": what the oracle knows, for the
 // page's introduction,"banner": why the oracle is not exact, or "" when it is,
 // "columns":[sampler names, the reference first],"oracle":bool,"samples":[per column],
-// "source":[lines],"rows":[{"line","c":[counts],"p":[percent],"w":worst pp,"ws":whose or
+// "source":[lines],"imported":[{"path","source":[lines]}, one per file the program imports],
+// "fnFile":{function: file} for the functions of imported files,"rows":[{"line","c":[counts],"p":[percent],"w":worst pp,"ws":whose or
 // null,"polls":[marks],"f":[functions]}],"pollKinds":[{"mark","name","meaning"}],
 // "polls":[{"line","mark","function"}],"stats":[{"name","interruptions","samples",
 // "failed":{reason:n},"biased":{...},"dropped":{...}}],"reasons":{name:meaning},
@@ -22,6 +23,10 @@
 // Timestamps and latencies of single samples exist only in the .jsonl stream (a Profile
 // aggregates by stack), so the timeline and the per-poll-site times are built from the
 // first `max_events` of its events; the page says when it kept fewer than all.
+//
+// Every line the data names (rows, polls, stacks) is a key: its number in the program's
+// own file, and k * kFileStride + its number in the k-th file it imports (the .jsonl
+// events name lines by number, and the page keys them through "fnFile").
 #include <algorithm>
 #include <map>
 #include <ostream>
@@ -37,6 +42,8 @@ namespace sampler {
 
 namespace {
 
+constexpr uint64_t kFileStride = uint64_t(1) << 24;  // compare.js's FILE_STRIDE: above any file's line count
+
 class DataWriter {
  public:
   explicit DataWriter(const CompareReport& r) : r_(r), p_(*r.profile) {}
@@ -51,7 +58,21 @@ class DataWriter {
     out_ += ",\"banner\":" + json_string(p_.debug_info_at_safepoints ? kDebugInfoAtSafepointsNote : "");
     list("columns", t.columns, [&](SamplerId s) { out_ += json_string(sampler_name(s)); });
     list("samples", t.samples, [&](uint64_t n) { out_ += std::to_string(n); });
-    list("source", r_.source, [&](const std::string& l) { append_json_string(out_, l); });
+    list("source", r_.source_of(0), [&](const std::string& l) { append_json_string(out_, l); });
+    std::vector<uint16_t> imported;
+    for (size_t f = 1; f < p_.files.size(); f++) imported.push_back(uint16_t(f));
+    list("imported", imported, [&](uint16_t f) {
+      out_ += "{\"path\":" + json_string(p_.files[f]);
+      list("source", r_.source_of(f), [&](const std::string& l) { append_json_string(out_, l); });
+      out_ += '}';
+    });
+    out_ += ",\"fnFile\":{";
+    bool first_fn = true;
+    for (const auto& [fn, f] : p_.function_files) {
+      out_ += (first_fn ? "" : ",") + json_string(fn) + ":" + std::to_string(f);
+      first_fn = false;
+    }
+    out_ += '}';
     list("rows", t.rows, [&](const CompareRow& row) { this->row(row); });
     std::vector<size_t> kinds;
     for (size_t k = 0; k < base::kPollKindCount; k++) kinds.push_back(k);
@@ -62,7 +83,7 @@ class DataWriter {
               "}";
     });
     list("polls", r_.polls, [&](const LinePoll& lp) {
-      out_ += fmt::format("{{\"line\":{},\"mark\":{},\"function\":{}}}", lp.line,
+      out_ += fmt::format("{{\"line\":{},\"mark\":{},\"function\":{}}}", key(lp.file, lp.line),
                           json_string(base::poll_kind_mark(lp.kind)), json_string(lp.function));
     });
     list("stats", t.columns, [&](SamplerId s) { stats(s); });
@@ -90,6 +111,8 @@ class DataWriter {
     out_ += ']';
   }
 
+  static uint64_t key(uint16_t file, uint32_t line) { return line == 0 ? 0 : file * kFileStride + line; }
+
   // The page's introduction says what the oracle knows; here, not in the page's text,
   // because under --debug-info=safepoints it knows no more than the polls and calls.
   std::string oracle_how() const {
@@ -99,7 +122,7 @@ class DataWriter {
   }
 
   void row(const CompareRow& r) {
-    out_ += fmt::format("{{\"line\":{},\"c\":[", r.line);
+    out_ += fmt::format("{{\"line\":{},\"c\":[", key(r.file, r.line));
     for (size_t c = 0; c < r.counts.size(); c++) out_ += fmt::format("{}{}", c ? "," : "", r.counts[c]);
     out_ += "],\"p\":[";
     for (size_t c = 0; c < r.percent.size(); c++) out_ += fmt::format("{}{:.2f}", c ? "," : "", r.percent[c]);
@@ -164,7 +187,8 @@ class DataWriter {
       for (size_t i = 0; i < st.size(); i++) {
         auto [it, fresh] = name_ids.emplace(function_name(st[i]), names.size());
         if (fresh) names.push_back(function_name(st[i]));
-        stacks += fmt::format("{}[{},{},{}]", i ? "," : "", it->second, st[i].line, size_t(st[i].kind));
+        stacks += fmt::format("{}[{},{},{}]", i ? "," : "", it->second, key(p_.file_of(st[i].function), st[i].line),
+                              size_t(st[i].kind));
       }
       stacks += ']';
     }

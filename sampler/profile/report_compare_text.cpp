@@ -124,18 +124,20 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
   }
   out << header << "   source\n" << counts << "\n";
 
-  // Which source lines to show: every row's line and its context; line 0 is printed last.
-  std::set<uint32_t> shown;
+  // Which source lines to show, file by file (the program first): every row's line and
+  // its context; line 0 is printed last.
+  std::set<std::pair<uint16_t, uint32_t>> shown;
   for (const CompareRow& r : t.rows) {
     if (r.line == 0) continue;
     for (size_t d = 0; d <= 2 * kContext; d++) {
       int64_t l = int64_t(r.line) - int64_t(kContext) + int64_t(d);
-      if (l >= 1 && size_t(l) <= rep.source.size()) shown.insert(uint32_t(l));
+      if (l >= 1 && size_t(l) <= rep.source_of(r.file).size()) shown.insert({r.file, uint32_t(l)});
     }
   }
-  auto row_at = [&](uint32_t line) -> const CompareRow* {
+  bool several_files = std::any_of(shown.begin(), shown.end(), [](auto& fl) { return fl.first != 0; });
+  auto row_at = [&](uint16_t file, uint32_t line) -> const CompareRow* {
     for (const CompareRow& r : t.rows)
-      if (r.line == line) return &r;
+      if (r.line == line && (line == 0 || r.file == file)) return &r;
     return nullptr;
   };
   auto print_row = [&](const CompareRow* r, uint32_t line, const std::string& text) {
@@ -149,14 +151,21 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
     out << s << "\n";
   };
   uint32_t last = 0;
-  for (uint32_t line : shown) {
+  int32_t last_file = -1;
+  for (auto [file, line] : shown) {
+    if (int32_t(file) != last_file) {
+      // The lines of a program of several files are listed under each file's name.
+      if (several_files) out << fmt::format("{:>5} {:<4}   {}\n", "", "", "== " + p.file_name(file) + " ==");
+      last_file = file;
+      last = 0;
+    }
     if (last && line > last + 1) out << fmt::format("{:>5}\n", "...");
     last = line;
-    std::string text = rep.source[line - 1];
+    std::string text = rep.source_of(file)[line - 1];
     while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
-    print_row(row_at(line), line, text);
+    print_row(row_at(file, line), line, text);
   }
-  if (const CompareRow* none = row_at(0)) {
+  if (const CompareRow* none = row_at(0, 0)) {
     std::string fns;
     for (const std::string& f : none->functions) fns += (fns.empty() ? "" : ", ") + f;
     print_row(none, 0, "(no source line: " + fns + ")");

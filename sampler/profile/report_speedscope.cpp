@@ -28,9 +28,9 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
       frames += "{\"name\":";
       append_json_string(frames, label);
       bool in_program = f && has_source_line(*f);
-      if (in_program && !p.program.empty()) {
+      if (in_program && !p.file_name(p.file_of(f->function)).empty()) {
         frames += ",\"file\":";
-        append_json_string(frames, p.program);
+        append_json_string(frames, p.file_name(p.file_of(f->function)));
       }
       if (opt.lines && f && f->line) frames += ",\"line\":" + std::to_string(f->line);
       frames += '}';

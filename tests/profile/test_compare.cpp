@@ -105,6 +105,23 @@ TEST_CASE("compare: lines with polls only get a row, polls merged per line and k
   REQUIRE(row(t, 14).polls == std::vector<PollKind>{PollKind::method_return});
 }
 
+TEST_CASE("compare: a line of an imported file is its own row, after the program's lines", "[compare]") {
+  Profile p;
+  p.samplers = {SamplerId::oracle, SamplerId::cooperative};
+  p.files = {"main.mini", "lib/vec.mini"};
+  p.function_files = {{"Vec.add", 1}};
+  sample(p, SamplerId::oracle, {frame("Vec.add", 7), frame("main", 7)}, 3);
+  sample(p, SamplerId::oracle, {frame("main", 7)}, 1);
+  sample(p, SamplerId::cooperative, {frame("Vec.add", 7), frame("main", 7)}, 4);
+  std::vector<LinePoll> polls{{9, PollKind::method_return, "Vec.add", 1}, {9, PollKind::method_return, "main", 0}};
+  CompareTable t = compare_lines(p, polls);
+  REQUIRE(t.rows.size() == 4);
+  REQUIRE((t.rows[0].file == 0 && t.rows[0].line == 7 && t.rows[0].counts == std::vector<uint64_t>{1, 0}));
+  REQUIRE((t.rows[1].file == 0 && t.rows[1].line == 9 && t.rows[1].functions == std::vector<std::string>{"main"}));
+  REQUIRE((t.rows[2].file == 1 && t.rows[2].line == 7 && t.rows[2].counts == std::vector<uint64_t>{3, 4}));
+  REQUIRE((t.rows[3].file == 1 && t.rows[3].line == 9 && t.rows[3].polls == std::vector<PollKind>{PollKind::method_return}));
+}
+
 TEST_CASE("compare: a stub or native top frame is the no-line row, last, and with no oracle the first sampler leads",
           "[compare]") {
   Profile p;
@@ -173,7 +190,7 @@ TEST_CASE("compare: the page is one file, and its data is the table, the source 
   rep.profile = &p;
   rep.polls = {{19, PollKind::strip_mined_latch, "work"}, {14, PollKind::method_return, "store"}};
   rep.table = compare_lines(p, rep.polls);
-  rep.source = {"fn main() {", "  work();", "}"};
+  rep.sources = {{"fn main() {", "  work();", "}"}};
   rep.mode = "tiered";
   rep.program = "loop.mini";
   const std::string events =

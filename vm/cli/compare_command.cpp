@@ -44,7 +44,7 @@ std::vector<sampler::LinePoll> polls_that_ran(Mode mode) {
   for (size_t i = 0; i < vm.method_count(); i++) {
     const runtime::Method* m = vm.method(i);
     const runtime::CompiledCode* code = mode == Mode::xint ? nullptr : m->compiled.load(std::memory_order_acquire);
-    for (const runtime::PollLine& p : runtime::poll_lines(*m, code)) out.push_back({p.line, p.kind, p.function->name});
+    for (const runtime::PollLine& p : runtime::poll_lines(*m, code)) out.push_back({p.line, p.kind, p.function->name, p.function->file});
   }
   return out;
 }
@@ -149,7 +149,13 @@ void compare_command(CompareOptions o) {
     report.profile = &profile;
     report.polls = polls_that_ran(mode);
     report.table = sampler::compare_lines(profile, report.polls);
-    report.source = source_lines(text);
+    report.sources.push_back(source_lines(text));
+    // The files the program imports, read again: the compiler kept no text.
+    for (size_t f = 1; f < profile.files.size(); f++) {
+      std::string imported, why;
+      report.sources.push_back(read_source(profile.files[f], imported, why) ? source_lines(imported)
+                                                                           : std::vector<std::string>{});
+    }
     report.mode = mode_text(mode);
     report.program = program;
     report.config = config;

@@ -21,6 +21,15 @@ const svg = (tag, attrs, text) => {
 };
 const fmtUs = ns => ns >= 1e6 ? (ns / 1e6).toFixed(2) + ' ms' : ns >= 1e3 ? (ns / 1e3).toFixed(1) + ' µs' : ns + ' ns';
 const cols = D.columns, ncol = cols.length;
+// A line's key: its number in the program's own file; in the k-th file the program
+// imports, k * FILE_STRIDE + its number (report_compare_html.cpp's kFileStride). The
+// .jsonl events name a frame's function and line number: keyOf makes the key.
+const FILE_STRIDE = 16777216;
+const keyOf = (fn, line) => line ? (D.fnFile[fn] || 0) * FILE_STRIDE + line : 0;
+const fileOf = key => Math.floor(key / FILE_STRIDE), lineNo = key => key % FILE_STRIDE;
+const sourceOf = file => file ? (D.imported[file - 1] || {source: []}).source : D.source;
+const textOf = key => key ? (sourceOf(fileOf(key))[lineNo(key) - 1] || '') : '';
+const labelOf = key => key ? (fileOf(key) ? D.imported[fileOf(key) - 1].path + ':' : '') + lineNo(key) : '–';
 const rowByLine = new Map(D.rows.map(r => [r.line, r]));
 const pollMeaning = Object.fromEntries(D.pollKinds.map(k => [k.mark, k.meaning]));
 
@@ -63,13 +72,21 @@ function buildSource() {
     if (folded) body.append(el('tr', {class: 'gap'}, el('td', {colspan: ncol + 4}, `… ${folded} line${folded > 1 ? 's' : ''} without samples or polls …`)));
     folded = 0;
   };
-  D.source.forEach((text, i) => {
-    const line = i + 1;
-    if (!keep.has(line)) { folded++; return; }
+  // The program's own file, then each imported file that has samples or polls, under its name.
+  const files = [0, ...D.imported.map((f, k) => k + 1).filter(k => D.rows.some(r => r.line && fileOf(r.line) === k))];
+  for (const file of files) {
+    if (files.length > 1) {
+      flush();
+      body.append(el('tr', {class: 'gap'}, el('td', {colspan: ncol + 4}, file ? D.imported[file - 1].path : D.program)));
+    }
+    sourceOf(file).forEach((text, i) => {
+      const line = file * FILE_STRIDE + i + 1;
+      if (!keep.has(line)) { folded++; return; }
+      flush();
+      body.append(sourceRow(line, text));
+    });
     flush();
-    body.append(sourceRow(line, text));
-  });
-  flush();
+  }
   if (rowByLine.has(0)) body.append(sourceRow(0, '(no source line: ' + rowByLine.get(0).f.join(', ') + ')'));
   t.append(body);
   const used = new Set(D.rows.flatMap(r => r.polls));
@@ -78,7 +95,7 @@ function buildSource() {
 function sourceRow(line, text) {
   const r = rowByLine.get(line);
   const tr = el('tr', {class: 'line', 'data-line': line, onclick: () => select(line)});
-  tr.append(el('td', {class: 'num'}, line ? String(line) : '–'));
+  tr.append(el('td', {class: 'num'}, line ? String(lineNo(line)) : '–'));
   const polls = r ? r.polls.join('') : '';
   tr.append(el('td', {class: 'poll', title: r ? r.polls.map(m => pollMeaning[m]).join('; ') : ''}, polls));
   for (let c = 0; c < ncol; c++) {
@@ -96,13 +113,13 @@ function sourceRow(line, text) {
 }
 
 // ---- the stacks of one line ----
-function frameText(f) { return D.names[f[0]] + ':' + (f[1] || '?'); }
+function frameText(f) { return D.names[f[0]] + ':' + (f[1] ? lineNo(f[1]) : '?'); }
 function select(line) {
   selected = line;
   for (const tr of document.querySelectorAll('#src tr.line')) tr.classList.toggle('sel', +tr.dataset.line === line);
   for (const fr of document.querySelectorAll('.flame .fr')) fr.classList.toggle('hit', +fr.dataset.line === line);
-  const text = line ? D.source[line - 1].trim() : '(no source line)';
-  $('detailTitle').textContent = `Line ${line || '–'}: ${text}`;
+  const text = line ? textOf(line).trim() : '(no source line)';
+  $('detailTitle').textContent = `Line ${labelOf(line)}: ${text}`;
   const body = $('detailBody');
   body.className = '';
   body.replaceChildren();
@@ -146,7 +163,7 @@ const topLineOf = new Map();  // sampler -> (interruption id -> top line, or -1 
 for (const e of D.events) {
   if (e.event === 'SafepointLatency') continue;
   if (!topLineOf.has(e.sampler)) topLineOf.set(e.sampler, new Map());
-  topLineOf.get(e.sampler).set(e.sample, e.event === 'FailedSample' ? -1 : e.stack && e.stack.length ? e.stack[0].line : 0);
+  topLineOf.get(e.sampler).set(e.sample, e.event === 'FailedSample' ? -1 : e.stack && e.stack.length ? keyOf(e.stack[0].function, e.stack[0].line) : 0);
 }
 function movedTo(line, sampler) {
   const ref = topLineOf.get(cols[0]), mine = topLineOf.get(sampler);
@@ -164,7 +181,7 @@ function movedTo(line, sampler) {
   const div = el('div', {class: 'moved'}, `Of the ${n} interruptions ${D.oracle ? 'the oracle' : cols[0]} puts here, ${sampler} puts `);
   away.slice(0, 4).forEach(([to, k], i) => {
     if (i) div.append(', ');
-    div.append(el('b', {}, String(k)), to < 0 ? ' nowhere (failed)' : to ? ` on line ${to}` : ' on no line');
+    div.append(el('b', {}, String(k)), to < 0 ? ' nowhere (failed)' : to ? ` on line ${labelOf(to)}` : ' on no line');
   });
   div.append('.');
   return div;
@@ -242,7 +259,7 @@ function buildTimeline() {
       if (e.event === 'FailedSample') {
         s.append(svg('rect', {x: x(t), y: y + rowH - 10, width: 1.6, height: 5, fill: '#111827'}));
       } else {
-        const line = e.stack && e.stack.length ? e.stack[0].line : 0;
+        const line = e.stack && e.stack.length ? keyOf(e.stack[0].function, e.stack[0].line) : 0;
         s.append(svg('rect', {x: x(t), y, width: 1.6, height: rowH - 11, fill: colorOf(line)}));
       }
     }
@@ -256,7 +273,7 @@ function buildTimeline() {
   for (const [line, color] of lineColor) {
     if (color === '#b8bec6') continue;
     $('timelineLegend').append(el('span', {}, el('span', {class: 'swatch', style: 'background:' + color}),
-      line ? `line ${line}` : 'no line'));
+      line ? `line ${labelOf(line)}` : 'no line'));
   }
 }
 function percentile(sorted, p) { return sorted[Math.max(0, Math.ceil(p / 100 * sorted.length) - 1)]; }
@@ -295,9 +312,9 @@ function buildSites() {
     el('th', {}, 'p50'), el('th', {}, 'p99'), el('th', {}, 'max')));
   [...by.values()].sort((a, b) => b.v.length - a.v.length).forEach(({f, v}) => {
     v.sort((a, b) => a - b);
-    const r = rowByLine.get(f.line);
-    t.append(el('tr', {class: 'line', style: 'cursor:pointer', onclick: () => select(f.line)},
-      el('td', {}, el('span', {class: 'swatch', style: 'background:' + colorOf(f.line)}), `${f.function}:${f.line}`),
+    const line = keyOf(f.function, f.line), r = rowByLine.get(line);
+    t.append(el('tr', {class: 'line', style: 'cursor:pointer', onclick: () => select(line)},
+      el('td', {}, el('span', {class: 'swatch', style: 'background:' + colorOf(line)}), `${f.function}:${f.line}`),
       el('td', {title: r ? r.polls.map(m => pollMeaning[m]).join('; ') : ''}, r ? r.polls.join('') : ''),
       el('td', {}, String(v.length)), el('td', {}, fmtUs(percentile(v, 50))), el('td', {}, fmtUs(percentile(v, 99))),
       el('td', {}, fmtUs(v[v.length - 1]))));
