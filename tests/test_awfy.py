@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AWFY = os.path.join(os.path.dirname(HERE), "bench", "awfy")
@@ -71,6 +72,18 @@ def main():
             if problem:
                 failures += 1
                 print(f"FAIL {os.path.basename(f)} [{m}]\n{problem}\n", flush=True)
+    # bench/awfy/run.py end to end, minivm alone at the smallest sizes: a report with a row
+    # per benchmark and its three modes, no failure.
+    if not args.mode and not args.filter:
+        with tempfile.TemporaryDirectory() as out:
+            p = subprocess.run([sys.executable, os.path.join(AWFY, "run.py"), "--quick", "--minivm", args.minivm,
+                                "--out", out], capture_output=True, text=True, env={**os.environ, "AWFY_REPO": ""})
+            report = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
+            rows = [f for f in files if re.search(rf"^\| {os.path.basename(f)[:-5]} \| 1 \|", report, re.M)]
+            if p.returncode != 0 or len(rows) != len(files) or "no Are We Fast Yet checkout named" not in p.stdout:
+                failures += 1
+                print(f"FAIL bench/awfy/run.py --quick: exit {p.returncode}, {len(rows)} of {len(files)} rows\n"
+                      f"{p.stdout[-2000:]}{p.stderr[-2000:]}")
     print(f"{len(jobs) - failures} passed, {failures} failed ({len(files)} benchmarks x {len(modes)} modes)")
     return 1 if failures else 0
 
