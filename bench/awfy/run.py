@@ -387,8 +387,12 @@ def profiles(benchmarks, minivm, out_dir):
         tops = top_methods(path, 10)
         os.remove(path)
         order = ["oracle"] + [s for s in ("cooperative", "classical", "async", "safepoint") if s in tops]
-        L += [f"### {bench}", "", "| rank | " + " | ".join(order) + " |", "|" + "---|" * (1 + len(order))]
-        for k in range(10):
+        L += [f"### {bench}", ""]
+        if not tops:
+            L += ["no samples: the run was shorter than the sampling interval", ""]
+            continue
+        L += ["| rank | " + " | ".join(order) + " |", "|" + "---|" * (1 + len(order))]
+        for k in range(max(len(t) for t in tops.values())):
             cells = [f"{tops[s][k][0]} {100 * tops[s][k][1]:.0f}%" if s in tops and k < len(tops[s]) else ""
                      for s in order]
             L.append(f"| {k + 1} | " + " | ".join(cells) + " |")
