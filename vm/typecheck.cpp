@@ -102,13 +102,15 @@ class Checker {
     if (next_fn > 65535) fail(SourcePos{1, 1}, fmt::format("too many functions and methods ({}; at most 65535)", next_fn));
     if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
-    // Every type a signature names, so that an instance of a generic class that only a
-    // later signature names (fn make(): Box<int>) exists, with its interfaces, when an
+    // Every type a signature or a field names, so that an instance of a generic class that
+    // only a later signature or field names (fn make(): Box<int>) exists, with its interfaces, when an
     // earlier body converts its value. An error in a signature is reported before any
     // error in a body.
     for (auto& f : prog_.functions) signature_types(*f);
-    for (size_t i = 0; i < source_classes_; i++)
+    for (size_t i = 0; i < source_classes_; i++) {
       for (auto& m : prog_.classes[i]->methods) signature_types(*m);
+      for (auto& f : prog_.classes[i]->fields) check_type(f.type, f.type_pos);
+    }
     for (auto& g : prog_.globals) check_type(g->type, g->type_pos);
     // Then every item in source order, so the first error reported is the first in the file
     // (after the signatures').
