@@ -67,6 +67,20 @@ const Array* permanent_string(std::string_view text) {
   return s;
 }
 
+namespace {
+const Array* g_short_strings[257];  // [b]: the byte b; [256]: the empty string
+}  // namespace
+
+void make_short_strings() {
+  if (g_short_strings[256] != nullptr) return;
+  for (int b = 0; b < 256; b++) g_short_strings[b] = permanent_string(std::string(1, char(b)));
+  g_short_strings[256] = permanent_string("");
+}
+
+const Array* short_string(std::string_view bytes) {
+  return g_short_strings[bytes.empty() ? 256 : uint8_t(bytes[0])];
+}
+
 bool is_permanent(const void* p) {
   auto* c = static_cast<const char*>(p);
   for (const Chunk& k : g_chunks)
@@ -85,10 +99,15 @@ const Array* string_at(int64_t slot) { return reinterpret_cast<const Array*>(slo
 std::string_view text_or_null(int64_t slot) { return slot == 0 ? std::string_view("null") : string_bytes(string_at(slot)); }
 
 // Makes the string `head` + `tail` in the VM and stores it at `out` once back in Java
-// (runtime_calls.h: until then the frame's stack map still names the operands there).
+// (runtime_calls.h: until then the frame's stack map still names the operands there); one
+// of at most a byte is short_string's, and allocates nothing.
 // Either part may be bytes of a heap string: they are copied after the allocation, which
 // may collect, and that is safe because nothing moves and the operands are still roots.
 int64_t* push_new_string(Thread* t, int64_t* out, std::string_view head, std::string_view tail = {}) {
+  if (head.size() + tail.size() <= 1) {
+    out[0] = reinterpret_cast<int64_t>(short_string(head.empty() ? tail : head));
+    return out;
+  }
   {
     ThreadInVM in_vm(t);
     Array* s = allocate_array(t, ArrayKind::String, int64_t(head.size() + tail.size()));

@@ -29,6 +29,13 @@ const Array* permanent_string(std::string_view text);
 // Permanent memory for the values a module's literals name (strings, and the values of
 // top-level functions: runtime/closures.h), never freed; 16-aligned `bytes`.
 char* permanent_room(size_t bytes);
+// The permanent strings of no byte and of each single byte, made once by
+// make_short_strings (when the first module loads). Every string operation that yields
+// at most one byte returns one of them rather than allocating: substring(s, i, i + 1) is
+// how a parser reads a character (Are We Fast Yet's Json does, 25,820 times a parse),
+// and no program can tell, since strings compare by content and cannot be written.
+void make_short_strings();
+const Array* short_string(std::string_view bytes);  // bytes.size() <= 1
 // Whether `p` points at a permanent value (at a safepoint, or while loading).
 bool is_permanent(const void* p);
 

@@ -52,6 +52,7 @@ void VM::load(std::unique_ptr<vm::Module> module) {
   globals_.clear();
   module_ = std::move(module);
   // String literals become permanent strings here, so a slot never holds a string index.
+  make_short_strings();
   for (auto& g : module_->globals)
     globals_.push_back(g.init_is_string ? reinterpret_cast<int64_t>(permanent_string(g.init_text)) : g.init_bits);
   if (globals_.empty()) globals_.push_back(0);  // keep data() non-null
