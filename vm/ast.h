@@ -279,6 +279,7 @@ struct ImportDecl {
 };
 
 struct Program {
+  std::vector<std::string> files;   // the program's files (SourcePos::file), for messages that name one
   std::vector<ImportDecl> imports;  // a parsed file's, before its declarations
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<FnDecl>> functions;

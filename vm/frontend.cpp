@@ -80,6 +80,7 @@ std::unique_ptr<Module> compile_source(std::string_view file, std::string_view s
   try {
     ast::Program program = parse_program(source, 0);
     add_imports(program, files, read);
+    program.files = files;
     check_program(program);
     std::unique_ptr<Module> module = generate_module(program, files);
     // The compiler's output must always verify; a failure here is a compiler bug.

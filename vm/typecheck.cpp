@@ -328,6 +328,13 @@ class Checker {
     e.index = f.index;
     return f.result;
   }
+  // Where an earlier declaration is, for an error at `here`: "line 3" in the same file,
+  // "lib/vector.mini:3" in another of the program's files.
+  std::string place(SourcePos first, SourcePos here) const {
+    if (first.file == here.file || first.file >= prog_.files.size()) return fmt::format("line {}", first.line);
+    return fmt::format("{}:{}", prog_.files[first.file], first.line);
+  }
+
   ClassDecl* class_of(Type t) {
     auto it = classes_.find(t);
     return it == classes_.end() ? nullptr : it->second;
@@ -340,7 +347,7 @@ class Checker {
     if (!hierarchy_done_.insert(&c).second) return;
     ClassDecl* first = classes_.at(c.type);
     if (first != &c)
-      fail(c.name_pos, fmt::format("{} '{}' is already defined at line {}", kind_word(c), c.name, first->pos.line));
+      fail(c.name_pos, fmt::format("{} '{}' is already defined at {}", kind_word(c), c.name, place(first->pos, c.pos)));
     for (size_t i = 0; i < c.interface_types.size(); i++) {
       generic_use(c.interface_types[i], c.interface_pos[i]);
       ClassDecl* in = class_of(c.interface_types[i]);
@@ -541,7 +548,7 @@ class Checker {
   void global(size_t index) {
     GlobalDecl& g = *prog_.globals[index];
     uint32_t first = globals_.at(g.name);
-    if (first != index) fail(g.name_pos, fmt::format("global '{}' is already defined at line {}", g.name, prog_.globals[first]->pos.line));
+    if (first != index) fail(g.name_pos, fmt::format("global '{}' is already defined at {}", g.name, place(prog_.globals[first]->pos, g.pos)));
     check_type(g.type, g.type_pos);
     if (!assignable(g.init_type, g.type))
       fail(g.init_pos, fmt::format("global '{}' of type {} cannot be initialised with a literal of type {}{}", g.name,
@@ -551,7 +558,7 @@ class Checker {
   void function(FnDecl& f) {
     if (f.owner == nullptr && fns_.count(f.name)) {  // (an instance of a generic function is not among them)
       FnDecl* first = fns_.at(f.name);
-      if (first != &f) fail(f.name_pos, fmt::format("function '{}' is already defined at line {}", f.name, first->pos.line));
+      if (first != &f) fail(f.name_pos, fmt::format("function '{}' is already defined at {}", f.name, place(first->pos, f.pos)));
       if (is_builtin_name(f.name)) fail(f.name_pos, fmt::format("'{}' is a builtin and cannot be redefined", f.name));
     }
     for (auto& p : f.params) check_type(p.type, p.pos);

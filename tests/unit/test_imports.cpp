@@ -96,6 +96,7 @@ TEST_CASE("an error in an imported file names that file, line and column") {
   REQUIRE(m == nullptr);
   CHECK(e.file == "dup.mini");
   CHECK(e.line == 3);
+  CHECK(e.message == "function 'main' is already defined at main.mini:2");
 }
 
 TEST_CASE("a missing import, a late import and a program read from no file are errors at the import") {
