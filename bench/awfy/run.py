@@ -184,6 +184,27 @@ def top_methods(jsonl_path, k):
     return out
 
 
+def perf_top(minivm, mode_flags, name, inner, k):
+    """The VM's own top symbols by perf's cpu-clock samples (interpreter templates and compiled
+    methods by name, through --perf-map): [(symbol, share)], or None without perf."""
+    if shutil.which("perf") is None:
+        return None
+    maps_before = set(glob.glob("/tmp/perf-*.map"))
+    with tempfile.TemporaryDirectory(prefix="minivm-awfy-perf-") as d:
+        data = os.path.join(d, "perf.data")
+        cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", data, "--", minivm, "run", *mode_flags,
+               "--perf-map", "-D", "ITERATIONS=2", "-D", f"INNER_ITERATIONS={inner}", os.path.join(HERE, f"{name}.mini")]
+        env = {**os.environ, "MINIVM_JITDUMP_DIR": d}
+        if subprocess.run(cmd, capture_output=True, timeout=TIMEOUT, env=env).returncode != 0:
+            return None
+        p = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "symbol", "--percent-limit", "1"],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        for written in set(glob.glob("/tmp/perf-*.map")) - maps_before:  # the run's own map, read by now
+            os.remove(written)
+        rows = re.findall(r"^\s+([\d.]+)%\s+\[[.\w]\]\s+(\S+)", p.stdout, re.M)
+        return [(sym, float(pct) / 100) for pct, sym in rows[:k]]
+
+
 def profile_run(minivm, mode_flags, name, inner, samplers, out_jsonl):
     cmd = [minivm, "run", *mode_flags, "--profile", f"--sampler={samplers}", "-o", out_jsonl,
            "-D", "ITERATIONS=2", "-D", f"INNER_ITERATIONS={inner}", os.path.join(HERE, f"{name}.mini")]
@@ -355,7 +376,8 @@ def report(results, benchmarks, names, runs, iterations, failures, minivm, args,
         if explain and not args.quick:
             L += ["", "## Where the time goes on the missed targets", "",
                   "The oracle's top methods by self time (exact, from `minivm run --profile --sampler=oracle`), "
-                  "two outer iterations:", ""]
+                  "two outer iterations, and the VM's own top symbols by `perf record` (interpreter templates and "
+                  "compiled methods named through `--perf-map`):", ""]
             for bench in explain:
                 inner = dict(benchmarks)[bench]
                 for label, flags, wanted in (("--xint", ["--xint"], bench in missed_interp),
@@ -369,6 +391,10 @@ def report(results, benchmarks, names, runs, iterations, failures, minivm, args,
                         os.remove(path)
                     else:
                         L.append(f"- {bench} {label}: the profiled run failed")
+                    vm_top = perf_top(minivm, flags, bench, inner, 6)
+                    if vm_top:
+                        L.append("  - in the VM (perf, cpu-clock): " +
+                                 ", ".join(f"{sym} {100 * s:.0f}%" for sym, s in vm_top))
     if args.profile:
         L += profiles(benchmarks, minivm, out_dir)
     if failures:
