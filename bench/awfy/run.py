@@ -45,14 +45,18 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 import svgplot  # noqa: E402
 
-# The benchmarks and the inner iterations each run uses: the suite's problem size where the
-# benchmark verifies only some (Mandelbrot, NBody), else repetitions chosen so that one
-# outer iteration of minivm --xint takes about 0.1-0.5 s on a 2-core machine.
+# The benchmarks: (name, the inner iterations each run uses, the smallest the benchmark
+# verifies, outer iterations when not --iterations). The inner iterations are the suite's
+# problem size where a benchmark verifies only some (Mandelbrot, NBody, CD, Havlak), else
+# repetitions chosen so that one outer iteration of minivm --xint takes about 0.1-0.5 s on a
+# 2-core machine. Havlak runs fewer outer iterations: one takes 15 s under lua5.4.
 BENCHMARKS = [
-    ("Bounce", 300), ("List", 50), ("Mandelbrot", 500), ("NBody", 250000), ("Permute", 100),
-    ("Queens", 100), ("Sieve", 200), ("Storage", 100), ("Towers", 50),
-    ("CD", 50), ("DeltaBlue", 2000), ("Havlak", 5), ("Json", 20), ("Richards", 10),
+    ("Bounce", 300, 1, None), ("List", 50, 1, None), ("Mandelbrot", 500, 1, None), ("NBody", 250000, 1, None),
+    ("Permute", 100, 1, None), ("Queens", 100, 1, None), ("Sieve", 200, 1, None), ("Storage", 100, 1, None),
+    ("Towers", 50, 1, None), ("CD", 100, 2, None), ("DeltaBlue", 2000, 1, None), ("Havlak", 1, 1, 4),
+    ("Json", 20, 1, None), ("Richards", 10, 1, None),
 ]
+SMALLEST = {name: smallest for name, _, smallest, _ in BENCHMARKS}
 MACRO = {"CD", "DeltaBlue", "Havlak", "Json", "Richards"}
 MINIVM_MODES = [("minivm --xint", ["--xint"]), ("minivm --xcomp", ["--xcomp"]), ("minivm tiered", [])]
 TIMEOUT = 900
@@ -220,9 +224,9 @@ def main():
     ap.add_argument("--minivm", default=os.path.join(ROOT, "build", "vm", "cli", "minivm"))
     ap.add_argument("--java", default="", help="the JDK 25 java to run (default: found on PATH or in /usr/lib/jvm)")
     ap.add_argument("--runs", type=int, default=3, help="alternating rounds per benchmark (default 3)")
-    ap.add_argument("--iterations", type=int, default=10, help="outer iterations per run (default 10)")
+    ap.add_argument("--iterations", type=int, default=10, help="outer iterations per run (default 10; Havlak 4)")
     ap.add_argument("--benchmarks", default="", help="comma-separated subset (default: all 14)")
-    ap.add_argument("--quick", action="store_true", help="inner iterations 1, 2 outer iterations, one round")
+    ap.add_argument("--quick", action="store_true", help="each benchmark at the smallest size it verifies, 2 outer iterations, one round")
     ap.add_argument("--profile", action="store_true",
                     help="also run each benchmark under --sampler=all: each sampler's top 10 methods beside the "
                          "oracle's, and minivm compare --html pages for the macro benchmarks")
@@ -232,17 +236,18 @@ def main():
     minivm = os.path.abspath(args.minivm)
     if not os.access(minivm, os.X_OK):
         sys.exit(f"run.py: no minivm binary at {minivm} (build first, or pass --minivm)")
-    known = [n for n, _ in BENCHMARKS]
+    known = [b[0] for b in BENCHMARKS]
     chosen = [b for b in args.benchmarks.split(",") if b] or known
     unknown = [b for b in chosen if b not in known]
     if unknown:
         sys.exit(f"run.py: unknown benchmark(s) {unknown}; known: {', '.join(known)}")
-    benchmarks = [(n, 1 if args.quick else inner) for n, inner in BENCHMARKS if n in chosen]
+    benchmarks = [(n, smallest if args.quick else inner) for n, inner, smallest, _ in BENCHMARKS if n in chosen]
+    outer = {n: (2 if args.quick else it or args.iterations) for n, _, _, it in BENCHMARKS}
     missing = [n for n, _ in benchmarks if not os.path.exists(os.path.join(HERE, f"{n}.mini"))]
     if missing:
         print(f"note: not yet ported to Mini, skipped: {', '.join(missing)}")
         benchmarks = [(n, i) for n, i in benchmarks if n not in missing]
-    runs, iterations = (1, 2) if args.quick else (args.runs, args.iterations)
+    runs = 1 if args.quick else args.runs
     out_dir = args.out or os.path.join(ROOT, "bench", "results",
                                        datetime.date.today().isoformat() + ("-awfy-quick" if args.quick else "-awfy"))
     os.makedirs(out_dir, exist_ok=True)
@@ -266,13 +271,13 @@ def main():
         for r in range(runs):
             k = r % len(systems)
             for system in systems[k:] + systems[:k]:
-                times, why = run_once(system, bench, iterations, inner, minivm)
+                times, why = run_once(system, bench, outer[bench], inner, minivm)
                 results[bench][system[0]].append(times)
                 if why:
                     failures.append(f"{bench} under {system[0]}: {why}")
             print(f"{bench}: round {r + 1} of {runs} done", flush=True)
 
-    lines = report(results, benchmarks, names, runs, iterations, failures, minivm, args, out_dir)
+    lines = report(results, benchmarks, names, runs, outer, failures, minivm, args, out_dir)
     with open(os.path.join(out_dir, "awfy.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["benchmark", "inner_iterations", "system", "round", "iteration", "runtime_us"])
@@ -288,7 +293,16 @@ def main():
     return 1 if failures else 0
 
 
-def report(results, benchmarks, names, runs, iterations, failures, minivm, args, out_dir):
+def describe_outer(outer, benchmarks):
+    counts = {outer[b] for b, _ in benchmarks}
+    if len(counts) == 1:
+        return f"{counts.pop()} outer iterations"
+    common = max(counts, key=lambda c: sum(outer[b] == c for b, _ in benchmarks))
+    rest = ", ".join(f"{b} {outer[b]}" for b, _ in benchmarks if outer[b] != common)
+    return f"{common} outer iterations ({rest})"
+
+
+def report(results, benchmarks, names, runs, outer, failures, minivm, args, out_dir):
     def steadies(bench, s):
         return [steady(t) if t else None for t in results[bench][s]]
 
@@ -307,8 +321,8 @@ def report(results, benchmarks, names, runs, iterations, failures, minivm, args,
          "",
          f"Generated by `python3 bench/awfy/run.py{' --quick' if args.quick else ''}"
          f"{' --awfy-repo DIR' if args.awfy_repo else ''}` on {datetime.date.today().isoformat()}, CPU: {cpu or 'unknown'}.",
-         f"{runs} alternating round(s) per benchmark, {iterations} outer iterations per run; times in ms per outer "
-         "iteration. *first* is the first iteration (warm-up included); *steady* the median of the last half of the "
+         f"{runs} alternating round(s) per benchmark, {describe_outer(outer, benchmarks)} per run; times in ms per "
+         "outer iteration. *first* is the first iteration (warm-up included); *steady* the median of the last half of the "
          "iterations, its range over the rounds in brackets.",
          ""]
     head = "| benchmark | inner | " + " | ".join(f"{n} first | {n} steady" for n in names) + " |"
