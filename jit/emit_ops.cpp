@@ -702,7 +702,9 @@ void Compiler::return_from(const Insn& i, bool value) {
   if (sc_->caller != nullptr) {
     // An inlined return is a jump: no frame to tear down, so no poll (as in HotSpot).
     if (value) move(expr(sc_->depth_base, t), expr(i.d - 1, t));
-    a.jmp(sc_->exit);
+    // The body's last instruction falls through: inline_call binds the exit right after it.
+    size_t next = size_t(i.bci) + vm::op_info(vm::Op(sc_->fn->code[size_t(i.bci)])).length;
+    if (next != sc_->fn->code.size()) a.jmp(sc_->exit);
     return;
   }
   poll(int32_t(i.bci));
