@@ -59,6 +59,11 @@ class InterpMasm {
   void set_anchor(const asmjit::Label& resume);
   void clear_anchor();
 
+  // The array templates' shared failure paths (gen_array_failures), bound after every
+  // bytecode's template: index in rcx, array (or string) in r8.
+  asmjit::Label index_out_of_bounds = a.newLabel();
+  asmjit::Label null_array_index = a.newLabel(), null_string_index = a.newLabel();
+
   std::vector<runtime::PollLabels> polls;
   asmjit::Label left_frame;          // scratch for the return templates' ranges
 };

@@ -80,6 +80,7 @@ void TemplateInterpreter::generate(bool listing) {
 
   emit("method_entry", &gen_method_entry);
   for (const Entry& e : kBytecodes) emit(e.name, e.gen);
+  emit("array_failures", &gen_array_failures);
   emit("bad_opcode", &gen_bad_opcode);
 
   void* base = nullptr;

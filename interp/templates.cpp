@@ -139,29 +139,22 @@ void null_check(InterpMasm& g, const Gp& ref, runtime::NullUse use) {
   a.bind(ok);
 }
 
-// Null and bounds check of index `index` against array (or string) `array`; on failure
-// reports the error (index in rsi, length in rdx for the runtime).
-void bounds_check(InterpMasm& g, const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index) {
+// Null and bounds check of the index in rcx against the array (or string) in r8. Both
+// failures are the shared out-of-line paths of gen_array_failures: the hot path is two
+// tests and two branches, not taken, that fall through to the access.
+void bounds_check(InterpMasm& g, runtime::NullUse use = runtime::NullUse::array_index) {
   Assembler& a = g.a;
-  Label ok = a.newLabel(), null = a.newLabel();
-  a.test(array, array);
-  a.jz(null);  // not taken: the hot path takes one branch
-  a.cmp(index, qword_ptr(array, kArrayLengthOffset));
-  a.jb(ok);  // unsigned: a negative index is huge
-  a.mov(rsi, index);
-  a.mov(rdx, qword_ptr(array, kArrayLengthOffset));
-  g.call_throw(fnptr(&minivm_rt_throw_index));
-  a.bind(null);
-  a.mov(esi, int(use));
-  g.call_throw(fnptr(&minivm_rt_throw_null));
-  a.bind(ok);
+  a.test(r8, r8);
+  a.jz(use == runtime::NullUse::string_index ? g.null_string_index : g.null_array_index);
+  a.cmp(rcx, qword_ptr(r8, kArrayLengthOffset));
+  a.jae(g.index_out_of_bounds);  // unsigned: a negative index is huge
 }
 
 void array_load(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
   a.mov(rcx, rax);  // index
   a.pop(r8);        // array
-  bounds_check(g, r8, rcx);
+  bounds_check(g);
   a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
   g.dispatch_next(len(op));
 }
@@ -170,7 +163,7 @@ void array_store(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
   a.pop(rcx);  // index
   a.pop(r8);   // array
-  bounds_check(g, r8, rcx);
+  bounds_check(g);
   a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
   // A bool array's store dirties its card too: one template serves both.
   if (op == vm::Op::aastore) runtime::emit_card_mark(a, r8, rcx);
@@ -440,7 +433,7 @@ void gen_sload(InterpMasm& g) {
   Assembler& a = g.a;
   a.mov(rcx, rax);  // index
   a.pop(r8);        // string
-  bounds_check(g, r8, rcx, runtime::NullUse::string_index);
+  bounds_check(g, runtime::NullUse::string_index);
   a.movzx(eax, byte_ptr(r8, rcx, 0, kArrayDataOffset));
   NEXT(sload);
 }
@@ -644,7 +637,7 @@ void gen_atomic_add(InterpMasm& g) {
   Assembler& a = g.a;
   a.pop(rcx);  // i
   a.pop(r8);   // a
-  bounds_check(g, r8, rcx);
+  bounds_check(g);
   a.mov(r9, rax);  // v
   a.lock().xadd(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
   a.add(rax, r9);
@@ -836,6 +829,23 @@ void gen_faddl(InterpMasm& g) { local_float_op(g, Inst::kIdAddsd, vm::Op::faddl)
 void gen_fsubl(InterpMasm& g) { local_float_op(g, Inst::kIdSubsd, vm::Op::fsubl); }
 void gen_fmull(InterpMasm& g) { local_float_op(g, Inst::kIdMulsd, vm::Op::fmull); }
 void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl); }
+
+// The array templates' failure paths (bounds_check), shared so that the templates stay
+// short: a template jumps here with its frame intact and bcp current, the index in rcx
+// and the array (or string) in r8.
+void gen_array_failures(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.bind(g.index_out_of_bounds);
+  a.mov(rsi, rcx);
+  a.mov(rdx, qword_ptr(r8, kArrayLengthOffset));
+  g.call_throw(fnptr(&minivm_rt_throw_index));
+  a.bind(g.null_array_index);
+  a.mov(esi, int(runtime::NullUse::array_index));
+  g.call_throw(fnptr(&minivm_rt_throw_null));
+  a.bind(g.null_string_index);
+  a.mov(esi, int(runtime::NullUse::string_index));
+  g.call_throw(fnptr(&minivm_rt_throw_null));
+}
 
 // Reached only through a corrupt bcp: the verifier admits no unknown opcode.
 void gen_bad_opcode(InterpMasm& g) {

@@ -10,6 +10,7 @@ namespace interp {
 #undef DEF
 
 void gen_method_entry(InterpMasm& g);
+void gen_array_failures(InterpMasm& g);
 void gen_bad_opcode(InterpMasm& g);
 
 }  // namespace interp

@@ -23,7 +23,7 @@ TEST_CASE("interp: recursive calls return values through the stack convention") 
 
 TEST_CASE("interp: every bytecode has a template and every poll site is a real poll") {
   const auto& ti = interp::TemplateInterpreter::get();
-  REQUIRE(ti.templates().size() == size_t(vm::kOpCount) + 2);  // + method_entry, bad_opcode
+  REQUIRE(ti.templates().size() == size_t(vm::kOpCount) + 3);  // + method_entry, array_failures, bad_opcode
   const runtime::CodeBlob& blob = ti.blob();
   REQUIRE(blob.polls.size() > 0);
   REQUIRE(runtime::find_blob(blob.begin) == &blob);
