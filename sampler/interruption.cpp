@@ -156,6 +156,7 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
     ArenaSink sink(st, cursor);
     WalkResult r = walk_interrupted(id, t, regs, in_java, sink);
     w.failure = r.failure;
+    w.biased = r.biased;
     w.truncated = r.truncated;
     w.freed_code = r.freed_code;
     if (r.failure) cursor = w.begin;  // a failed walk keeps no frames

@@ -53,6 +53,7 @@ struct WalkRecord {
   uint64_t id = 0, ticks = 0, held_ns = 0;
   SamplerId sampler = SamplerId::async;
   std::optional<Reason> failure;
+  std::optional<Reason> biased = std::nullopt;  // WalkResult::biased
   uint64_t begin = 0;
   uint32_t count = 0;
   bool truncated = false;

@@ -46,15 +46,17 @@ class BufferSink : public FrameSink {
 };
 
 // A walk's outcome for one sampler, recorded in the sampler thread's buffer.
-void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const StackTrace& trace, bool truncated,
-                 bool freed_code, uint64_t id, uint64_t ticks, uint64_t held, int thread) {
+// A sample is biased when the walk said so (WalkResult::biased).
+void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const std::optional<Reason>& biased,
+                 const StackTrace& trace, bool truncated, bool freed_code, uint64_t id, uint64_t ticks, uint64_t held,
+                 int thread) {
   EventBuffer& b = g_state.sampler.events;
   std::lock_guard<std::mutex> lock(b.mutex);
   if (freed_code) b.part.stats[sampler].freed_code++;
   if (failure)
     record_failure(b, sampler, *failure, id, ticks, thread);
   else
-    record_sample(b, sampler, id, ticks, held, thread, b.part.stacks.intern(trace, truncated), std::nullopt, truncated);
+    record_sample(b, sampler, id, ticks, held, thread, b.part.stacks.intern(trace, truncated), biased, truncated);
 }
 
 // A failed interruption for every sampler, ended by the sampler thread itself. A
@@ -156,8 +158,8 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     StackTrace trace;
     if (!walk.failure)
       for (const CompactFrame& f : g_state.sampler.classical_frames) trace.push_back(frame_ref(f));
-    record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, walk.freed_code, id, ticks, held,
-                st->thread_id);
+    record_walk(SamplerId::classical, walk.failure, walk.biased, trace, walk.truncated, walk.freed_code, id, ticks,
+                held, st->thread_id);
   }
 }
 
@@ -285,7 +287,8 @@ void drain_walks(ThreadSampling* st) {
       if (!failure) mini.swap(mixed);
     }
     if (!failure) trace = named(mini);
-    record_walk(w.sampler, failure, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns, st->thread_id);
+    record_walk(w.sampler, failure, w.biased, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns,
+                st->thread_id);
   }
 }
 

@@ -213,7 +213,7 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   uint64_t failed = total(st.failed), biased = total(st.biased), dropped = total(st.dropped);
   lines.push_back({"samples", st.samples,
                    fmt::format("({} execution, {} native)", a.execution, a.native)});
-  lines.push_back({"  of which biased", biased, "(stack from the next poll, not where the signal landed)"});
+  lines.push_back({"  of which biased", biased, "(top frame not where the signal landed: see the reasons)"});
   for (const auto& [reason, n] : st.biased) lines.push_back({std::string("    ") + reason_name(reason), n, ""});
   if (st.truncated > 0)
     lines.push_back({"  of which truncated", st.truncated, "(stack cut at the walk's depth limit)"});

@@ -334,7 +334,7 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
   std::string co = section_of(text_of(only(two_sampler_profile(), SamplerId::cooperative)), "cooperative");
   CHECK(has_line(co, "interruptions 10"));
   CHECK(has_line(co, "samples 8 80.0% (7 execution, 1 native)"));
-  CHECK(has_line(co, "of which biased 2 20.0% (stack from the next poll, not where the signal landed)"));
+  CHECK(has_line(co, "of which biased 2 20.0% (top frame not where the signal landed: see the reasons)"));
   CHECK(has_line(co, "frame_not_found 1 10.0%"));
   CHECK(has_line(co, "pc_in_stub 1 10.0%"));
   CHECK(has_line(co, "failed 0 0.0%"));
@@ -344,7 +344,7 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
 
   std::string cl = section_of(text_of(only(two_sampler_profile(), SamplerId::classical)), "classical");
   CHECK(has_line(cl, "samples 7 70.0% (6 execution, 1 native)"));
-  CHECK(has_line(cl, "of which biased 0 0.0% (stack from the next poll, not where the signal landed)"));
+  CHECK(has_line(cl, "of which biased 0 0.0% (top frame not where the signal landed: see the reasons)"));
   CHECK(has_line(cl, "failed 3 30.0%"));
   CHECK(has_line(cl, "pc_in_stub 2 20.0%"));
   CHECK(has_line(cl, "unknown_pc 1 10.0%"));
