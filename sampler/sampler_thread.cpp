@@ -25,12 +25,6 @@ namespace sampler {
 
 namespace {
 
-uint64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
 // Frames of the classical walk: the sampler thread's own pre-allocated buffer.
 class BufferSink : public FrameSink {
  public:
@@ -143,7 +137,7 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   uint64_t id = g_state.signals.next_sample.fetch_add(1, std::memory_order_relaxed);
   uint64_t ticks = st->handler_entry_ns;
   uint64_t held = now_ns() - ticks;
-  if (g_state.plan().want_request) push_request(t, st, r, id, ticks, held);
+  if (g_state.plan().want_request) push_request(t, st, r, id, ticks, st->handler_entry_cpu_ns, held);
   WalkRecord pending[kHandlerWalks];
   int pending_count = st->pending_count;
   for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];

@@ -273,9 +273,10 @@ void timing(std::string& out, const SamplerStats& st, SamplerId sampler) {
   };
   out += "\n  Timing (nearest-rank percentiles):\n";
   out += line("thread stopped (in the handler or held), per sample", st.suspension_ns);
-  if (stack_taken(sampler) == StackTaken::at_poll)
+  if (stack_taken(sampler) == StackTaken::at_poll) {
     out += line("safepoint latency (signal -> its next poll)", st.latency_ns);
-  else
+    out += line("  of which the thread was on a CPU", st.latency_cpu_ns);
+  } else
     out += fmt::format("    {:<52}  not applicable: {} takes the stack without waiting for a poll\n",
                        "safepoint latency", sampler_name(sampler));
 }
