@@ -42,7 +42,8 @@ ROOT = os.path.dirname(HERE)
 LESSONS = os.path.join(ROOT, "examples", "lessons")
 PAGE = re.compile(r"^\d\d-[a-z0-9-]+\.md$")
 GC_LINE = re.compile(r"^\[gc \d+\] .*\(time to safepoint (?P<ttsp>[\d.]+) ms, .*?"
-                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\))?\), heap")
+                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\), [\d.]+ ms of it on a CPU)?"
+                     r"\), heap")
 SAMPLE_EVENTS = ("ExecutionSample", "NativeMethodSample")
 
 
