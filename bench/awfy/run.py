@@ -293,7 +293,8 @@ def main():
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
-    print(f"\nwritten: {out_dir}/report.md, awfy.csv, ratios.svg")
+    written = [f for f in ("report.md", "awfy.csv", "ratios.svg") if os.path.exists(os.path.join(out_dir, f))]
+    print(f"\nwritten in {out_dir}: {', '.join(written)}")
     return 1 if failures else 0
 
 
