@@ -48,14 +48,15 @@ void add_imports(ast::Program& program, std::vector<std::string>& files, const S
   for (size_t from = 0; from < imports.size(); from++) {
     for (const ast::ImportDecl& import : imports[from]) {
       std::string path = imported_path(files[from], import.path);
-      if (seen.count(file_identity(path))) continue;
+      std::string identity = file_identity(path);
+      if (seen.count(identity)) continue;
       if (!read) throw FrontendError{import.pos, "this program cannot import files (it was not read from one)"};
       if (files.size() == kMaxProgramFiles)
         throw FrontendError{import.pos, fmt::format("too many files in one program (at most {})", kMaxProgramFiles)};
       std::string text, why;
       if (!read(path, text, why)) throw FrontendError{import.pos, fmt::format("cannot import \"{}\": {}", import.path, why)};
       uint16_t index = uint16_t(files.size());
-      seen.emplace(file_identity(path), index);
+      seen.emplace(std::move(identity), index);
       files.push_back(path);
       ast::Program part = parse_program(text, index);
       imports.push_back(std::move(part.imports));

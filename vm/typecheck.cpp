@@ -103,9 +103,9 @@ class Checker {
     if (prog_.classes.size() > 65535) fail(prog_.classes[65535]->name_pos, "too many classes (at most 65535)");
     if (prog_.globals.size() > 65535) fail(prog_.globals[65535]->name_pos, "too many globals (at most 65535)");
     // Every type a signature or a field names, so that an instance of a generic class that
-    // only a later signature or field names (fn make(): Box<int>) exists, with its interfaces, when an
-    // earlier body converts its value. An error in a signature is reported before any
-    // error in a body.
+    // only a later signature or field names (fn make(): Box<int>) exists, with its
+    // interfaces, when an earlier body converts its value. An error in a signature is
+    // reported before any error in a body.
     for (auto& f : prog_.functions) signature_types(*f);
     for (size_t i = 0; i < source_classes_; i++) {
       for (auto& m : prog_.classes[i]->methods) signature_types(*m);

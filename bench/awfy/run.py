@@ -30,6 +30,7 @@ import argparse
 import csv
 import datetime
 import glob
+import importlib.util
 import json
 import math
 import os
@@ -188,6 +189,15 @@ def top_methods(jsonl_path, k):
     return out
 
 
+def sampling_bench():
+    """bench/run.py as a module (its perf_report reads perf's rows), loaded under its own name:
+    this script is run.py too."""
+    spec = importlib.util.spec_from_file_location("bench_sampling", os.path.join(os.path.dirname(HERE), "run.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def perf_top(minivm, mode_flags, name, inner, k):
     """The VM's own top symbols by perf's cpu-clock samples (interpreter templates and compiled
     methods by name, through --perf-map): [(symbol, share)], or None without perf."""
@@ -201,12 +211,10 @@ def perf_top(minivm, mode_flags, name, inner, k):
         env = {**os.environ, "MINIVM_JITDUMP_DIR": d}
         if subprocess.run(cmd, capture_output=True, timeout=TIMEOUT, env=env).returncode != 0:
             return None
-        p = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "symbol", "--percent-limit", "1"],
-                           capture_output=True, text=True, timeout=TIMEOUT)
+        rows = sampling_bench().perf_report(data, "symbol")
         for written in set(glob.glob("/tmp/perf-*.map")) - maps_before:  # the run's own map, read by now
             os.remove(written)
-        rows = re.findall(r"^\s+([\d.]+)%\s+\[[.\w]\]\s+(\S+)", p.stdout, re.M)
-        return [(sym, float(pct) / 100) for pct, sym in rows[:k]]
+        return [(sym, pct / 100) for pct, sym, _ in rows[:k]]
 
 
 def profile_run(minivm, mode_flags, name, inner, samplers, out_jsonl):

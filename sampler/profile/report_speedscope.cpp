@@ -28,9 +28,10 @@ void write_speedscope(const Profile& p, std::ostream& out, const ReportOptions& 
       frames += "{\"name\":";
       append_json_string(frames, label);
       bool in_program = f && has_source_line(*f);
-      if (in_program && !p.file_name(p.file_of(f->function)).empty()) {
+      const std::string* file = in_program ? &p.file_name(p.file_of(f->function)) : nullptr;
+      if (file != nullptr && !file->empty()) {
         frames += ",\"file\":";
-        append_json_string(frames, p.file_name(p.file_of(f->function)));
+        append_json_string(frames, *file);
       }
       if (opt.lines && f && f->line) frames += ",\"line\":" + std::to_string(f->line);
       frames += '}';

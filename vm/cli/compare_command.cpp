@@ -44,7 +44,8 @@ std::vector<sampler::LinePoll> polls_that_ran(Mode mode) {
   for (size_t i = 0; i < vm.method_count(); i++) {
     const runtime::Method* m = vm.method(i);
     const runtime::CompiledCode* code = mode == Mode::xint ? nullptr : m->compiled.load(std::memory_order_acquire);
-    for (const runtime::PollLine& p : runtime::poll_lines(*m, code)) out.push_back({p.line, p.kind, p.function->name, p.function->file});
+    for (const runtime::PollLine& p : runtime::poll_lines(*m, code))
+      out.push_back({p.line, p.kind, p.function->name, p.function->file});
   }
   return out;
 }
