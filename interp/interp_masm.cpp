@@ -123,6 +123,12 @@ void InterpMasm::call_stack_helper(void* fn) {
   a.pop(rax);  // the new top of stack back in its register
 }
 
+void InterpMasm::implicit_null_check(const asmjit::Label& handler) {
+  asmjit::Label at = a.newLabel();
+  a.bind(at);
+  implicit_nulls.push_back({at, handler});
+}
+
 void InterpMasm::call_throw(void* fn) {
   Label after = a.newLabel();
   set_anchor(after);

@@ -64,7 +64,16 @@ class InterpMasm {
   asmjit::Label index_out_of_bounds = a.newLabel();
   asmjit::Label null_array_index = a.newLabel(), null_string_index = a.newLabel();
 
+  // An implicit null check (runtime/code_blob.h, ImplicitNull): the next instruction
+  // reads through a reference at a displacement below kImplicitNullLimit, so on null it
+  // faults and the SIGSEGV handler resumes at `handler` with the registers as they are.
+  void implicit_null_check(const asmjit::Label& handler);
+
   std::vector<runtime::PollLabels> polls;
+  struct ImplicitNullLabels {
+    asmjit::Label at, handler;
+  };
+  std::vector<ImplicitNullLabels> implicit_nulls;
   asmjit::Label left_frame;          // scratch for the return templates' ranges
 };
 

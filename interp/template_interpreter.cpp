@@ -114,9 +114,12 @@ void TemplateInterpreter::generate(bool listing) {
   blob_.begin = reinterpret_cast<uintptr_t>(base);
   blob_.end = blob_.begin + code_size;
   for (auto& p : g.polls) blob_.polls.push_back({addr(p.test), addr(p.resume)});
+  for (auto& n : g.implicit_nulls) blob_.implicit_nulls.push_back({addr(n.at), addr(n.handler)});
   g.frames.describe(blob_, code);
   std::sort(blob_.polls.begin(), blob_.polls.end(),
             [](const runtime::PollSite& x, const runtime::PollSite& y) { return x.pc < y.pc; });
+  std::sort(blob_.implicit_nulls.begin(), blob_.implicit_nulls.end(),
+            [](const runtime::ImplicitNull& x, const runtime::ImplicitNull& y) { return x.pc < y.pc; });
   runtime::register_blob(&blob_);
 }
 
@@ -127,8 +130,8 @@ runtime::ExecutionEngine TemplateInterpreter::engine() const {
 void TemplateInterpreter::print_templates(std::ostream& out) const {
   size_t total = 0;
   for (auto& t : templates_) total += t.size;
-  out << fmt::format("template interpreter: {} templates, {} bytes, {} poll sites, at {:#x}\n", templates_.size(),
-                     total, blob_.polls.size(), blob_.begin);
+  out << fmt::format("template interpreter: {} templates, {} bytes, {} poll sites, {} implicit null checks, at {:#x}\n",
+                     templates_.size(), total, blob_.polls.size(), blob_.implicit_nulls.size(), blob_.begin);
   out << "registers: r15 Thread*  r13 bcp  r14 locals  r12 dispatch table  rbp frame  rsp expression stack\n\n";
   for (auto& t : templates_) {
     out << fmt::format("{} ({} bytes, at +{:#x})\n", t.name, t.size, t.offset);

@@ -128,24 +128,14 @@ void if_bool(InterpMasm& g, bool branch_if_true, vm::Op op) {
   g.dispatch_next(len(op));
 }
 
-// Reports "null reference: <use>" (runtime/errors.h) when `ref` is null.
-void null_check(InterpMasm& g, const Gp& ref, runtime::NullUse use) {
-  Assembler& a = g.a;
-  Label ok = a.newLabel();
-  a.test(ref, ref);
-  a.jnz(ok);
-  a.mov(esi, int(use));
-  g.call_throw(fnptr(&minivm_rt_throw_null));
-  a.bind(ok);
-}
-
 // Null and bounds check of the index in rcx against the array (or string) in r8. Both
-// failures are the shared out-of-line paths of gen_array_failures: the hot path is two
-// tests and two branches, not taken, that fall through to the access.
+// failures are the shared out-of-line paths of gen_array_failures. Reading the length is
+// the null check (an implicit one: null faults at address 8), so the hot path is one
+// compare and one branch, not taken, that falls through to the access.
 void bounds_check(InterpMasm& g, runtime::NullUse use = runtime::NullUse::array_index) {
   Assembler& a = g.a;
-  a.test(r8, r8);
-  a.jz(use == runtime::NullUse::string_index ? g.null_string_index : g.null_array_index);
+  g.implicit_null_check(use == runtime::NullUse::string_index ? g.null_string_index : g.null_array_index);
+  static_assert(kArrayLengthOffset < runtime::kImplicitNullLimit);
   a.cmp(rcx, qword_ptr(r8, kArrayLengthOffset));
   a.jae(g.index_out_of_bounds);  // unsigned: a negative index is huge
 }
@@ -415,9 +405,13 @@ void gen_aastore(InterpMasm& g) { array_store(g, vm::Op::aastore); }
 void gen_fastore(InterpMasm& g) { array_store(g, vm::Op::fastore); }
 
 void gen_arraylength(InterpMasm& g) {
-  null_check(g, rax, runtime::NullUse::length);
+  Label null = g.a.newLabel();
+  g.implicit_null_check(null);
   g.a.mov(rax, qword_ptr(rax, kArrayLengthOffset));  // an array's elements or a string's bytes
   NEXT(arraylength);
+  g.a.bind(null);
+  g.a.mov(esi, int(runtime::NullUse::length));
+  g.call_throw(fnptr(&minivm_rt_throw_null));
 }
 
 // --- references and strings ---
@@ -831,8 +825,8 @@ void gen_fmull(InterpMasm& g) { local_float_op(g, Inst::kIdMulsd, vm::Op::fmull)
 void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl); }
 
 // The array templates' failure paths (bounds_check), shared so that the templates stay
-// short: a template jumps here with its frame intact and bcp current, the index in rcx
-// and the array (or string) in r8.
+// short: a template jumps here (or the SIGSEGV handler resumes here, for null) with its
+// frame intact and bcp current, the index in rcx and the array (or string) in r8.
 void gen_array_failures(InterpMasm& g) {
   Assembler& a = g.a;
   a.bind(g.index_out_of_bounds);
