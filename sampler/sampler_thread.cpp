@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #include "runtime/invariant.h"
 #include "runtime/stack_walker.h"
@@ -304,17 +305,37 @@ void drain_all_walks() {
   for (ThreadSampling* st : live_threads()) drain_walks(st);
 }
 
+namespace {
+// The time to the next period. Under --interval-jitter it is drawn uniformly from
+// interval * (1 +- jitter), so that a program whose own rhythm is near the interval is not
+// always caught at the same phase of it (random sampling, as Mytkowicz et al. ask for);
+// the mean, and so the rate asked, stays the interval.
+class IntervalDraw {
+ public:
+  explicit IntervalDraw(const ProfilerOptions& o)
+      : rng_(now_ns() ^ (uint64_t(getpid()) << 32)),
+        draw_(uint64_t(double(o.interval_ns) * (1 - o.interval_jitter)),
+              uint64_t(double(o.interval_ns) * (1 + o.interval_jitter))) {}
+  uint64_t next() { return draw_(rng_); }
+
+ private:
+  std::mt19937_64 rng_;
+  std::uniform_int_distribution<uint64_t> draw_;
+};
+}  // namespace
+
 void sampler_loop() {
   size_t next = 0;
   uint64_t deadline = now_ns();
   pid_t pid = getpid();
+  IntervalDraw interval(g_state.plan().options);
   g_state.sampler.classical_frames.reserve(kGuessDepthLimit);
   // One CPU-clock read per visit (it is a system call, not a vDSO read): a visit is
   // charged the sampler thread's CPU since the previous visit ended, which also holds
   // the period's wake-up and its recording of the handlers' walks.
   uint64_t cpu = thread_cpu_ns();
   while (g_state.signals.running.load(std::memory_order_acquire)) {
-    deadline += g_state.plan().options.interval_ns;
+    deadline += interval.next();
     uint64_t now = now_ns();
     uint64_t missed = 0;
     if (deadline > now) {

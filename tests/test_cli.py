@@ -298,7 +298,9 @@ with tempfile.TemporaryDirectory() as tmp:
                          (["--stack=2g"], "the most is 1g"), (["--compile-threshold=-3"], "cannot be negative"),
                          (["--backedge-threshold=4294967296"], "the most is"),
                          (["--interval=99999999999999999999999s"], "the most is 10s"),
-                         (["--interval=-1ms"], "cannot be negative"), (["--strip-mining=-1"], "cannot be negative")):
+                         (["--interval=-1ms"], "cannot be negative"), (["--strip-mining=-1"], "cannot be negative"),
+                         (["--interval-jitter=1"], "below 1 (100%)"), (["--interval-jitter=150%"], "below 1"),
+                         (["--interval-jitter=-0.5"], "not a fraction"), (["--interval-jitter=lots"], "not a fraction")):
         rc, out, err = run("run", *args, hello)
         check(f"{' '.join(args)} is a usage error ({needle})", usage_error(rc, err, needle, args[0].split("=")[0])
               and out == "", err)

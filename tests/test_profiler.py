@@ -420,6 +420,30 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the dropped requests are the interruptions cooperative and safepoint lack",
           *same_interruptions(events(out), se))
 
+    # --interval-jitter: intervals drawn from interval * (1 +- 0.5). aliasing.mini spends the
+    # first half of every millisecond in `first`, the second in `second`; a fixed 1 ms
+    # interval may catch it at one phase every time (whether it does depends on the timer's
+    # own jitter), random intervals must not: each function's share is near half. The
+    # oracle's samples are where the interruptions landed, so they measure the phases.
+    aliasing = os.path.join(ROOT, "bench", "accuracy", "aliasing.mini")
+    out = os.path.join(tmp, "jitter.jsonl")
+    for periods in (1500, 6000):  # more samples before failing: a share is a statistic
+        rc, so, se = run("--xcomp", "--sampler=oracle", "--interval=1ms", "--interval-jitter=0.5", "-D", f"PERIODS={periods}",
+                         "-o", out, aliasing)
+        taken = [e for e in events(out) if e["event"] == "ExecutionSample"]
+        first = sum(1 for e in taken if any(f["function"] == "first" for f in e["stack"]))
+        share = first / max(1, len(taken))
+        times = sorted(e["time_ns"] for e in taken)
+        gaps = sorted(b - a for a, b in zip(times, times[1:]))
+        spread = gaps[3 * len(gaps) // 4] - gaps[len(gaps) // 4] if len(gaps) > 100 else 0
+        if 0.3 <= share <= 0.7 and spread >= 300_000:
+            break
+    check("the jittered interval is reported", rc == 0 and "interval 1 ms ± 50%" in se, se[:500])
+    check(f"jittered intervals vary: the middle half of the gaps between samples spans {spread / 1e3:.0f} us "
+          f"(uniform from 0.5 to 1.5 ms: 500 us)", spread >= 300_000, gaps[:: max(1, len(gaps) // 20)])
+    check(f"random intervals do not alias: `first` has {100 * share:.1f}% of {len(taken)} samples (truth 50%)",
+          0.3 <= share <= 0.7)
+
     # Bad flags.
     rc, so, se = run("--profile", "--interval=5parsecs", example)
     check("a bad interval is a usage error", rc == 2 and "bad interval" in se, se)

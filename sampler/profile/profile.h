@@ -138,6 +138,9 @@ struct Profile {
   std::vector<Event> events;                  // samples, in order of first emission
   StackTraceRepository stacks;
   uint64_t interval_ns = 0;
+  // --interval-jitter: each interval was drawn uniformly from interval_ns * (1 +- this),
+  // so interval_ns is their mean (0: every interval was interval_ns).
+  double interval_jitter = 0;
   uint64_t duration_ns = 0;
   // Compiled code kept its lines only at polls and calls (--debug-info=safepoints): every
   // sampler, the oracle too, then names a pc elsewhere by the poll or call before it

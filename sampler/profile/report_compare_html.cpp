@@ -5,7 +5,7 @@
 // time to safepoint per poll site. Clicking a line (in the source or in a graph) shows
 // that line's samples' stacks under each sampler.
 //
-// Embedded data (id="compare-data"): {"program","mode","interval_ns","duration_ns",
+// Embedded data (id="compare-data"): {"program","mode","interval_ns","interval_jitter","duration_ns",
 // "config":[the run's configuration, a line each (configuration_lines)],"reference": the
 // reference column's label (reference_label),"oracleHow": what the oracle knows, for the
 // page's introduction,"banner": why the oracle is not exact, or "" when it is,
@@ -51,7 +51,8 @@ class DataWriter {
   std::string json(std::string_view events_jsonl, size_t max_events) {
     const CompareTable& t = r_.table;
     out_ += "{\"program\":" + json_string(p_.program) + ",\"mode\":" + json_string(r_.mode);
-    out_ += fmt::format(",\"interval_ns\":{},\"duration_ns\":{},\"oracle\":{}", p_.interval_ns, p_.duration_ns,
+    out_ += fmt::format(",\"interval_ns\":{},\"interval_jitter\":{},\"duration_ns\":{},\"oracle\":{}", p_.interval_ns,
+                        p_.interval_jitter, p_.duration_ns,
                         t.has_oracle ? "true" : "false");
     list("config", configuration_lines(r_), [&](const std::string& l) { append_json_string(out_, l); });
     out_ += ",\"reference\":" + json_string(reference_label(r_, true)) + ",\"oracleHow\":" + json_string(oracle_how());

@@ -7,6 +7,7 @@
 
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_compare.h"
+#include "sampler/profile/report_text.h"
 
 namespace sampler {
 
@@ -95,8 +96,8 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
 
   uint64_t interruptions = 0;
   for (const auto& [s, st] : p.stats) interruptions = std::max(interruptions, st.interruptions);
-  out << fmt::format("{}: {} samplers on the same {} interruptions, every {} for {:.2f} s; code {}\n", p.program, n,
-                     interruptions, interval(p.interval_ns), double(p.duration_ns) / 1e9, rep.mode);
+  out << fmt::format("{}: {} samplers on the same {} interruptions, every {}{} for {:.2f} s; code {}\n", p.program, n,
+                     interruptions, interval(p.interval_ns), jitter_suffix(p), double(p.duration_ns) / 1e9, rep.mode);
   for (const std::string& line : configuration_lines(rep)) out << line << "\n";
   SamplingRate rate = sampling_rate(p);
   if (rate.asked) out << "rate: " << format_rate(rate) << "\n";

@@ -78,7 +78,8 @@ void append_rate(std::string& out, const Profile& p) {
 void write_stats_json(const Profile& p, std::ostream& os) {
   std::string out = "{\"program\": ";
   append_json_string(out, p.program);
-  out += fmt::format(",\n \"interval_ns\": {},\n \"duration_ns\": {},", p.interval_ns, p.duration_ns);
+  out += fmt::format(",\n \"interval_ns\": {},\n \"interval_jitter\": {},\n \"duration_ns\": {},", p.interval_ns,
+                     p.interval_jitter, p.duration_ns);
   out += fmt::format("\n \"sampler_thread\": {{\"cpu_ns\": {}, \"cpu_per_visit_ns\": ",
                      p.sampler_thread_cpu_ns);
   append_percentiles(out, p.sampler_cpu_ns);

@@ -56,6 +56,10 @@ std::string format_duration(uint64_t ns) {
   return fmt::format("{:.3g} {}", v, unit);
 }
 
+std::string jitter_suffix(const Profile& p) {
+  return p.interval_jitter > 0 ? fmt::format(" ± {:.3g}%", 100 * p.interval_jitter) : "";
+}
+
 std::string pct(uint64_t part, uint64_t whole) {
   if (whole == 0) return "n/a";
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
@@ -377,7 +381,7 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   std::vector<SamplerId> samplers = report_samplers(p);
   out += fmt::format("minivm profile: {}\n", p.program.empty() ? "(unnamed program)" : p.program);
   std::vector<std::string> facts;
-  if (p.interval_ns) facts.push_back("interval " + format_duration(p.interval_ns));
+  if (p.interval_ns) facts.push_back("interval " + format_duration(p.interval_ns) + jitter_suffix(p));
   if (p.duration_ns) facts.push_back("run time " + format_duration(p.duration_ns));
   if (samplers.size() == 1) facts.push_back(std::string("sampler ") + sampler_name(samplers[0]));
   if (samplers.size() > 1) {

@@ -36,6 +36,9 @@ std::vector<Row> sorted_rows(std::vector<Row> rows, bool by_self);
 
 std::string pct(uint64_t part, uint64_t whole);  // "66.7%", "n/a" of nothing
 std::string format_duration(uint64_t ns);          // "963 ms", "1.25 s"
+// What follows the interval when each was drawn at random (--interval-jitter):
+// " ± 50%", or nothing for a fixed interval.
+std::string jitter_suffix(const Profile& p);
 
 // The Wilson score interval at 95% of a share of `k` in `n` samples, in percent.
 struct Interval {

@@ -290,6 +290,16 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                }});
   option(run, "--interval", kProfiling, "time between samples: 250us, 1ms, 2s",
          duration_value("interval", kMinPeriodNs, kMaxPeriodNs, o.profiler.interval_ns, o.profiler.interval_ns));
+  option(run, "--interval-jitter", kProfiling,
+         "draw each interval uniformly from --interval * (1 +- F), so that a program whose own rhythm is near the "
+         "interval is not always sampled at the same phase of it; the mean interval stays --interval",
+         Value{"F", "a fraction below 1, e.g. 0.5 or 50%; default 0: every interval is T",
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto f = parse_fraction(text, 1, why);
+                 if (!f) bad("jitter", option, text, why);
+                 o.profiler.interval_jitter = *f;
+               }});
   option(run, "--sampler", kProfiling, sampler_help(), samplers_value(o.profiler.samplers));
   option(run, "--stack-depth", kProfiling,
          "the most frames a sample keeps: a deeper stack is cut to its top N frames and marked [truncated] "

@@ -1,7 +1,10 @@
 #include "vm/cli/values.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+
+#include <fmt/format.h>
 
 namespace cli {
 
@@ -112,6 +115,23 @@ std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_
     return std::nullopt;
   }
   return in_range(*v, min, max, plain, why);
+}
+
+std::optional<double> parse_fraction(std::string_view text, double below, std::string& why) {
+  bool percent = !text.empty() && text.back() == '%';
+  std::string_view number = percent ? text.substr(0, text.size() - 1) : text;
+  double v = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !(v >= 0)) {
+    why = "it is not a fraction (0.25) or a percentage (25%)";
+    return std::nullopt;
+  }
+  if (percent) v /= 100;
+  if (!(v < below)) {
+    why = fmt::format("it must be below {} ({}%)", below, below * 100);
+    return std::nullopt;
+  }
+  return v;
 }
 
 std::string format_size(uint64_t bytes) {

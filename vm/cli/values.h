@@ -18,6 +18,9 @@ std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, u
 // A whole number from min to max ("1000"); no sign, no suffix.
 std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_t max, std::string& why);
 
+// "0.25" or "25%" -> 0.25, from 0 up to (not including) `below`.
+std::optional<double> parse_fraction(std::string_view text, double below, std::string& why);
+
 // 1048576 -> "1m", 1099511627776 -> "1t", 1500 -> "1500": how limits are printed.
 std::string format_size(uint64_t bytes);
 // 10000 -> "10us", 10000000000 -> "10s", 300000000000 -> "5m".

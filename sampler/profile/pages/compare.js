@@ -43,7 +43,8 @@ const colorOf = line => lineColor.get(line) || '#b8bec6';
 
 $('title').textContent = 'minivm compare: ' + D.program;
 const inter = Math.max(...D.stats.map(s => s.interruptions));
-$('summary').textContent = `${ncol} samplers on the same ${inter} interruptions, every ${fmtUs(D.interval_ns)} for ` +
+$('summary').textContent = `${ncol} samplers on the same ${inter} interruptions, every ${fmtUs(D.interval_ns)}` +
+  `${D.interval_jitter > 0 ? ` ± ${+(100 * D.interval_jitter).toPrecision(3)}%` : ''} for ` +
   `${(D.duration_ns / 1e9).toFixed(2)} s; code ${D.mode}. Reference: ${D.reference}.`;
 D.config.forEach(line => $('config').append(el('div', {}, line)));
 $('oracleHow').textContent = D.oracleHow;
