@@ -11,6 +11,7 @@
 #include "runtime/invariant.h"
 #include "runtime/method.h"
 #include "runtime/mini_semantics_asm.h"
+#include "runtime/slowdown.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/stack_overflow_path.h"
 #include "runtime/thread.h"
@@ -823,6 +824,21 @@ void gen_faddl(InterpMasm& g) { local_float_op(g, Inst::kIdAddsd, vm::Op::faddl)
 void gen_fsubl(InterpMasm& g) { local_float_op(g, Inst::kIdSubsd, vm::Op::fsubl); }
 void gen_fmull(InterpMasm& g) { local_float_op(g, Inst::kIdMulsd, vm::Op::fmull); }
 void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl); }
+
+// --slowdown's work (runtime/slowdown.h): N ns of the calibrated chain, the cached top and
+// everything else untouched, so a sample in it is taken at this bcp, on its line.
+void gen_slowdown(InterpMasm& g) {
+  Assembler& a = g.a;
+  Label done = a.newLabel();
+  a.mov(ecx, g.i32_operand());  // at most vm::kMaxSlowdownNs (verified)
+  a.mov(rdx, imm(reinterpret_cast<uint64_t>(&runtime::g_slowdown_turns_per_1024ns)));
+  a.imul(rcx, qword_ptr(rdx));
+  a.shr(rcx, 10);
+  a.jz(done);
+  runtime::emit_slowdown_spin(a, rcx, rdx);
+  a.bind(done);
+  NEXT(slowdown);
+}
 
 // The array templates' failure paths (bounds_check), shared so that the templates stay
 // short: a template jumps here (or the SIGSEGV handler resumes here, for null) with its

@@ -13,6 +13,7 @@
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/mini_semantics_asm.h"
+#include "runtime/slowdown.h"
 #include "runtime/runtime_calls.h"
 #include "runtime/thread.h"
 #include "runtime/vm.h"
@@ -79,6 +80,14 @@ void Compiler::global_access(const Insn& i, bool store) {
 }
 EMIT(gload, PLAIN) { global_access(i, false); }
 EMIT(gstore, PLAIN) { global_access(i, true); }
+// --slowdown's work (runtime/slowdown.h), its turns fixed as the method compiles; rcx and
+// rdx are scratch between instructions, and no value moves.
+EMIT(slowdown, REGS) {
+  uint64_t turns = runtime::slowdown_turns(uint32_t(vm::read_i32(i.p, vm::kOperandA)));
+  if (turns == 0) return;
+  a.mov(rcx, imm(turns));
+  runtime::emit_slowdown_spin(a, rcx, rdx);
+}
 EMIT(iinc, REGS) {
   a.emit(Inst::kIdAdd, local(i.a()), imm(vm::read_i32(i.p, vm::kOperandB)));
   after_local_write(i.a());

@@ -71,7 +71,8 @@ bool Compiler::should_inline(const Method* callee, const InlineScope* chain) con
     if (s->m == callee) return false;  // recursion
   if (depth > kMaxInlineDepth) return false;
   if (f.inline_hint == vm::InlineHint::Inline) return true;
-  return f.code.size() <= kMaxInlineBytes && inline_bytes_ + f.code.size() <= kInlineBudget;
+  size_t size = f.code.size() - f.slowdown_bytes;  // a --slowdown changes no decision
+  return size <= kMaxInlineBytes && inline_bytes_ + size <= kInlineBudget;
 }
 
 // Decides every inlining of body `s` (recursively, in emission order) and sizes the
@@ -94,7 +95,7 @@ void Compiler::plan(InlineScope& s) {
     bool yes = should_inline(callee, &s);
     inline_decisions_.push_back(yes);
     if (!yes) continue;
-    inline_bytes_ += callee->function->code.size();
+    inline_bytes_ += callee->function->code.size() - callee->function->slowdown_bytes;
     InlineScope& ns = scopes_.emplace_back();
     ns.m = callee;
     ns.fn = callee->function;

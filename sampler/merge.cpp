@@ -117,6 +117,7 @@ Profile snapshot_profile(bool final) {
   profile.samplers = g_state.profile.samplers;
   profile.interval_ns = g_state.profile.interval_ns;
   profile.interval_jitter = g_state.profile.interval_jitter;
+  profile.slowdowns = g_state.profile.slowdowns;
   profile.debug_info_at_safepoints = g_state.profile.debug_info_at_safepoints;
   for (SamplerId s : profile.samplers) profile.stats[s];
   for (EventBuffer* buf : {&g_state.sampler.events, &g_state.threads.ended_events}) {

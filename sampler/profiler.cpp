@@ -64,6 +64,7 @@ void start_profiler(const ProfilerOptions& options) {
   profile.samplers = options.samplers;
   profile.interval_ns = options.interval_ns;
   profile.interval_jitter = options.interval_jitter;
+  profile.slowdowns = options.slowdowns;
   profile.debug_info_at_safepoints = options.debug_info_at_safepoints;
   const vm::Module& module = runtime::VM::get().module();
   profile.program = module.program_file();

@@ -24,6 +24,7 @@ inline constexpr uint32_t kMaxStackDepth = 65536;
 struct ProfilerOptions {
   uint64_t interval_ns = 1'000'000;     // --interval
   double interval_jitter = 0;           // --interval-jitter: each interval uniform in interval_ns * (1 +- this)
+  std::vector<std::string> slowdowns;   // --slowdown sites, as reports name them
   std::vector<SamplerId> samplers{SamplerId::cooperative};  // --sampler, in report order
   size_t threads_per_period = 64;       // visited per wake-up, round-robin
   bool handshake = false;               // --suspend=handshake (else signal)

@@ -71,6 +71,9 @@ struct Function {
   std::vector<PrintDescriptor> prints;
   std::vector<LineEntry> lines;   // sorted by bci, first entry at bci 0
   std::vector<LoopEntry> loops;   // sorted by header_bci
+  // The bytes of the slowdown instructions --slowdown put in (vm/slowdown.h): the JIT's
+  // inlining decisions measure the code without them, so a slowdown does not change them.
+  uint32_t slowdown_bytes = 0;
 
   uint16_t param_count() const { return uint16_t(params.size()); }
   uint16_t local_count() const { return uint16_t(local_types.size()); }
@@ -192,6 +195,7 @@ class CodeBuilder {
   void emit_u16(Op o, uint16_t a) { op(o); u16(a); }
   void emit_u16u16(Op o, uint16_t a, uint16_t b) { op(o); u16(a); u16(b); }
   void emit_iinc(uint16_t local, int32_t delta) { op(Op::iinc); u16(local); i32(delta); }
+  void emit_slowdown(uint32_t ns) { op(Op::slowdown); i32(int32_t(ns)); }
   // Emits a branch to a known target (backward branches).
   void emit_branch_to(Op o, size_t target) { size_t at = here(); op(o); i32(int32_t(target - at)); }
   // Emits a branch whose target is patched later with patch_branch(); returns its bci.

@@ -84,7 +84,9 @@ Op binary_opcode(BinOp op, Type t, Type u) {
 
 class FnGen {
  public:
-  FnGen(const Program& prog, const FnDecl& decl, Function& fn) : prog_(prog), decl_(decl), fn_(fn), b_(fn.code) {}
+  // `slowdowns`: the --slowdown sites of this function (vm/slowdown.h).
+  FnGen(const Program& prog, const FnDecl& decl, Function& fn, std::vector<SlowdownSite*> slowdowns)
+      : prog_(prog), decl_(decl), fn_(fn), b_(fn.code), slowdowns_(std::move(slowdowns)) {}
 
   void run() {
     if (decl_.is_abstract) {
@@ -140,12 +142,25 @@ class FnGen {
     if (fn_.lines.empty() || fn_.lines.back().line != line_) {
       if (!fn_.lines.empty() && fn_.lines.back().bci == b_.here()) fn_.lines.back().line = line_;
       else fn_.lines.push_back({uint32_t(b_.here()), line_});
+      slow_down_here();
     }
     depth_ -= pops;
     depth_ += pushes;
     max_depth_ = std::max(max_depth_, depth_);
     if (depth_ > 65535) fail(pos_, fmt::format("expression too large in '{}' (stack over 65535 slots)", decl_.name));
     return true;
+  }
+  // Control enters a run of the line's code here: a --slowdown of this line goes first, so
+  // that whatever reaches the run (falling in, a branch to a label bound here, a loop's
+  // back branch) passes it.
+  void slow_down_here() {
+    for (SlowdownSite* s : slowdowns_) {
+      if (s->line != line_) continue;
+      size_t at = b_.here();
+      b_.emit_slowdown(s->ns);
+      fn_.slowdown_bytes += uint32_t(b_.here() - at);
+      s->placed++;
+    }
   }
   // An opcode whose stack effect is fully given by opcodes.def.
   void simple(Op o) {
@@ -432,8 +447,9 @@ class FnGen {
     bind(cont);
     if (reachable_) {  // else the body always leaves the loop: there is no latch
       at(s.pos);
+      begin(0, 0);  // reachable: it emits (after a --slowdown of this line, if any)
       uint32_t latch = uint32_t(b_.here());
-      if (begin(0, 0)) b_.emit_forloop(uint16_t(s.slot), uint16_t(s.limit_slot), size_t(body.bci));
+      b_.emit_forloop(uint16_t(s.slot), uint16_t(s.limit_slot), size_t(body.bci));
       fn_.loops.push_back({uint32_t(body.bci), latch, true});
     }
     bind(exit);
@@ -722,11 +738,13 @@ class FnGen {
   std::vector<LoopLabels> loops_;
   std::map<std::pair<Type, int64_t>, uint16_t> constants_;
   std::map<std::string, uint16_t> strings_;
+  std::vector<SlowdownSite*> slowdowns_;
 };
 
 }  // namespace
 
-std::unique_ptr<Module> generate_module(const Program& program, const std::vector<std::string>& files) {
+std::unique_ptr<Module> generate_module(const Program& program, const std::vector<std::string>& files,
+                                        std::vector<SlowdownSite>& slowdowns) {
   auto m = std::make_unique<Module>();
   m->files = files;
   for (auto& g : program.globals)
@@ -782,7 +800,10 @@ std::unique_ptr<Module> generate_module(const Program& program, const std::vecto
     fn->result = d->result;
     fn->local_types = d->local_types;
     fn->local_names = d->local_names;
-    FnGen(program, *d, *fn).run();
+    std::vector<SlowdownSite*> here;
+    for (SlowdownSite& s : slowdowns)
+      if (s.function == fn->name) here.push_back(&s);
+    FnGen(program, *d, *fn, std::move(here)).run();
     if (d->name == "main" && d->owner == nullptr) m->main_index = fn->index;
     m->functions.push_back(std::move(fn));
   }

@@ -30,11 +30,14 @@
 
 #include "vm/ast.h"
 #include "vm/bytecode.h"
+#include "vm/slowdown.h"
 
 namespace vm {
 
 // Throws FrontendError when a limit of the bytecode format is exceeded (e.g. more than
-// 65536 constants in one function). `files` are the program's (Module::files).
-std::unique_ptr<Module> generate_module(const ast::Program& program, const std::vector<std::string>& files);
+// 65536 constants in one function). `files` are the program's (Module::files). Each of
+// `slowdowns` is placed in its function's code (vm/slowdown.h) and counts where.
+std::unique_ptr<Module> generate_module(const ast::Program& program, const std::vector<std::string>& files,
+                                        std::vector<SlowdownSite>& slowdowns);
 
 }  // namespace vm

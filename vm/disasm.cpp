@@ -98,6 +98,10 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = g < m.globals.size() ? m.globals[g].name : "<bad global>";
       return;
     }
+    case Op::slowdown:
+      ops = std::to_string(uint32_t(read_i32(p, kOperandA)));
+      comment = "ns, --slowdown";
+      return;
     case Op::iinc: {
       uint16_t l = read_u16(p, kOperandA);
       int32_t d = read_i32(p, kOperandB);

@@ -72,7 +72,7 @@ void add_imports(ast::Program& program, std::vector<std::string>& files, const S
 }  // namespace
 
 std::unique_ptr<Module> compile_source(std::string_view file, std::string_view source, CompileError& error,
-                                       const SourceReader& read) {
+                                       const SourceReader& read, std::vector<SlowdownSite>* slowdowns) {
   std::vector<std::string> files{std::string(file)};
   auto report = [&](SourcePos at, std::string message) {
     error = CompileError{files[at.file < files.size() ? at.file : 0], at.line, at.col, std::move(message)};
@@ -83,7 +83,8 @@ std::unique_ptr<Module> compile_source(std::string_view file, std::string_view s
     add_imports(program, files, read);
     program.files = files;
     check_program(program);
-    std::unique_ptr<Module> module = generate_module(program, files);
+    std::vector<SlowdownSite> none;
+    std::unique_ptr<Module> module = generate_module(program, files, slowdowns != nullptr ? *slowdowns : none);
     // The compiler's output must always verify; a failure here is a compiler bug.
     VerifyError v;
     if (!verify_module(*module, v))

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "vm/bytecode.h"
+#include "vm/slowdown.h"
 
 namespace vm {
 
@@ -32,7 +33,8 @@ inline constexpr size_t kMaxProgramFiles = 4096;
 // the program first. On success returns the module (already verified); on failure returns
 // nullptr and fills `error` with the first error a user needs to see (no cascades), in the
 // file it is in. Never throws for bad input.
+// `slowdowns` (--slowdown, vm/slowdown.h) are placed in the code, each counting where.
 std::unique_ptr<Module> compile_source(std::string_view file, std::string_view source, CompileError& error,
-                                       const SourceReader& read = {});
+                                       const SourceReader& read = {}, std::vector<SlowdownSite>* slowdowns = nullptr);
 
 }  // namespace vm

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "vm/builtins.h"
+#include "vm/slowdown.h"
 
 namespace vm {
 
@@ -155,6 +156,10 @@ class Verifier {
           break;
         case Op::load: case Op::store: check_local(bci, read_u16(p, kOperandA), false); break;
         case Op::iinc: check_local(bci, read_u16(p, kOperandA), true); break;
+        case Op::slowdown:
+          if (uint32_t(read_i32(p, kOperandA)) > kMaxSlowdownNs)
+            reject(bci, fmt::format("slowdown of {} ns: at most {} ns a pass", uint32_t(read_i32(p, kOperandA)), kMaxSlowdownNs));
+          break;
         case Op::iaddl: case Op::isubl: case Op::imull:
           check_local(bci, read_u16(p, kOperandA), true);
           break;

@@ -141,6 +141,8 @@ struct Profile {
   // --interval-jitter: each interval was drawn uniformly from interval_ns * (1 +- this),
   // so interval_ns is their mean (0: every interval was interval_ns).
   double interval_jitter = 0;
+  // --slowdown sites of the run ("sieve:10=100ns", vm/slowdown.h): time added on purpose.
+  std::vector<std::string> slowdowns;
   uint64_t duration_ns = 0;
   // Compiled code kept its lines only at polls and calls (--debug-info=safepoints): every
   // sampler, the oracle too, then names a pc elsewhere by the poll or call before it

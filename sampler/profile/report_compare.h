@@ -41,7 +41,8 @@ struct CompareReport {
 
 // The run's configuration beyond the mode and the interval (which the first line of the
 // listing and of the page give): the samplers and how they suspend, then the options
-// that shaped the compiled code. Two lines, each starting with what it is about.
+// that shaped the compiled code, then a line per --slowdown. Each starts with what it is
+// about.
 std::vector<std::string> configuration_lines(const CompareReport& report);
 
 // What the reference column is. The oracle is exact only when the code kept complete

@@ -61,9 +61,12 @@ std::vector<std::string> configuration_lines(const CompareReport& rep) {
                                  c.strip_mining_iters, c.strip_mining_iters ? "" : " (never)",
                                  on(c.counted_loop_polls), c.safepoint_debug_info ? "safepoints" : "all");
   if (!c.compiled) code += " (unused: --xint compiles nothing)";
-  return {fmt::format("samplers: {}; --suspend={}, --stub-metadata {}", samplers,
-                      c.handshake ? "handshake" : "signal", on(c.stub_metadata)),
-          code};
+  std::vector<std::string> lines{fmt::format("samplers: {}; --suspend={}, --stub-metadata {}", samplers,
+                                             c.handshake ? "handshake" : "signal", on(c.stub_metadata)),
+                                 code};
+  for (const std::string& s : rep.profile->slowdowns)
+    lines.push_back(fmt::format("--slowdown={}: time added on purpose, each time control enters that line", s));
+  return lines;
 }
 
 std::string reference_label(const CompareReport& rep, bool brief) {

@@ -80,6 +80,12 @@ void write_stats_json(const Profile& p, std::ostream& os) {
   append_json_string(out, p.program);
   out += fmt::format(",\n \"interval_ns\": {},\n \"interval_jitter\": {},\n \"duration_ns\": {},", p.interval_ns,
                      p.interval_jitter, p.duration_ns);
+  out += "\n \"slowdowns\": [";
+  for (size_t i = 0; i < p.slowdowns.size(); i++) {
+    if (i) out += ", ";
+    append_json_string(out, p.slowdowns[i]);
+  }
+  out += "],";
   out += fmt::format("\n \"sampler_thread\": {{\"cpu_ns\": {}, \"cpu_per_visit_ns\": ",
                      p.sampler_thread_cpu_ns);
   append_percentiles(out, p.sampler_cpu_ns);

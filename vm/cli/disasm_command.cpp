@@ -60,6 +60,7 @@ void add_disasm_flags(CLI::App& disasm, DisasmOptions& o) {
                        "loop header marked, a counted loop with no poll in it as such"));
   disasm.add_flag("--pc-table", o.pc_table, wrap("with --jit: also the debug info, pc -> scope chain"));
   add_code_shape_flags(disasm, o.code);
+  add_slowdown_flag(disasm, o.slowdowns);
 }
 
 void resolve_disasm_flags(const DisasmOptions& o) {
@@ -75,7 +76,8 @@ void resolve_disasm_flags(const DisasmOptions& o) {
 
 int disasm_command(const DisasmOptions& o) {
   if (!o.program.empty()) {
-    auto module = compile_or_exit(o.program);
+    std::vector<vm::SlowdownSite> slowdowns = o.slowdowns;
+    auto module = compile_or_exit(o.program, slowdowns);
     if (o.jit) {
       std::string text, error;
       read_source(o.program, text, error);  // compile_or_exit has read it already

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "jit/baseline_compiler.h"
+#include "vm/slowdown.h"
 
 namespace cli {
 
@@ -15,6 +16,7 @@ struct DisasmOptions {
   bool jit = false;
   bool pc_table = false;     // --jit: also the debug info, pc by pc
   jit::JitOptions code;      // --jit: where the code polls (the same flags as run's)
+  std::vector<vm::SlowdownSite> slowdowns;  // --slowdown, as run takes it
 };
 
 // Declares disasm's options on `disasm` (they print as `minivm disasm --help`).

@@ -39,7 +39,8 @@ void run_command(RunOptions o, const AfterProfile& after) {
   // Held since the process started (profile_signals.h): with --profile until the
   // profiler has its handlers, which write the profile; without, not at all.
   if (!o.profile) release_profile_signals();
-  auto module = compile_or_exit(o.program);
+  auto module = compile_or_exit(o.program, o.slowdowns);
+  for (const vm::SlowdownSite& s : o.slowdowns) o.profiler.slowdowns.push_back(vm::format_slowdown(s));
   std::string define_error;
   if (!apply_defines(*module, o.defines, define_error)) {
     std::fprintf(stderr, "minivm: %s\n", define_error.c_str());

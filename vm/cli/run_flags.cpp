@@ -176,6 +176,37 @@ void add_code_shape_flags(CLI::App& app, jit::JitOptions& o) {
          choice_value({"all", "safepoints"}, o.safepoint_debug_info, [&](size_t i) { o.safepoint_debug_info = i == 1; }));
 }
 
+void add_slowdown_flag(CLI::App& app, std::vector<vm::SlowdownSite>& sites) {
+  app.add_option_function<std::vector<std::string>>(
+         "--slowdown",
+         [&](const std::vector<std::string>& texts) {
+           for (const std::string& text : texts) {
+             size_t eq = text.rfind('='), colon = eq == std::string::npos ? eq : text.rfind(':', eq);
+             if (colon == std::string::npos || colon == 0)
+               bad("slowdown", "--slowdown", text, "write FUNCTION:LINE=T, e.g. sieve:10=100ns");
+             vm::SlowdownSite s;
+             s.function = text.substr(0, colon);
+             std::string why, line = text.substr(colon + 1, eq - colon - 1), amount = text.substr(eq + 1);
+             auto l = parse_whole(line, 1, UINT32_MAX, why);
+             if (!l) bad("line", "--slowdown", line, why);
+             s.line = uint32_t(*l);
+             // Nanoseconds as well as the durations every option takes: a pass adds little.
+             bool ns = amount.size() > 2 && amount.compare(amount.size() - 2, 2, "ns") == 0;
+             auto n = ns ? parse_whole(amount.substr(0, amount.size() - 2), 0, vm::kMaxSlowdownNs, why)
+                         : parse_duration(amount, 0, vm::kMaxSlowdownNs, why);
+             if (!n) bad("amount", "--slowdown", amount, why + " (T a pass: 100ns, 2us, at most 1ms)");
+             s.ns = uint32_t(*n);
+             sites.push_back(s);
+           }
+         },
+         wrap("each time control enters source line LINE of FUNCTION (every function of that name, as profiles "
+              "name it: sieve, Vector.add), spend T more in a calibrated chain of multiplies, and change nothing "
+              "else: to check where each profiler puts known added time; repeatable"))
+      ->type_name("FUNCTION:LINE=T")
+      ->allow_extra_args(false)
+      ->group(kExecution);
+}
+
 void add_run_flags(CLI::App& run, RunOptions& o) {
   // Required, so that an option whose value is optional (--stress-unload) never takes it.
   run.add_option("program", o.program, "the Mini program to compile and run")->type_name("PROGRAM.mini")->required();
@@ -211,6 +242,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false)
       ->group(kExecution);
+  add_slowdown_flag(run, o.slowdowns);
   flag(run, "--print-compilation", kExecution, "one line on stderr per compiled function and per OSR",
        [&] { o.tiered.print_compilation = true; });
 

@@ -16,6 +16,9 @@ void add_run_flags(CLI::App& run, RunOptions& options);
 // (--counted-loop-polls, --strip-mining, --debug-info), shared by `run` and `disasm --jit`.
 void add_code_shape_flags(CLI::App& app, jit::JitOptions& options);
 
+// --slowdown=FUNCTION:LINE=T (vm/slowdown.h), repeatable, shared by `run` and `disasm`.
+void add_slowdown_flag(CLI::App& app, std::vector<vm::SlowdownSite>& sites);
+
 // After parsing: an option of the profiling group turns profiling on; the profile's
 // format comes from --format or the file's extension; every output path is checked
 // before the program starts. Throws CLI::ValidationError on a problem.

@@ -11,6 +11,7 @@
 #include "runtime/vm.h"
 #include "sampler/profiler.h"
 #include "vm/cli/defines.h"
+#include "vm/slowdown.h"
 
 namespace cli {
 
@@ -19,6 +20,7 @@ enum class Mode { tiered, xint, xcomp };
 struct RunOptions {
   std::string program;
   std::vector<Define> defines;  // --define NAME=VALUE, in command-line order
+  std::vector<vm::SlowdownSite> slowdowns;  // --slowdown, in command-line order
   Mode mode = Mode::tiered;
   runtime::VMOptions vm;
   bool gc_log = false;     // --gc-log

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <fmt/format.h>
+
+#include "runtime/slowdown.h"
 #include "vm/frontend.h"
 #include "vm/text.h"
 
@@ -46,18 +49,41 @@ bool read_source(const std::string& path, std::string& text, std::string& error)
   return true;
 }
 
-std::unique_ptr<vm::Module> compile_or_exit(const std::string& path) {
+namespace {
+
+// Why a slowdown went nowhere: no function of that name, or no code of its on that line.
+std::string unplaced(const vm::Module& m, const vm::SlowdownSite& s) {
+  const vm::Function* f = m.find(s.function);
+  std::string what = "--slowdown=" + vm::shortened(vm::format_slowdown(s));
+  if (f == nullptr) return fmt::format("{}: the program has no function '{}' (name a method Class.method)", what,
+                                       vm::shortened(s.function));
+  uint32_t first = UINT32_MAX, last = 0;
+  for (const vm::LineEntry& e : f->lines) first = std::min(first, e.line), last = std::max(last, e.line);
+  return fmt::format("{}: {} has no code on line {} (its code is on lines {} to {} of {})", what, f->name, s.line, first,
+                     last, m.files[f->file]);
+}
+
+}  // namespace
+
+std::unique_ptr<vm::Module> compile_or_exit(const std::string& path, std::vector<vm::SlowdownSite>& slowdowns) {
   std::string source, error;
   if (!read_source(path, source, error)) {
     std::fprintf(stderr, "minivm: %s\n", error.c_str());
     std::exit(2);
   }
   vm::CompileError compile_error;
-  auto module = vm::compile_source(path, source, compile_error, read_source);
+  auto module = vm::compile_source(path, source, compile_error, read_source, &slowdowns);
   if (!module) {
     std::fprintf(stderr, "%s\n", compile_error.format().c_str());
     std::exit(2);
   }
+  for (const vm::SlowdownSite& s : slowdowns) {
+    if (s.placed == 0) {
+      std::fprintf(stderr, "minivm: %s\n", unplaced(*module, s).c_str());
+      std::exit(2);
+    }
+  }
+  if (!slowdowns.empty()) runtime::calibrate_slowdown();
   return module;
 }
 

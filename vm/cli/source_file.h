@@ -6,6 +6,7 @@
 #include <string>
 
 #include "vm/bytecode.h"
+#include "vm/slowdown.h"
 
 namespace cli {
 
@@ -17,8 +18,9 @@ inline constexpr size_t kMaxSourceBytes = size_t(16) << 20;
 // The program's text, or nothing with "cannot ... 'PATH': why" in `error`.
 bool read_source(const std::string& path, std::string& text, std::string& error);
 
-// The verified module of the program at `path`; on an unreadable file or a compile error
-// prints the message and exits with status 2.
-std::unique_ptr<vm::Module> compile_or_exit(const std::string& path);
+// The verified module of the program at `path`, with `slowdowns` placed (vm/slowdown.h); on
+// an unreadable file, a compile error or a slowdown with no code to go on, prints the
+// message and exits with status 2. Calibrates the slowdowns' work if there are any.
+std::unique_ptr<vm::Module> compile_or_exit(const std::string& path, std::vector<vm::SlowdownSite>& slowdowns);
 
 }  // namespace cli
