@@ -759,7 +759,7 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
   CHECK_FALSE(write_profile_file(p, bad, o, err));
   CHECK(err == "--profile-out " + bad +
                    ": unknown extension '.xyz'; use .txt (text report), .collapsed or .folded (folded stacks), "
-                   ".json (speedscope), .html (flame graph) or .jsonl (one event per line)");
+                   ".json (speedscope), .html (flame graph), .jsonl (one event per line) or .jfr (JFR recording)");
   CHECK_FALSE(std::filesystem::exists(bad));  // nothing written for an unknown format
 
   auto bare = (dir.path / "profile").string();
