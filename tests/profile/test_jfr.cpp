@@ -172,7 +172,7 @@ TEST_CASE("jfr: compressed integers are LEB128, nine bytes at most", "[jfr]") {
   CHECK(r.varint() == 300);
 }
 
-TEST_CASE("jfr: strings say their encoding; an event's size counts itself", "[jfr]") {
+TEST_CASE("jfr: strings say their encoding, and an event's size counts itself", "[jfr]") {
   std::string s;
   jfr::put_string(s, "");
   jfr::put_null_string(s);
