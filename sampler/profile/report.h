@@ -42,6 +42,9 @@ void write_jsonl(const Profile&, std::ostream&);
 // sampler/profile/README.md). The profiler's .jfr file is written as the events come
 // (sampler/jfr_stream.h) and has every event.
 void write_jfr(const Profile&, std::ostream&);
+// pprof's gzipped profile.proto (`go tool pprof`): one sample type per sampler, locations
+// with their functions, files and lines (report_pprof.cpp; sampler/profile/profile.proto).
+void write_pprof(const Profile&, std::ostream&);
 // Its pieces, which the profiler's .jsonl stream uses as it records: a stack as a JSON
 // array, and one event's line (newline included) with that stack (any text for a
 // FailedSample) and whether the depth limit cut it.
@@ -62,7 +65,7 @@ bool write_output_file(const char* option, const std::string& path, std::string&
 
 // The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
 // of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
-enum class OutputFormat { txt, collapsed, json, html, jsonl, jfr };
+enum class OutputFormat { txt, collapsed, json, html, jsonl, jfr, pprof };
 struct ProfileFormatInfo {
   OutputFormat format;
   const char* name;   // also the usual extension
@@ -76,6 +79,7 @@ inline constexpr ProfileFormatInfo kProfileFormats[] = {
     {OutputFormat::html, "html", nullptr, "flame graph"},
     {OutputFormat::jsonl, "jsonl", nullptr, "one event per line"},
     {OutputFormat::jfr, "jfr", nullptr, "JFR recording"},
+    {OutputFormat::pprof, "pprof", "pb.gz", "pprof profile"},
 };
 // A format by name or alias, case-insensitive ("folded", "TXT"); nothing if none.
 std::optional<OutputFormat> profile_format_named(std::string_view name);  // report_files.cpp

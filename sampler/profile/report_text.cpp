@@ -436,6 +436,7 @@ bool write_profile_format(const Profile& p, OutputFormat kind, const std::string
       case OutputFormat::html: write_html(p, f, opt); break;
       case OutputFormat::jsonl: write_jsonl(p, f); break;
       case OutputFormat::jfr: write_jfr(p, f); break;
+      case OutputFormat::pprof: write_pprof(p, f); break;
     }
   });
 }
