@@ -63,7 +63,7 @@ void dump_loop() {
   uint64_t every = g_state.plan().options.dump_every_ns;
   uint64_t next_dump = every != 0 ? now_ns() + every : kNever;
   // A .jsonl file gets every buffer's lines at least this often (event_stream.h).
-  uint64_t next_flush = g_state.jsonl.is_open() ? now_ns() + kJsonlFlushNs : kNever;
+  uint64_t next_flush = g_state.jsonl.is_open() || g_state.jfr.is_open() ? now_ns() + kStreamFlushNs : kNever;
   for (;;) {
     pollfd fd{g_pipe[0], POLLIN, 0};
     timespec wait{};
@@ -74,9 +74,9 @@ void dump_loop() {
         dump();  // flushes the .jsonl file too
         next_dump = std::max(next_dump + every, now_ns());
       } else {
-        flush_jsonl();
+        flush_streams();
       }
-      if (next_flush != kNever) next_flush = now_ns() + kJsonlFlushNs;
+      if (next_flush != kNever) next_flush = now_ns() + kStreamFlushNs;
       continue;
     }
     unsigned char byte = kStop;

@@ -117,7 +117,7 @@ void on_thread(runtime::Thread* t, bool starting) {
     {
       std::lock_guard<std::mutex> lock(g_state.threads.ended_events.mutex);
       std::lock_guard<std::mutex> own(st->events.mutex);
-      st->events.flush_lines();
+      st->events.flush_streams();
       merge_into(g_state.threads.ended_events.part, st->events);
     }
     g_state.threads.ended_ring_full += st->ring_full.load();
@@ -147,20 +147,34 @@ bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll 
 
 void EventBuffer::emit(const Event& e) {
   if (is_stack_sample(e)) part.add_sample(e);
-  if (!g_state.jsonl.is_open()) return;
+  bool jsonl = g_state.jsonl.is_open(), jfr = g_state.jfr.is_open();
+  if (!jsonl && !jfr) return;
   bool stacked = has_stack(e.type);
-  if (stacked && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
-  std::string* sj = stacked ? &stack_json[e.stack] : nullptr;
-  if (sj != nullptr && sj->empty())
-    append_stack_json(*sj, compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack));
+  auto trace = [&] { return compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack); };
   bool truncated = stacked && (compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack));
-  append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(), truncated);
-  if (lines.size() >= kJsonlBlock) flush_lines();
+  if (jsonl) {
+    if (stacked && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
+    std::string* sj = stacked ? &stack_json[e.stack] : nullptr;
+    if (sj != nullptr && sj->empty()) append_stack_json(*sj, trace());
+    append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(), truncated);
+  }
+  if (jfr) {
+    uint64_t key = 0;
+    if (stacked) {
+      if (jfr_stack_keys.size() <= e.stack) jfr_stack_keys.resize(e.stack + 1);
+      if (jfr_stack_keys[e.stack] == 0) jfr_stack_keys[e.stack] = g_state.jfr.stack_id(trace(), truncated);
+      key = jfr_stack_keys[e.stack];
+    }
+    g_state.jfr.encode(jfr_events, e, key);
+  }
+  if (lines.size() >= kStreamBlock || jfr_events.size() >= kStreamBlock) flush_streams();
 }
 
-void EventBuffer::flush_lines() {
-  g_state.jsonl.append(lines);
+void EventBuffer::flush_streams() {
+  if (!lines.empty()) g_state.jsonl.append(lines);
+  if (!jfr_events.empty()) g_state.jfr.append(jfr_events);
   lines.clear();
+  jfr_events.clear();
 }
 
 void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,

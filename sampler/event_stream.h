@@ -1,6 +1,6 @@
 // The .jsonl profile written while the program runs. Each recording thread formats its
 // events' lines into its own EventBuffer and appends them here a block at a time, and
-// the dump thread appends what every buffer holds at least every kJsonlFlushNs (and when
+// the dump thread appends what every buffer holds at least every kStreamFlushNs (and when
 // a dump or the end of the run asks), so events are never kept in memory until exit and
 // a run killed with SIGKILL keeps every event older than that bound. Blocks of different
 // threads interleave; within a thread, lines keep their order.
@@ -16,8 +16,8 @@ namespace sampler {
 
 // How old an event's line may get before it is in the file (dump_thread.cpp), and how
 // many bytes of lines a buffer gathers before it appends them itself.
-inline constexpr uint64_t kJsonlFlushNs = 100'000'000;
-inline constexpr size_t kJsonlBlock = size_t(1) << 16;
+inline constexpr uint64_t kStreamFlushNs = 100'000'000;
+inline constexpr size_t kStreamBlock = size_t(1) << 16;
 
 class JsonlStream {
  public:

@@ -133,24 +133,28 @@ Profile snapshot_profile(bool final) {
   return profile;
 }
 
-void flush_jsonl() {
-  // Lines of several buffers go out in one write; each buffer stays locked until its
-  // lines are written, so that its thread's next block cannot overtake them.
+void flush_streams() {
+  // Lines (events) of several buffers go out in one write; each buffer stays locked until
+  // they are written, so that its thread's next block cannot overtake them.
   std::unique_lock<std::mutex> threads_lock = lock_threads();
   std::vector<std::unique_lock<std::mutex>> locked;
-  std::string batch;
+  std::string batch, jfr_batch;
   auto write_batch = [&] {
-    g_state.jsonl.append(batch);
+    if (!batch.empty()) g_state.jsonl.append(batch);
+    if (!jfr_batch.empty()) g_state.jfr.append(jfr_batch);
     batch.clear();
+    jfr_batch.clear();
     locked.clear();
   };
   for (EventBuffer* buf : all_buffers()) {
     std::unique_lock<std::mutex> lock(buf->mutex);
-    if (buf->lines.empty()) continue;
+    if (buf->lines.empty() && buf->jfr_events.empty()) continue;
     batch += buf->lines;
+    jfr_batch += buf->jfr_events;
     buf->lines.clear();
+    buf->jfr_events.clear();
     locked.push_back(std::move(lock));
-    if (batch.size() >= kJsonlBlock) write_batch();
+    if (batch.size() + jfr_batch.size() >= kStreamBlock) write_batch();
   }
   write_batch();
 }

@@ -81,12 +81,15 @@ void start_profiler(const ProfilerOptions& options) {
   runtime::register_poll_client(&poll_client());
   runtime::register_code_root_client(&code_root_client());
   runtime::add_exit_hook(&exit_hook);
-  // A .jsonl profile is written as the events come (event_stream.h); a file that cannot
-  // be created is reported with the other reports at exit.
+  // A .jsonl or .jfr profile is written as the events come (event_stream.h, jfr_stream.h);
+  // a file that cannot be created is reported with the other reports at exit.
   std::string ignored;
-  if (!options.out_path.empty() && options.out_path != "-" && out_format(options, ignored) == OutputFormat::jsonl)
-    g_state.jsonl.open(options.out_path, g_state.jsonl_error);
+  std::optional<OutputFormat> streamed;
+  if (!options.out_path.empty() && options.out_path != "-") streamed = out_format(options, ignored);
   plan.start_ns = now_ns();
+  if (streamed == OutputFormat::jsonl) g_state.jsonl.open(options.out_path, g_state.jsonl_error);
+  if (streamed == OutputFormat::jfr)
+    g_state.jfr.open(options.out_path, profile, options.samplers.front(), plan.start_ns, g_state.jfr_error);
   g_state.signals.running.store(true, std::memory_order_release);
   g_state.sampler.thread = std::thread(sampler_loop);
   start_dump_thread();
@@ -126,11 +129,18 @@ bool write_reports(const Profile& profile, bool final) {
     std::cerr.flush();
   }
   std::string error;
-  if (!g_state.jsonl_error.empty()) {
-    if (final) report(false, g_state.jsonl_error);
+  if (!g_state.jsonl_error.empty() || !g_state.jfr_error.empty()) {
+    if (final) report(false, g_state.jsonl_error + g_state.jfr_error);
   } else if (g_state.jsonl.is_open()) {
-    flush_jsonl();
+    flush_streams();
     if (final) report(g_state.jsonl.close(error), error);
+  } else if (g_state.jfr.is_open()) {
+    // A dump ends the chunk under way, so the file holds every event so far, readable.
+    flush_streams();
+    if (final)
+      report(g_state.jfr.close(error), error);
+    else
+      g_state.jfr.end_chunk();
   } else if (!o.out_path.empty()) {
     std::optional<OutputFormat> format = out_format(o, error);
     if (!format)

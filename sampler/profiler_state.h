@@ -23,6 +23,7 @@
 #include "sampler/context_walk.h"
 #include "sampler/event_stream.h"
 #include "sampler/frame_arena.h"
+#include "sampler/jfr_stream.h"
 #include "sampler/mixed_stack.h"
 #include "sampler/profile/profile.h"
 #include "sampler/profiler.h"
@@ -148,9 +149,14 @@ struct EventBuffer {
   // .jsonl: lines not yet appended to the stream, and each stack's JSON, rendered once.
   std::string lines;
   std::vector<std::string> stack_json;
-  // Records an event: a sample into `part` (aggregated), and with a .jsonl output its line.
+  // .jfr: events not yet appended to the stream, and each stack's key in its pools (0: not
+  // yet interned).
+  std::string jfr_events;
+  std::vector<uint64_t> jfr_stack_keys;
+  // Records an event: a sample into `part` (aggregated), and with a .jsonl or .jfr output
+  // the event as that format writes it.
   void emit(const Event& e);
-  void flush_lines();  // appends `lines` to the stream
+  void flush_streams();  // appends `lines` and `jfr_events` to their stream
 };
 
 // The walks a thread's handler made (async, oracle) and their frames, waiting for the
@@ -325,6 +331,8 @@ class ProfilerState {
   SamplerThreadState sampler;
   JsonlStream jsonl;        // open when --profile-out is a .jsonl file (whole lines, its own lock)
   std::string jsonl_error;  // why it could not be opened (start_profiler; read at exit)
+  JfrStream jfr;            // open when --profile-out is a .jfr file (whole events, its own lock)
+  std::string jfr_error;    // why it could not be opened
   Profile profile;          // the merged profile, built by finish_profiler once sampling stopped
 
  private:
@@ -440,9 +448,9 @@ void stop_dump_thread();
 Profile snapshot_profile(bool final);
 // g_state.threads.mutex for a thread other than the sampler thread, which lets it in first.
 std::unique_lock<std::mutex> lock_threads();
-// Writes every buffer's .jsonl lines to the file: at a dump, at the end, and every
-// kJsonlFlushNs from the dump thread.
-void flush_jsonl();
+// Writes every buffer's .jsonl lines and .jfr events to their stream: at a dump, at the
+// end, and every kStreamFlushNs from the dump thread.
+void flush_streams();
 // One buffer's stacks (re-interned, each compact trace named once), counters and events
 // into a profile.
 void merge_into(Profile& to, const EventBuffer& buf);

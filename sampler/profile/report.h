@@ -37,6 +37,14 @@ void write_speedscope(const Profile&, std::ostream&, const ReportOptions& = {});
 void write_html(const Profile&, std::ostream&, const ReportOptions& = {});
 // One JSON object per event, in emission order, exactly DESIGN.md's schema.
 void write_jsonl(const Profile&, std::ostream&);
+// A JFR recording (`jfr print`, JDK Mission Control): one chunk of the profile's entries,
+// each a sample event weighted by its count (report_jfr.cpp; what maps to what:
+// sampler/profile/README.md). The profiler's .jfr file is written as the events come
+// (sampler/jfr_stream.h) and has every event.
+void write_jfr(const Profile&, std::ostream&);
+// pprof's gzipped profile.proto (`go tool pprof`): one sample type per sampler, locations
+// with their functions, files and lines (report_pprof.cpp; sampler/profile/profile.proto).
+void write_pprof(const Profile&, std::ostream&);
 // Its pieces, which the profiler's .jsonl stream uses as it records: a stack as a JSON
 // array, and one event's line (newline included) with that stack (any text for a
 // FailedSample) and whether the depth limit cut it.
@@ -57,7 +65,7 @@ bool write_output_file(const char* option, const std::string& path, std::string&
 
 // The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
 // of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
-enum class OutputFormat { txt, collapsed, json, html, jsonl };
+enum class OutputFormat { txt, collapsed, json, html, jsonl, jfr, pprof };
 struct ProfileFormatInfo {
   OutputFormat format;
   const char* name;   // also the usual extension
@@ -70,6 +78,8 @@ inline constexpr ProfileFormatInfo kProfileFormats[] = {
     {OutputFormat::json, "json", nullptr, "speedscope"},
     {OutputFormat::html, "html", nullptr, "flame graph"},
     {OutputFormat::jsonl, "jsonl", nullptr, "one event per line"},
+    {OutputFormat::jfr, "jfr", nullptr, "JFR recording"},
+    {OutputFormat::pprof, "pprof", "pb.gz", "pprof profile"},
 };
 // A format by name or alias, case-insensitive ("folded", "TXT"); nothing if none.
 std::optional<OutputFormat> profile_format_named(std::string_view name);  // report_files.cpp

@@ -40,10 +40,25 @@ std::string profile_format_choices(bool dot) {
 
 std::optional<OutputFormat> output_format(const std::string& path, std::string& error) {
   size_t slash = path.find_last_of('/');
+  std::string_view file = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  // The longest name or alias the file's name ends in, after a dot: ".pb.gz" is pprof's,
+  // whatever ".gz" might be.
+  std::optional<OutputFormat> longest;
+  size_t longest_size = 0;
+  for (const ProfileFormatInfo& f : kProfileFormats)
+    for (const char* name : {f.name, f.alias}) {
+      if (name == nullptr) continue;
+      size_t n = std::strlen(name);
+      if (file.size() > n && file[file.size() - n - 1] == '.' && same_name(file.substr(file.size() - n), name) &&
+          n > longest_size) {
+        longest = f.format;
+        longest_size = n;
+      }
+    }
+  if (longest) return longest;
   size_t dot = path.find_last_of('.');
   std::string ext;
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) ext = path.substr(dot + 1);
-  if (auto format = profile_format_named(ext); format && !ext.empty()) return format;
   error = fmt::format("--profile-out {}: {}; use {}", path,
                       ext.empty() ? "the file has no extension" : "unknown extension '." + ext + "'",
                       profile_format_choices(/*dot=*/true));

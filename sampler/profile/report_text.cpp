@@ -440,6 +440,8 @@ bool write_profile_format(const Profile& p, OutputFormat kind, const std::string
       case OutputFormat::json: write_speedscope(p, f, opt); break;
       case OutputFormat::html: write_html(p, f, opt); break;
       case OutputFormat::jsonl: write_jsonl(p, f); break;
+      case OutputFormat::jfr: write_jfr(p, f); break;
+      case OutputFormat::pprof: write_pprof(p, f); break;
     }
   });
 }

@@ -759,7 +759,7 @@ TEST_CASE("reports: write_profile_file picks the writer by extension", "[reports
   CHECK_FALSE(write_profile_file(p, bad, o, err));
   CHECK(err == "--profile-out " + bad +
                    ": unknown extension '.xyz'; use .txt (text report), .collapsed or .folded (folded stacks), "
-                   ".json (speedscope), .html (flame graph) or .jsonl (one event per line)");
+                   ".json (speedscope), .html (flame graph), .jsonl (one event per line), .jfr (JFR recording) or .pprof or .pb.gz (pprof profile)");
   CHECK_FALSE(std::filesystem::exists(bad));  // nothing written for an unknown format
 
   auto bare = (dir.path / "profile").string();
@@ -781,6 +781,11 @@ TEST_CASE("reports: a format is named by --format or by extension, from one tabl
   CHECK_FALSE(profile_format_named("").has_value());
   std::string err;
   CHECK(output_format("dir.d/p.folded", err) == OutputFormat::collapsed);
+  CHECK(output_format("dir.d/p.pb.gz", err) == OutputFormat::pprof);  // the longest extension named
+  CHECK(output_format("P.PB.GZ", err) == OutputFormat::pprof);
+  CHECK(output_format("p.pprof", err) == OutputFormat::pprof);
+  CHECK_FALSE(output_format("p.gz", err).has_value());
+  CHECK_FALSE(output_format("pb.gz/p", err).has_value());
   CHECK_FALSE(output_format("p.", err).has_value());
   CHECK(err.find("the file has no extension") != std::string::npos);
   for (const ProfileFormatInfo& f : kProfileFormats) {
