@@ -16,6 +16,7 @@
 #include "vm/builtins.h"
 #include "vm/frontend.h"
 #include "vm/lexer.h"
+#include "vm/slowdown.h"
 #include "vm/verifier.h"
 
 using vm::Op;
@@ -108,6 +109,21 @@ TEST_CASE("verifier: the hand-built fixtures of the runtime tests verify") {
   bool ok = vm::verify_module(*m, e);
   INFO(e.function << "@" << e.bci << ": " << e.message);
   CHECK(ok);
+}
+
+TEST_CASE("verifier: a slowdown adds at most kMaxSlowdownNs a pass") {
+  Build t({}, Type::Void);
+  t.b.emit_slowdown(vm::kMaxSlowdownNs);
+  t.b.emit(Op::ret);
+  CHECK(t.verdict() == "");
+  Build u({}, Type::Void);
+  u.b.emit_slowdown(vm::kMaxSlowdownNs + 1);
+  u.b.emit(Op::ret);
+  CHECK(u.verdict() == "0: slowdown of 1000001 ns: at most 1000000 ns a pass");
+  Build v({}, Type::Void);
+  v.b.emit_slowdown(uint32_t(-5));  // a negative operand is a huge one
+  v.b.emit(Op::ret);
+  CHECK(v.verdict() == "0: slowdown of 4294967291 ns: at most 1000000 ns a pass");
 }
 
 TEST_CASE("verifier: stack underflow") {
