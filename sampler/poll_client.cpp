@@ -412,6 +412,7 @@ class PollServer {
   // failure for both samplers; otherwise each sampler served at the poll records its
   // sample, and the latency names the stack the cooperative sample took.
   void serve(const SampleRequest& r, uint64_t weight) {
+    uint64_t served_cpu_ns = thread_cpu_ns();  // before the wall clock: inside its interval
     uint64_t served_ns = now_ns();
     if (r.kind == RequestKind::failed) {
       record_request_failure(b_, r.reason, r, st_->thread_id);
@@ -420,7 +421,7 @@ class PollServer {
     uint32_t latency_stack = poll_site();
     if (g_state.plan().wants(SamplerId::cooperative)) latency_stack = serve_cooperative(r, weight);
     if (g_state.plan().wants(SamplerId::safepoint)) serve_safepoint(r, weight);
-    record_latency(b_, r, st_->thread_id, latency_stack, served_ns);
+    record_latency(b_, r, st_->thread_id, latency_stack, served_ns, served_cpu_ns);
   }
 
   // Caches the frames below the top one and marks it for the next poll, and counts the

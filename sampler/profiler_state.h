@@ -39,6 +39,13 @@ inline uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
+// The calling thread's time on a CPU so far (async-signal-safe, as clock_gettime is).
+inline uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 // How many samplers walk in the signal handler: the records one interruption can leave.
 constexpr size_t handler_walk_count() {
   size_t n = 0;
@@ -53,6 +60,7 @@ struct WalkRecord {
   uint64_t id = 0, ticks = 0, held_ns = 0;
   SamplerId sampler = SamplerId::async;
   std::optional<Reason> failure;
+  std::optional<Reason> biased = std::nullopt;  // WalkResult::biased
   uint64_t begin = 0;
   uint32_t count = 0;
   bool truncated = false;
@@ -220,6 +228,7 @@ struct ThreadSampling {
   Registers regs{};
   bool regs_in_java = false;
   uint64_t handler_entry_ns = 0;
+  uint64_t handler_entry_cpu_ns = 0;  // the thread's CPU time then (thread_cpu_ns)
   WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
@@ -338,10 +347,11 @@ void on_sigprof(int, siginfo_t*, void* context);
 // The request for an interrupted context: built from the registers, or a failed one
 // when the thread had left Java.
 SampleRequest request_for(const Registers& regs, bool in_java);
-// Stamps a request with its interruption (id, when, how long the thread was held), offers
-// it to the thread's stored requests and arms its poll; a request the store leaves out
-// goes to the sampler thread as a drop.
-void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held);
+// Stamps a request with its interruption (id, when, the thread's CPU time then, how long
+// the thread was held), offers it to the thread's stored requests and arms its poll; a
+// request the store leaves out goes to the sampler thread as a drop.
+void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks,
+                  uint64_t cpu_ticks, uint64_t held);
 // The walks at the interruption (the samplers taken in_handler), into the thread's arena
 // from `cursor`; returns how many records it filled.
 // `context`: the handler's ucontext_t, for the libunwind walk of --native-frames.
@@ -404,8 +414,10 @@ void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t tick
 // whose handler walk found no room (`walk`).
 void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, std::optional<SamplerId> walk);
 // The safepoint latency of a request served at a poll, from the interruption to
-// `served_ns`: counted for every sampler that takes its stack at the poll.
-void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
+// `served_ns`, and of it the thread's time on a CPU (to its CPU time `served_cpu_ns`):
+// counted for every sampler that takes its stack at the poll.
+void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns,
+                    uint64_t served_cpu_ns);
 // A NativeMethodSample for every sampler: a thread in native code is walked once for all.
 void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
                    bool truncated);

@@ -111,6 +111,10 @@ def compare_checks(b, page, shots, hot_line):
     check("compare page: the latency histogram and the per-poll-site table are drawn",
           b.js("return document.querySelectorAll('#latency rect').length") > 0
           and b.js("return document.querySelectorAll('#sites tr').length") > 1)
+    site_heads = b.js("return [...document.querySelectorAll('#sites th')].map(th => th.textContent)")
+    check("compare page: latency and time to safepoint say how much of them the thread was on a CPU",
+          b.text("#latencyCpu").startswith("of which on a CPU: p50 ") and site_heads[-2:] == ["p50 on CPU", "p99 on CPU"],
+          (b.text("#latency"), site_heads))
     b.click(f'#src tr[data-line="{hot_line}"]')
     title = b.text("#detailTitle")
     check("compare page: clicking a line selects it", title.startswith(f"Line {hot_line}:"), title)

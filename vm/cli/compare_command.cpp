@@ -37,12 +37,23 @@ std::string mode_text(Mode m) {
 }
 
 // Where the code that ran polls: each function's compiled code if it has some (and the
-// run used the JIT), else the interpreter's polls.
+// run used the JIT), else the interpreter's polls; none for a function whose own code
+// never ran. Under --xcomp every function was compiled before main ran, so a callee that
+// compiled code inlined at each of its calls never ran its own; tiered, callers ran
+// interpreted before they were compiled, so every call of their bytecode counts.
 std::vector<sampler::LinePoll> polls_that_ran(Mode mode) {
   std::vector<sampler::LinePoll> out;
   runtime::VM& vm = runtime::VM::get();
-  for (size_t i = 0; i < vm.method_count(); i++) {
-    const runtime::Method* m = vm.method(i);
+  std::vector<const runtime::Method*> methods;
+  for (size_t i = 0; i < vm.method_count(); i++) methods.push_back(vm.method(i));
+  std::vector<bool> ran = runtime::methods_that_run(methods, vm.module().main_index,
+                                                    [&](const runtime::Method& m) -> const runtime::CompiledCode* {
+                                                      if (mode != Mode::xcomp) return nullptr;
+                                                      return m.compiled.load(std::memory_order_acquire);
+                                                    });
+  for (size_t i = 0; i < methods.size(); i++) {
+    if (!ran[i]) continue;
+    const runtime::Method* m = methods[i];
     const runtime::CompiledCode* code = mode == Mode::xint ? nullptr : m->compiled.load(std::memory_order_acquire);
     for (const runtime::PollLine& p : runtime::poll_lines(*m, code))
       out.push_back({p.line, p.kind, p.function->name, p.function->file});

@@ -293,8 +293,13 @@ function buildLatency() {
     if (i % Math.ceil(bins.length / 6) === 0) s.append(svg('text', {x: 30 + i * bw, y: H - B + 14}, fmtUs(2 ** (lo + i))));
   });
   s.append(svg('text', {x: 30, y: H - 2}, 'latency (log scale: each bar doubles)'));
+  // Of each latency, the thread's time on a CPU; the rest it waited for one (descheduled).
+  const cpu = events.filter(e => e.event === 'SafepointLatency').map(e => e.cpu_ns || 0).sort((a, b) => a - b);
   $('latency').append(s, el('div', {class: 'note'},
-    `${lat.length} requests: p50 ${fmtUs(percentile(lat, 50))}, p99 ${fmtUs(percentile(lat, 99))}, max ${fmtUs(lat[lat.length - 1])}`));
+    `${lat.length} requests: p50 ${fmtUs(percentile(lat, 50))}, p99 ${fmtUs(percentile(lat, 99))}, max ${fmtUs(lat[lat.length - 1])}`),
+    el('div', {class: 'note', id: 'latencyCpu'},
+      `of which on a CPU: p50 ${fmtUs(percentile(cpu, 50))}, p99 ${fmtUs(percentile(cpu, 99))}, max ${fmtUs(cpu[cpu.length - 1])}; ` +
+      'the rest of each latency the thread waited for a CPU'));
 }
 function buildSites() {
   const site = new Map();  // interruption id -> the safepoint sampler's top frame
@@ -304,20 +309,24 @@ function buildSites() {
   for (const e of events) {
     if (e.event !== 'SafepointLatency' || !site.has(e.sample)) continue;
     const f = site.get(e.sample), key = f.function + ':' + f.line;
-    if (!by.has(key)) by.set(key, {f, v: []});
+    if (!by.has(key)) by.set(key, {f, v: [], c: []});
     by.get(key).v.push(e.latency_ns);
+    by.get(key).c.push(e.cpu_ns || 0);
   }
   if (!by.size) { $('sites').append(el('div', {class: 'empty'}, 'no poll site recorded')); return; }
   const t = el('table', {class: 'acc'}, el('tr', {}, el('th', {}, 'poll site'), el('th', {}, 'poll'), el('th', {}, 'requests'),
-    el('th', {}, 'p50'), el('th', {}, 'p99'), el('th', {}, 'max')));
-  [...by.values()].sort((a, b) => b.v.length - a.v.length).forEach(({f, v}) => {
+    el('th', {}, 'p50'), el('th', {}, 'p99'), el('th', {}, 'max'),
+    el('th', {title: "of each time to safepoint, the thread's time on a CPU"}, 'p50 on CPU'),
+    el('th', {title: "of each time to safepoint, the thread's time on a CPU"}, 'p99 on CPU')));
+  [...by.values()].sort((a, b) => b.v.length - a.v.length).forEach(({f, v, c}) => {
     v.sort((a, b) => a - b);
+    c.sort((a, b) => a - b);
     const line = keyOf(f.function, f.line), r = rowByLine.get(line);
     t.append(el('tr', {class: 'line', style: 'cursor:pointer', onclick: () => select(line)},
       el('td', {}, el('span', {class: 'swatch', style: 'background:' + colorOf(line)}), `${f.function}:${f.line}`),
       el('td', {title: r ? r.polls.map(m => pollMeaning[m]).join('; ') : ''}, r ? r.polls.join('') : ''),
       el('td', {}, String(v.length)), el('td', {}, fmtUs(percentile(v, 50))), el('td', {}, fmtUs(percentile(v, 99))),
-      el('td', {}, fmtUs(v[v.length - 1]))));
+      el('td', {}, fmtUs(v[v.length - 1])), el('td', {}, fmtUs(percentile(c, 50))), el('td', {}, fmtUs(percentile(c, 99)))));
   });
   $('sites').append(t);
 }
