@@ -214,7 +214,6 @@ void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint6
 void on_sigprof(int, siginfo_t*, void* context) {
   int saved_errno = errno;
   uint64_t start = now_ns();
-  uint64_t start_cpu = thread_cpu_ns();  // after the wall clock: the CPU interval lies within the wall one
   runtime::Thread* t = runtime::Thread::current();
   ThreadSampling* st = t != nullptr ? sampling_of(t) : nullptr;
   // No state: the thread has ended, and counted this signal as thread_gone. Closed: the
@@ -231,6 +230,10 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
+  // The thread's CPU clock (a system call, where the wall clock is a vDSO read), only for
+  // an interruption taken here and one that builds a request (whose latency it splits);
+  // read after the wall clock, so the CPU interval lies within the wall one.
+  uint64_t start_cpu = g_state.plan().want_request ? thread_cpu_ns() : 0;
   Registers regs = registers_of(static_cast<ucontext_t*>(context), t);
   // The thread may have left Java between the sampler's look and the signal: nothing to
   // sample, but the interruption is reported (a FailedSample for every sampler).
