@@ -147,6 +147,20 @@ check("counted_loop_then_setter: the listing says the interruption rate achieved
                 r"2000/s$", out, re.M), out)
 marked = [n for n, r in rows.items() if re.search(r"<== [\w, ]*safepoint", r[2])]
 check("counted_loop_then_setter: the safepoint sampler's disagreement is marked", marked, out)
+# Where the samples really were: each sampler's line set against the oracle's for the same
+# interruptions. The safepoint sampler's samples in store were really the loop's; the
+# cooperative sampler is on the oracle's line for (nearly) every interruption.
+really = re.search(r"^safepoint +on the oracle's line for (\d+) of (\d+) interruptions\n((?:  .*\n)*)", out, re.M)
+check("counted_loop_then_setter: the safepoint sampler is off the oracle's line for most interruptions",
+      really and int(really.group(2)) > 0 and int(really.group(1)) < int(really.group(2)) / 2, out)
+first = really.group(3).splitlines()[0] if really and really.group(3) else ""
+m = re.match(r"  line (\d+): (\d+) samples, really line (\d+) x(\d+)", first)
+check("counted_loop_then_setter: the safepoint sampler's line furthest off is in store and was really the loop's",
+      m and store_begin <= int(m.group(1)) <= store_end and int(m.group(3)) in (loop, header)
+      and int(m.group(4)) <= int(m.group(2)), first or out)
+coop = re.search(r"^cooperative +on the oracle's line for (\d+) of (\d+) interruptions", out, re.M)
+check("counted_loop_then_setter: the cooperative sampler is on the oracle's line for nearly every interruption",
+      coop and int(coop.group(2)) > 0 and int(coop.group(1)) >= 0.95 * int(coop.group(2)), out)
 
 check("without --debug-info=safepoints no debug-info note", "--debug-info=safepoints" not in out, out)
 check("with defaults the header calls the oracle exact",
@@ -188,6 +202,12 @@ check("time_to_safepoint --xcomp: main's while loop H on its line, its inner cou
 # oracle exact (it knows only the lines of polls and calls).
 odd = ["--xcomp", "--interval=500us", "--strip-mining=0", "--counted-loop-polls", "--debug-info=safepoints",
        "--stub-metadata", "--suspend=handshake"]
+with tempfile.TemporaryDirectory() as tmp:
+    # The run's events go to a temporary file (the pairing by interruption reads them),
+    # removed when compare ends, with or without --html.
+    rc, out, err = run("compare", "--xcomp", "--interval=500us", prog, env={**os.environ, "TMPDIR": tmp})
+    check("without --html: the temporary event file is gone", rc == 0 and os.listdir(tmp) == [], os.listdir(tmp))
+
 with tempfile.TemporaryDirectory() as tmp:
     page = os.path.join(tmp, "compare.html")
     rc, out, err = run("compare", *odd, "--html", page, prog)
@@ -231,6 +251,12 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"compare --html {name} (the program) is refused before the run",
               usage_error(rc, err, "--html", "is the program being run") and out == ""
               and open(short).read().startswith("fn main"), err)
+
+with tempfile.TemporaryDirectory() as tmp:
+    # The run's events go to a temporary file (the pairing by interruption reads them),
+    # removed when compare ends, with or without --html.
+    rc, out, err = run("compare", "--xcomp", "--interval=500us", prog, env={**os.environ, "TMPDIR": tmp})
+    check("without --html: the temporary event file is gone", rc == 0 and os.listdir(tmp) == [], os.listdir(tmp))
 
 with tempfile.TemporaryDirectory() as tmp:
     page = os.path.join(tmp, "compare.html")

@@ -201,6 +201,19 @@ def lesson_01(l):
         check(f"{l.name}: the safepoint sampler puts most samples on remember's return poll, remember:{ret}, "
               f"50 points above the oracle ({share(sp, on_ret):.1%} against {share(oracle, on_ret):.1%})",
               share(sp, on_ret) >= 0.6 and share(sp, on_ret) >= share(oracle, on_ret) + 0.5)
+    # compare's pairing by interruption: where the safepoint sampler's samples on the
+    # return poll really were (the loop's two lines), and the cooperative sampler on the
+    # oracle's line.
+    out = l.run("compare --xcomp").stdout
+    coop = re.search(r"^cooperative +on the oracle's line for (\d+) of (\d+) interruptions", out, re.M)
+    check(f"{l.name}: compare's pairing puts cooperative on the oracle's line for >= 90% of the interruptions",
+          coop and int(coop.group(2)) > 0 and int(coop.group(1)) >= 0.9 * int(coop.group(2)), out)
+    row = re.search(rf"^safepoint +on the oracle's line for \d+ of \d+ interruptions\n(?:  .*\n)*?"
+                    rf"  line {ret}: (\d+) samples, really (.*)$", out, re.M)
+    really = {int(a): int(n) for a, n in re.findall(r"line (\d+) x(\d+)", row.group(2))} if row else {}
+    check(f"{l.name}: compare says the safepoint samples on line {ret} were really mix's loop, lines {loop - 1} "
+          f"and {loop} ({really})", row and really.get(loop, 0) + really.get(loop - 1, 0) >= 0.9 * int(row.group(1)),
+          out)
     listing = l.run("disasm examples").stdout
     check(f"{l.name}: disasm lists mix's loop as counted", re.search(r"loops: \[\d+\.\.\d+\] counted", listing))
     check(f"{l.name}: remember's ret is on line 7 in the bytecode listing",
