@@ -222,14 +222,27 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
-  // Taken here, the interruption is this handler's to end. Not sent by the sampler, or
-  // withdrawn (the sampler stopped waiting and ended it, hold_timed_out): no trace.
-  int signal = st->signal.exchange(ThreadSampling::kNoSignal, std::memory_order_acq_rel);
-  MVM_ASSERT(signal >= ThreadSampling::kNoSignal && signal <= ThreadSampling::kWithdrawn, "the signal word holds a state");
-  if (signal != ThreadSampling::kSent && signal != ThreadSampling::kSentHold) {
+  // Taken here, the interruption is this handler's to end, and no other signal is sent
+  // until it returns (kInHandler, profiler_state.h). Not sent by the sampler, or withdrawn
+  // (the sampler stopped waiting and ended it, hold_timed_out): no trace.
+  int signal = st->signal.load(std::memory_order_acquire);
+  bool ours;
+  do {
+    MVM_ASSERT(signal >= ThreadSampling::kNoSignal && signal <= ThreadSampling::kWithdrawn &&
+                   signal != ThreadSampling::kInHandler,
+               "the signal word holds a state, and no handler of it runs while this one starts");
+    ours = signal == ThreadSampling::kSent || signal == ThreadSampling::kSentHold;
+  } while (!st->signal.compare_exchange_weak(signal, ours ? ThreadSampling::kInHandler : ThreadSampling::kNoSignal,
+                                             std::memory_order_acq_rel, std::memory_order_acquire));
+  if (!ours) {
     errno = saved_errno;
     return;
   }
+  // The thread runs its own code again once this returns: the sampler may signal it.
+  struct FreeOnReturn {
+    ThreadSampling* st;
+    ~FreeOnReturn() { st->signal.store(ThreadSampling::kNoSignal, std::memory_order_release); }
+  } free_on_return{st};
   // The thread's CPU clock (a system call, where the wall clock is a vDSO read), only for
   // an interruption taken here and one that builds a request (whose latency it splits);
   // read after the wall clock, so the CPU interval lies within the wall one.

@@ -199,19 +199,24 @@ struct ThreadSampling {
   std::unique_ptr<HandlerWalks> walks;  // only with a sampler that walks in the handler
   // The sampler thread's signal to this thread. Linux keeps one pending SIGPROF per thread
   // (a second one sent before the first is delivered merges with it), so the sampler sends
-  // none while one is pending (signal_coalesced), and this one word is all there is to
+  // none while one is pending, nor while its handler runs (signal_coalesced): a signal sent
+  // then would wait in the kernel for the handler's return and be delivered before the
+  // thread ran an instruction of its own. A held handler that lost its core (a busy
+  // machine) would then take the next one at the same pc, again and again, and the thread
+  // would never reach the poll that serves its requests. This one word is all there is to
   // know about it:
-  // - kNoSignal: none pending;
+  // - kNoSignal: none pending, no handler running;
   // - kSent, kSentHold: sent; its handler serves it (kSent), or publishes its registers
   //   and waits for the sampler thread (kSentHold: classical, --suspend=handshake, a
   //   --native-frames walk of a thread in native code);
+  // - kInHandler: taken; its handler runs, and frees the word as it returns;
   // - kWithdrawn: still pending, but the sampler thread stopped waiting for it and ended
   //   its interruption itself (hold_timed_out); the handler that takes it leaves no trace.
-  // Whoever takes it out of kSent or kSentHold, by one atomic exchange, ends its
+  // Whoever takes it out of kSent or kSentHold, by one atomic operation, ends its
   // interruption: the handler, the sampler giving up, the thread's end (thread_gone) or
   // the end of the program (signal_not_delivered). No two of them count it, and a handler
   // holds its thread only for a sampler that then waits for it, whatever the time.
-  enum : int { kNoSignal, kSent, kSentHold, kWithdrawn };
+  enum : int { kNoSignal, kSent, kSentHold, kInHandler, kWithdrawn };
   std::atomic<int> signal{kNoSignal};
   // Takes a signal still pending at the thread's or the program's end: true when one was
   // sent and neither handled nor withdrawn, so its interruption is the caller's to end.
@@ -221,8 +226,8 @@ struct ThreadSampling {
   }
   // Holding the thread (a kSentHold signal): its handler publishes its registers
   // (kPublished) and waits until the sampler thread, done with its part, lets it go
-  // (kIdle). The next hold needs a new signal, which waits in the kernel until this
-  // handler has returned, so the sampler never waits for a handler to leave.
+  // (kIdle). The next hold needs a new signal, which the sampler sends only once this
+  // handler has returned (kInHandler above), so it never waits for a handler to leave.
   enum : int { kIdle, kPublished };
   std::atomic<int> handshake{kIdle};
   Registers regs{};
