@@ -238,10 +238,14 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
-  // The thread runs its own code again once this returns: the sampler may signal it.
+  // The thread runs its own code again once this returns: the sampler may signal it
+  // (unless it already has: a hold for a native walk may be sent meanwhile).
   struct FreeOnReturn {
     ThreadSampling* st;
-    ~FreeOnReturn() { st->signal.store(ThreadSampling::kNoSignal, std::memory_order_release); }
+    ~FreeOnReturn() {
+      int running = ThreadSampling::kInHandler;
+      st->signal.compare_exchange_strong(running, ThreadSampling::kNoSignal, std::memory_order_acq_rel);
+    }
   } free_on_return{st};
   // The thread's CPU clock (a system call, where the wall clock is a vDSO read), only for
   // an interruption taken here and one that builds a request (whose latency it splits);

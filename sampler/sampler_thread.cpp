@@ -69,11 +69,19 @@ enum class Sent { no, yes, gone };
 constexpr uint64_t kHoldWaitNs = 100'000'000;
 
 // Sends SIGPROF for a handler to serve (kSent) or to be held (kSentHold): `no` while the
-// previous signal is still pending (this one would merge with it), `gone` when the thread
-// has exited. Once sent, the signal is the handler's to take (profiler_state.h).
-Sent signal_thread(ThreadSampling* st, pid_t pid, int tid, int kind) {
+// previous signal is still pending (this one would merge with it) or its handler still
+// runs, `gone` when the thread has exited. Once sent, the signal is the handler's to take
+// (profiler_state.h).
+// A thread in native code may be signalled while its previous handler still runs
+// (`while_in_handler`): it has no poll to reach, and its Mini frames stay put; the signal
+// waits for that handler to return. A thread in Java may not (kInHandler, profiler_state.h).
+Sent signal_thread(ThreadSampling* st, pid_t pid, int tid, int kind, bool while_in_handler = false) {
   int none = ThreadSampling::kNoSignal;
-  if (!st->signal.compare_exchange_strong(none, kind, std::memory_order_acq_rel)) return Sent::no;
+  if (!st->signal.compare_exchange_strong(none, kind, std::memory_order_acq_rel)) {
+    int running = ThreadSampling::kInHandler;
+    if (!while_in_handler || !st->signal.compare_exchange_strong(running, kind, std::memory_order_acq_rel))
+      return Sent::no;
+  }
   if (syscall(SYS_tgkill, pid, tid, SIGPROF) == 0) return Sent::yes;
   // Not sent; a handler can have taken it meanwhile only from a SIGPROF someone else sent,
   // and then serves it as ours.
@@ -164,7 +172,8 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
 // sent while an earlier one is still pending.
 bool hold_for_native_walk(ThreadSampling* st, pid_t pid, int tid) {
   st->native->handler_walk = jit::NativeWalk{};
-  return signal_thread(st, pid, tid, ThreadSampling::kSentHold) == Sent::yes && await_published(st);
+  return signal_thread(st, pid, tid, ThreadSampling::kSentHold, /*while_in_handler=*/true) == Sent::yes &&
+         await_published(st);
 }
 
 void release_native(ThreadSampling* st) {
