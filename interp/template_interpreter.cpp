@@ -113,6 +113,9 @@ void TemplateInterpreter::generate(bool listing) {
   blob_.kind = runtime::BlobKind::interpreter;
   blob_.begin = reinterpret_cast<uintptr_t>(base);
   blob_.end = blob_.begin + code_size;
+  for (int op = 0; op < vm::kOpCount; op++)  // (pending[0] is the method entry)
+    blob_.templates.push_back({addr(pending[op + 1].start), addr(pending[op + 1].start) + templates_[op + 1].size,
+                               uint8_t(op)});
   for (auto& p : g.polls) blob_.polls.push_back({addr(p.test), addr(p.resume)});
   for (auto& n : g.implicit_nulls) blob_.implicit_nulls.push_back({addr(n.at), addr(n.handler)});
   g.frames.describe(blob_, code);

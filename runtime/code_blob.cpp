@@ -59,4 +59,11 @@ const ImplicitNull* CodeBlob::find_implicit_null(uintptr_t pc) const {
   return nullptr;
 }
 
+int CodeBlob::bytecode_at(uintptr_t pc) const {
+  auto it = std::upper_bound(templates.begin(), templates.end(), pc,
+                             [](uintptr_t v, const BytecodeTemplate& t) { return v < t.begin; });
+  if (it == templates.begin() || pc >= (it - 1)->end) return -1;
+  return (it - 1)->opcode;
+}
+
 }  // namespace runtime

@@ -39,6 +39,14 @@ struct ImplicitNull {
 };
 constexpr uintptr_t kImplicitNullLimit = 4096;
 
+// The interpreter's code for one bytecode: the pcs [begin, end) run an instruction of
+// `opcode` (HotSpot's interpreter codelets). What a sampled pc in the interpreter says of
+// the instruction running, whatever the frame's saved bcp says.
+struct BytecodeTemplate {
+  uintptr_t begin, end;
+  uint8_t opcode;
+};
+
 // A range of pcs where the top frame is not in its normal shape (runtime/pc_ranges.def).
 enum class PcRangeKind : uint8_t {
 #define PC_RANGE(name, phase, rbp, meaning) name,
@@ -77,6 +85,9 @@ struct CodeBlob {
   std::vector<PollSite> polls;    // sorted by pc; fixed once the blob is registered
   std::vector<PcRange> special;   // fixed once the blob is registered
   std::vector<ImplicitNull> implicit_nulls;  // sorted by pc; fixed once the blob is registered
+  // The interpreter: one per bytecode, sorted by begin (not its method entry); fixed once
+  // the blob is registered.
+  std::vector<BytecodeTemplate> templates;
 
   // How to find the caller at every pc, sorted by offset, the first at 0, written by the
   // generator (runtime/frame_recorder.h); fixed once the blob is registered. Empty for
@@ -97,6 +108,9 @@ struct CodeBlob {
   // The implicit null check whose faulting instruction is at pc, or nullptr.
   // Async-signal-safe.
   const ImplicitNull* find_implicit_null(uintptr_t pc) const;
+  // The bytecode whose template holds pc, or -1 (no template: not the interpreter, or its
+  // method entry). Async-signal-safe.
+  int bytecode_at(uintptr_t pc) const;
   // The stub frame description holding pc, or nullptr. Async-signal-safe.
   const StubFrame* stub_frame_at(uintptr_t pc) const {
     for (const StubFrame& f : stub_frames)

@@ -317,9 +317,11 @@ std::string format_gc_event(const GcEvent& e) {
   auto mib = [](size_t b) { return double(b) / double(1 << 20); };
   auto ms = [](uint64_t ns) { return double(ns) / 1e6; };
   char line[640];
+  char on_cpu[64];
+  std::snprintf(on_cpu, sizeof on_cpu, ", %.3f ms of it on a CPU", ms(e.slowest_cpu_ns));
   std::string slowest = e.slowest_thread < 0 ? std::string("no thread to wait for")
                                              : "last to stop: thread " + std::to_string(e.slowest_thread) + " at " +
-                                                   e.slowest_where;
+                                                   e.slowest_where + on_cpu;
   char young[96] = "";
   if (e.young)
     std::snprintf(young, sizeof young, ", %llu young survived, %llu dirty cards",
@@ -370,6 +372,7 @@ class Collection {
     e_.time_to_safepoint_ns = stats.time_to_safepoint_ns;
     e_.threads_stopped = stats.threads;
     e_.slowest_thread = stats.slowest_thread;
+    e_.slowest_cpu_ns = stats.slowest_cpu_ns;
     e_.heap_max = heap_max_bytes();
     if (g_log.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", format_gc_event(e_).c_str());
     std::lock_guard<std::mutex> lock(g_last_mutex);

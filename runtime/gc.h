@@ -39,6 +39,7 @@ struct GcEvent {
   uint64_t pause_ns = 0;             // from the request until the threads resume
   int threads_stopped = 0;
   int slowest_thread = -1;           // the last thread to stop (-1: none had to)
+  uint64_t slowest_cpu_ns = 0;       // of the time to safepoint, its time on a CPU (SafepointStats)
   std::string slowest_where;         // its top Mini frame: "function (file:line)"
   size_t heap_before = 0, heap_after = 0, heap_max = 0;
   uint64_t objects_live = 0;        // marked after it: a young collection counts the old generation's dead too

@@ -32,6 +32,18 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
+// A thread's time on a CPU so far, from the clock Linux keeps for every thread, named by
+// its kernel id (pthread_getcpuclockid's clock, made from the id, so a thread that ends
+// meanwhile makes the read fail instead of reading its freed pthread); 0 when it cannot.
+uint64_t thread_cpu_ns(const Thread* t) {
+  int tid = t->tid.load(std::memory_order_acquire);
+  if (tid == 0) return 0;
+  clockid_t clock = clockid_t(int((~unsigned(tid)) << 3 | 6u));  // per thread (4), scheduler time (2)
+  timespec ts;
+  if (clock_gettime(clock, &ts) != 0) return 0;
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 // A thread that cannot run Mini code until the safepoint ends: not started, in native
 // code, blocked (a join, a sleep, or stopped here), or ended.
 bool is_safe(ThreadState s) {
@@ -121,11 +133,13 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
     g_pending.store(true, std::memory_order_seq_cst);
   }
   std::vector<Thread*> waiting;
+  std::vector<uint64_t> cpu_at_arming;  // each waited-for thread's, in `waiting`'s order
   for (Thread* t : VM::get().threads()) {
     if (t == self || t->get_state() == ThreadState::terminated) continue;
     arm_poll(t);  // left armed afterwards: one spurious trap is harmless, and disarming
                   // could hide a sample request the sampler armed meanwhile
     waiting.push_back(t);
+    cpu_at_arming.push_back(thread_cpu_ns(t));
   }
   stats.threads = int(waiting.size());
   // Wait until every thread has been seen safe once: the pending flag keeps it so.
@@ -136,9 +150,13 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
         if (!first_look) {  // had to be waited for
           stats.slowest_thread = waiting[i]->id;
           stats.slowest_pc = waiting[i]->core.anchor.pc;
+          uint64_t cpu = thread_cpu_ns(waiting[i]);
+          stats.slowest_cpu_ns = cpu > cpu_at_arming[i] && cpu_at_arming[i] != 0 ? cpu - cpu_at_arming[i] : 0;
         }
         waiting[i] = waiting.back();
         waiting.pop_back();
+        cpu_at_arming[i] = cpu_at_arming.back();
+        cpu_at_arming.pop_back();
       } else {
         i++;
       }

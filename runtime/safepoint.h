@@ -23,6 +23,9 @@ struct SafepointStats {
   uint64_t operation_ns = 0;          // how long `op` ran with the threads stopped
   int threads = 0;                    // threads that had to be safe (the requester and ended ones excluded)
   int slowest_thread = -1;            // the id of the last one to become safe (-1: all were safe already)
+  // Of the time to safepoint, the last one's time on a CPU from its poll's arming until
+  // it was seen safe; the rest it waited for a core (0 when its clock could not be read).
+  uint64_t slowest_cpu_ns = 0;
   uintptr_t slowest_pc = 0;           // where it stopped: its anchor pc (a poll site, a call)
 };
 

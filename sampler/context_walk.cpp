@@ -67,6 +67,19 @@ WalkResult unknown_top_pc(uintptr_t pc) {
   return r;
 }
 
+// The interpreter stores its bcp in the frame only at calls and polls (interp/README.md),
+// so between two of them the frame names an instruction that already ran. The pc says
+// which bytecode's template is running: when that is not the saved bcp's bytecode, the
+// frame's position lags. (A lag to an instruction of the same bytecode, such as a
+// loop's latch from an alike latch, goes unseen.)
+bool saved_bcp_lags(const runtime::CodeBlob& blob, const Registers& regs) {
+  int running = blob.bytecode_at(regs.pc);
+  if (running < 0) return false;  // the method entry: its bcp is the first instruction's
+  auto* m = reinterpret_cast<const runtime::Method*>(stack_word(regs.fp + runtime::kInterpFrameMethodOffset));
+  auto* bcp = reinterpret_cast<const uint8_t*>(stack_word(regs.fp + runtime::kInterpFrameBcpOffset));
+  return m->holds(bcp) && *bcp != running;
+}
+
 }  // namespace
 
 WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit) {
@@ -86,8 +99,12 @@ WalkResult walk_guess(runtime::Thread* t, const Registers& regs, FrameSink& sink
   }
   // Safe for sender: the top frame's fp must look like a frame on this thread's stack.
   if (!t->on_stack(regs.fp) || (regs.fp & 7) != 0 || regs.fp < regs.sp) return WalkResult{Reason::bad_top_fp};
-  return walk_callers(t, runtime::FramePos{regs.sp, regs.fp, regs.pc}, /*exact_pc=*/true, /*checked=*/true, sink,
-                      WalkResult{}, depth_limit);
+  WalkResult r = walk_callers(t, runtime::FramePos{regs.sp, regs.fp, regs.pc}, /*exact_pc=*/true, /*checked=*/true,
+                              sink, WalkResult{}, depth_limit);
+  // (The walk checked the top frame's Method*.)
+  if (!r.failure && blob->kind == runtime::BlobKind::interpreter && saved_bcp_lags(*blob, regs))
+    r.biased = Reason::stale_bcp;
+  return r;
 }
 
 WalkResult walk_exact(runtime::Thread* t, const Registers& regs, FrameSink& sink, uint32_t depth_limit) {

@@ -8,7 +8,9 @@
 //     growing; return pc in Mini code; Method* one of the VM's), a depth limit (the stack
 //     is cut there and marked truncated), and the caller runs it under crash protection.
 //     Like HotSpot's walkers it reads an interpreted frame's position from the bcp saved
-//     in the frame (updated at calls and polls), not from the live bcp register.
+//     in the frame (updated at calls and polls), not from the live bcp register; when the
+//     interrupted pc is in the template of another bytecode than the saved bcp's, that
+//     position lags the one running and the sample is biased, reason stale_bcp.
 //   - exact (`oracle`): steps out of the top frame with the complete per-pc frame
 //     description (the blobs' FrameRows, the stubs' frame tables), so every pc is
 //     parsed and the top position is the interrupted pc (or the live bcp); cut at the
@@ -50,6 +52,7 @@ struct WalkResult {
   uint32_t depth = 0;             // frames put
   bool truncated = false;         // the depth limit cut the stack
   bool freed_code = false;        // a pc it used, in no blob, lies in code already freed
+  std::optional<Reason> biased = std::nullopt;  // a sample whose top frame is not the interrupted one
 };
 
 inline constexpr uint32_t kGuessDepthLimit = 64;  // JFR's default stack depth

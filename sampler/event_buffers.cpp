@@ -208,18 +208,23 @@ void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, i
   }
 }
 
-void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns) {
+void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns,
+                    uint64_t served_cpu_ns) {
   // One wait serves every sampler that takes its stack at the poll: each counts it, one
-  // event (the first such sampler's) records it.
+  // event (the first such sampler's) records it. Its time on a CPU is read on the same
+  // thread at both ends, inside the wall-clock interval.
+  uint64_t cpu = served_cpu_ns > r.cpu_ticks ? std::min(served_cpu_ns - r.cpu_ticks, served_ns - r.ticks) : 0;
   std::optional<SamplerId> first;
   for (SamplerId sampler : g_state.plan().options.samplers) {
     if (stack_taken(sampler) != StackTaken::at_poll) continue;
     b.part.stats[sampler].latency_ns.push_back(served_ns - r.ticks);
+    b.part.stats[sampler].latency_cpu_ns.push_back(cpu);
     if (!first) first = sampler;
   }
   if (!first) return;
   Event l = event(EventType::SafepointLatency, *first, r.id, thread, r.ticks);
   l.latency_ns = served_ns - r.ticks;
+  l.cpu_ns = cpu;
   l.stack = stack;
   b.emit(l);
 }

@@ -94,12 +94,13 @@ namespace {
 // signal this handler took as kSentHold: the sampler then waits for this publication
 // however long it takes, and lets the thread go once it has read it.
 void publish_and_wait(runtime::Thread* t, ThreadSampling* st, const Registers& regs, bool in_java, uint64_t start,
-                      const void* context) {
+                      uint64_t start_cpu, const void* context) {
   MVM_ASSERT(st->handshake.load(std::memory_order_acquire) == ThreadSampling::kIdle,
              "a held handler starts idle: the sampler let the last one go before it sent this signal");
   st->regs = regs;
   st->regs_in_java = in_java;
   st->handler_entry_ns = start;
+  st->handler_entry_cpu_ns = start_cpu;
   st->pending_cursor = arena_cursor(st);
   st->pending_count = walk_in_handler(t, st, regs, in_java, context, st->pending_cursor, st->pending);
   // A thread in native code, held for --native-frames: the sampler thread merges this walk
@@ -156,6 +157,7 @@ int walk_in_handler(runtime::Thread* t, ThreadSampling* st, const Registers& reg
     ArenaSink sink(st, cursor);
     WalkResult r = walk_interrupted(id, t, regs, in_java, sink);
     w.failure = r.failure;
+    w.biased = r.biased;
     w.truncated = r.truncated;
     w.freed_code = r.freed_code;
     if (r.failure) cursor = w.begin;  // a failed walk keeps no frames
@@ -196,9 +198,11 @@ SampleRequest request_for(const Registers& regs, bool in_java) {
   return r;
 }
 
-void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held) {
+void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks,
+                  uint64_t cpu_ticks, uint64_t held) {
   r.id = id;
   r.ticks = ticks;
+  r.cpu_ticks = cpu_ticks;
   r.held_ns = held;
   r.freed_seq = runtime::freed_code_count();
   SampleRequest left_out;
@@ -218,14 +222,35 @@ void on_sigprof(int, siginfo_t*, void* context) {
     errno = saved_errno;
     return;
   }
-  // Taken here, the interruption is this handler's to end. Not sent by the sampler, or
-  // withdrawn (the sampler stopped waiting and ended it, hold_timed_out): no trace.
-  int signal = st->signal.exchange(ThreadSampling::kNoSignal, std::memory_order_acq_rel);
-  MVM_ASSERT(signal >= ThreadSampling::kNoSignal && signal <= ThreadSampling::kWithdrawn, "the signal word holds a state");
-  if (signal != ThreadSampling::kSent && signal != ThreadSampling::kSentHold) {
+  // Taken here, the interruption is this handler's to end, and no other signal is sent
+  // until it returns (kInHandler, profiler_state.h). Not sent by the sampler, or withdrawn
+  // (the sampler stopped waiting and ended it, hold_timed_out): no trace.
+  int signal = st->signal.load(std::memory_order_acquire);
+  bool ours;
+  do {
+    MVM_ASSERT(signal >= ThreadSampling::kNoSignal && signal <= ThreadSampling::kWithdrawn &&
+                   signal != ThreadSampling::kInHandler,
+               "the signal word holds a state, and no handler of it runs while this one starts");
+    ours = signal == ThreadSampling::kSent || signal == ThreadSampling::kSentHold;
+  } while (!st->signal.compare_exchange_weak(signal, ours ? ThreadSampling::kInHandler : ThreadSampling::kNoSignal,
+                                             std::memory_order_acq_rel, std::memory_order_acquire));
+  if (!ours) {
     errno = saved_errno;
     return;
   }
+  // The thread runs its own code again once this returns: the sampler may signal it
+  // (unless it already has: a hold for a native walk may be sent meanwhile).
+  struct FreeOnReturn {
+    ThreadSampling* st;
+    ~FreeOnReturn() {
+      int running = ThreadSampling::kInHandler;
+      st->signal.compare_exchange_strong(running, ThreadSampling::kNoSignal, std::memory_order_acq_rel);
+    }
+  } free_on_return{st};
+  // The thread's CPU clock (a system call, where the wall clock is a vDSO read), only for
+  // an interruption taken here and one that builds a request (whose latency it splits);
+  // read after the wall clock, so the CPU interval lies within the wall one.
+  uint64_t start_cpu = g_state.plan().want_request ? thread_cpu_ns() : 0;
   Registers regs = registers_of(static_cast<ucontext_t*>(context), t);
   // The thread may have left Java between the sampler's look and the signal: nothing to
   // sample, but the interruption is reported (a FailedSample for every sampler).
@@ -234,7 +259,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   // code, signalled only to hold it for a --native-frames walk (it may have returned to
   // Java since: the sampler then lets it go).
   if (signal == ThreadSampling::kSentHold) {
-    publish_and_wait(t, st, regs, in_java, start, context);
+    publish_and_wait(t, st, regs, in_java, start, start_cpu, context);
     if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
     errno = saved_errno;
     return;
@@ -248,7 +273,7 @@ void on_sigprof(int, siginfo_t*, void* context) {
   uint64_t held = now_ns() - start;
   push_walks(st, recs, n, id, start, held, cursor);
   if (g_state.plan().want_request) {
-    push_request(t, st, r, id, start, held);
+    push_request(t, st, r, id, start, start_cpu, held);
     if (in_java) catch_poll_in_flight(t, static_cast<ucontext_t*>(context));
   }
   errno = saved_errno;

@@ -37,6 +37,7 @@ void merge_into(Profile& to, const EventBuffer& buf) {
     for (const auto& [r, n] : s.dropped) t.dropped[r] += n;
     t.suspension_ns.merge(s.suspension_ns);
     t.latency_ns.merge(s.latency_ns);
+    t.latency_cpu_ns.merge(s.latency_cpu_ns);
   }
   to.sampler_cpu_ns.merge(from.sampler_cpu_ns);
   to.sampler_thread_cpu_ns += from.sampler_thread_cpu_ns;

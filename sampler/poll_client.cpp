@@ -398,7 +398,10 @@ std::optional<Reason> mix(TraceTree& tree, NativeWalkBuffers& nb, const PollNati
 // poll, walked once, and every request stored for the thread served from it.
 class PollServer {
  public:
-  PollServer(runtime::Thread* t, ThreadSampling* st) : t_(t), st_(st), b_(st->events), start_ns_(now_ns()) {
+  // The thread's CPU clock once per poll (a system call), before any request's wall clock:
+  // inside each one's interval.
+  PollServer(runtime::Thread* t, ThreadSampling* st)
+      : t_(t), st_(st), b_(st->events), start_cpu_ns_(thread_cpu_ns()), start_ns_(now_ns()) {
     at_poll_ = stack_at_poll(t, st);
     intern_frames(b_.compact, at_poll_);
     Profile::PollWalks& walks = b_.part.poll_walks;
@@ -420,7 +423,7 @@ class PollServer {
     uint32_t latency_stack = poll_site();
     if (g_state.plan().wants(SamplerId::cooperative)) latency_stack = serve_cooperative(r, weight);
     if (g_state.plan().wants(SamplerId::safepoint)) serve_safepoint(r, weight);
-    record_latency(b_, r, st_->thread_id, latency_stack, served_ns);
+    record_latency(b_, r, st_->thread_id, latency_stack, served_ns, start_cpu_ns_);
   }
 
   // Caches the frames below the top one and marks it for the next poll, and counts the
@@ -508,6 +511,7 @@ class PollServer {
   runtime::Thread* t_;
   ThreadSampling* st_;
   EventBuffer& b_;
+  uint64_t start_cpu_ns_;
   uint64_t start_ns_;
   PollStack at_poll_;                   // the stack at the poll, within the depth limit
   PollStack whole_;                     // the whole stack, walked only if a request needs a frame below the mark

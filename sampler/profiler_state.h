@@ -40,6 +40,13 @@ inline uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
+// The calling thread's time on a CPU so far (async-signal-safe, as clock_gettime is).
+inline uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 // How many samplers walk in the signal handler: the records one interruption can leave.
 constexpr size_t handler_walk_count() {
   size_t n = 0;
@@ -54,6 +61,7 @@ struct WalkRecord {
   uint64_t id = 0, ticks = 0, held_ns = 0;
   SamplerId sampler = SamplerId::async;
   std::optional<Reason> failure;
+  std::optional<Reason> biased = std::nullopt;  // WalkResult::biased
   uint64_t begin = 0;
   uint32_t count = 0;
   bool truncated = false;
@@ -197,19 +205,24 @@ struct ThreadSampling {
   std::unique_ptr<HandlerWalks> walks;  // only with a sampler that walks in the handler
   // The sampler thread's signal to this thread. Linux keeps one pending SIGPROF per thread
   // (a second one sent before the first is delivered merges with it), so the sampler sends
-  // none while one is pending (signal_coalesced), and this one word is all there is to
+  // none while one is pending, nor while its handler runs (signal_coalesced): a signal sent
+  // then would wait in the kernel for the handler's return and be delivered before the
+  // thread ran an instruction of its own. A held handler that lost its core (a busy
+  // machine) would then take the next one at the same pc, again and again, and the thread
+  // would never reach the poll that serves its requests. This one word is all there is to
   // know about it:
-  // - kNoSignal: none pending;
+  // - kNoSignal: none pending, no handler running;
   // - kSent, kSentHold: sent; its handler serves it (kSent), or publishes its registers
   //   and waits for the sampler thread (kSentHold: classical, --suspend=handshake, a
   //   --native-frames walk of a thread in native code);
+  // - kInHandler: taken; its handler runs, and frees the word as it returns;
   // - kWithdrawn: still pending, but the sampler thread stopped waiting for it and ended
   //   its interruption itself (hold_timed_out); the handler that takes it leaves no trace.
-  // Whoever takes it out of kSent or kSentHold, by one atomic exchange, ends its
+  // Whoever takes it out of kSent or kSentHold, by one atomic operation, ends its
   // interruption: the handler, the sampler giving up, the thread's end (thread_gone) or
   // the end of the program (signal_not_delivered). No two of them count it, and a handler
   // holds its thread only for a sampler that then waits for it, whatever the time.
-  enum : int { kNoSignal, kSent, kSentHold, kWithdrawn };
+  enum : int { kNoSignal, kSent, kSentHold, kInHandler, kWithdrawn };
   std::atomic<int> signal{kNoSignal};
   // Takes a signal still pending at the thread's or the program's end: true when one was
   // sent and neither handled nor withdrawn, so its interruption is the caller's to end.
@@ -219,13 +232,14 @@ struct ThreadSampling {
   }
   // Holding the thread (a kSentHold signal): its handler publishes its registers
   // (kPublished) and waits until the sampler thread, done with its part, lets it go
-  // (kIdle). The next hold needs a new signal, which waits in the kernel until this
-  // handler has returned, so the sampler never waits for a handler to leave.
+  // (kIdle). The next hold needs a new signal, which the sampler sends only once this
+  // handler has returned (kInHandler above), so it never waits for a handler to leave.
   enum : int { kIdle, kPublished };
   std::atomic<int> handshake{kIdle};
   Registers regs{};
   bool regs_in_java = false;
   uint64_t handler_entry_ns = 0;
+  uint64_t handler_entry_cpu_ns = 0;  // the thread's CPU time then (thread_cpu_ns)
   WalkRecord pending[kHandlerWalks];  // the handler's walks while held, pushed by the sampler
   int pending_count = 0;
   uint64_t pending_cursor = 0;
@@ -346,10 +360,11 @@ void on_sigprof(int, siginfo_t*, void* context);
 // The request for an interrupted context: built from the registers, or a failed one
 // when the thread had left Java.
 SampleRequest request_for(const Registers& regs, bool in_java);
-// Stamps a request with its interruption (id, when, how long the thread was held), offers
-// it to the thread's stored requests and arms its poll; a request the store leaves out
-// goes to the sampler thread as a drop.
-void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks, uint64_t held);
+// Stamps a request with its interruption (id, when, the thread's CPU time then, how long
+// the thread was held), offers it to the thread's stored requests and arms its poll; a
+// request the store leaves out goes to the sampler thread as a drop.
+void push_request(runtime::Thread* t, ThreadSampling* st, SampleRequest r, uint64_t id, uint64_t ticks,
+                  uint64_t cpu_ticks, uint64_t held);
 // The walks at the interruption (the samplers taken in_handler), into the thread's arena
 // from `cursor`; returns how many records it filled.
 // `context`: the handler's ucontext_t, for the libunwind walk of --native-frames.
@@ -412,8 +427,10 @@ void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t tick
 // whose handler walk found no room (`walk`).
 void record_left_out(EventBuffer& b, uint64_t id, uint64_t ticks, int thread, std::optional<SamplerId> walk);
 // The safepoint latency of a request served at a poll, from the interruption to
-// `served_ns`: counted for every sampler that takes its stack at the poll.
-void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns);
+// `served_ns`, and of it the thread's time on a CPU (to its CPU time `served_cpu_ns`):
+// counted for every sampler that takes its stack at the poll.
+void record_latency(EventBuffer& b, const SampleRequest& r, int thread, uint32_t stack, uint64_t served_ns,
+                    uint64_t served_cpu_ns);
 // A NativeMethodSample for every sampler: a thread in native code is walked once for all.
 void record_native(EventBuffer& b, uint64_t id, uint64_t ticks, uint64_t held, int thread, uint32_t stack,
                    bool truncated);

@@ -40,6 +40,7 @@ enum class RequestKind : uint8_t {
 struct SampleRequest {
   uint64_t id = 0;        // the interruption's number (the `sample` field of events)
   uint64_t ticks = 0;     // CLOCK_MONOTONIC ns at the interruption
+  uint64_t cpu_ticks = 0; // the thread's CPU time (CLOCK_THREAD_CPUTIME_ID) ns, read just after
   uint64_t held_ns = 0;   // how long the thread was held for it
   uint64_t freed_seq = 0; // runtime::freed_code_count() at the interruption: code freed
                           // after it and named by pc or caller_pc was freed under the request

@@ -26,12 +26,6 @@ namespace sampler {
 
 namespace {
 
-uint64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
 // Frames of the classical walk: the sampler thread's own pre-allocated buffer.
 class BufferSink : public FrameSink {
  public:
@@ -47,15 +41,17 @@ class BufferSink : public FrameSink {
 };
 
 // A walk's outcome for one sampler, recorded in the sampler thread's buffer.
-void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const StackTrace& trace, bool truncated,
-                 bool freed_code, uint64_t id, uint64_t ticks, uint64_t held, int thread) {
+// A sample is biased when the walk said so (WalkResult::biased).
+void record_walk(SamplerId sampler, const std::optional<Reason>& failure, const std::optional<Reason>& biased,
+                 const StackTrace& trace, bool truncated, bool freed_code, uint64_t id, uint64_t ticks, uint64_t held,
+                 int thread) {
   EventBuffer& b = g_state.sampler.events;
   std::lock_guard<std::mutex> lock(b.mutex);
   if (freed_code) b.part.stats[sampler].freed_code++;
   if (failure)
     record_failure(b, sampler, *failure, id, ticks, thread);
   else
-    record_sample(b, sampler, id, ticks, held, thread, b.part.stacks.intern(trace, truncated), std::nullopt, truncated);
+    record_sample(b, sampler, id, ticks, held, thread, b.part.stacks.intern(trace, truncated), biased, truncated);
 }
 
 // A failed interruption for every sampler, ended by the sampler thread itself. A
@@ -74,11 +70,19 @@ enum class Sent { no, yes, gone };
 constexpr uint64_t kHoldWaitNs = 100'000'000;
 
 // Sends SIGPROF for a handler to serve (kSent) or to be held (kSentHold): `no` while the
-// previous signal is still pending (this one would merge with it), `gone` when the thread
-// has exited. Once sent, the signal is the handler's to take (profiler_state.h).
-Sent signal_thread(ThreadSampling* st, pid_t pid, int tid, int kind) {
+// previous signal is still pending (this one would merge with it) or its handler still
+// runs, `gone` when the thread has exited. Once sent, the signal is the handler's to take
+// (profiler_state.h).
+// A thread in native code may be signalled while its previous handler still runs
+// (`while_in_handler`): it has no poll to reach, and its Mini frames stay put; the signal
+// waits for that handler to return. A thread in Java may not (kInHandler, profiler_state.h).
+Sent signal_thread(ThreadSampling* st, pid_t pid, int tid, int kind, bool while_in_handler = false) {
   int none = ThreadSampling::kNoSignal;
-  if (!st->signal.compare_exchange_strong(none, kind, std::memory_order_acq_rel)) return Sent::no;
+  if (!st->signal.compare_exchange_strong(none, kind, std::memory_order_acq_rel)) {
+    int running = ThreadSampling::kInHandler;
+    if (!while_in_handler || !st->signal.compare_exchange_strong(running, kind, std::memory_order_acq_rel))
+      return Sent::no;
+  }
   if (syscall(SYS_tgkill, pid, tid, SIGPROF) == 0) return Sent::yes;
   // Not sent; a handler can have taken it meanwhile only from a SIGPROF someone else sent,
   // and then serves it as ours.
@@ -142,7 +146,7 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
   uint64_t id = g_state.signals.next_sample.fetch_add(1, std::memory_order_relaxed);
   uint64_t ticks = st->handler_entry_ns;
   uint64_t held = now_ns() - ticks;
-  if (g_state.plan().want_request) push_request(t, st, r, id, ticks, held);
+  if (g_state.plan().want_request) push_request(t, st, r, id, ticks, st->handler_entry_cpu_ns, held);
   WalkRecord pending[kHandlerWalks];
   int pending_count = st->pending_count;
   for (int i = 0; i < pending_count; i++) pending[i] = st->pending[i];
@@ -157,8 +161,8 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
     StackTrace trace;
     if (!walk.failure)
       for (const CompactFrame& f : g_state.sampler.classical_frames) trace.push_back(frame_ref(f));
-    record_walk(SamplerId::classical, walk.failure, trace, walk.truncated, walk.freed_code, id, ticks, held,
-                st->thread_id);
+    record_walk(SamplerId::classical, walk.failure, walk.biased, trace, walk.truncated, walk.freed_code, id, ticks,
+                held, st->thread_id);
   }
 }
 
@@ -169,7 +173,8 @@ void held_sample(ThreadSampling* st, pid_t pid, int tid) {
 // sent while an earlier one is still pending.
 bool hold_for_native_walk(ThreadSampling* st, pid_t pid, int tid) {
   st->native->handler_walk = jit::NativeWalk{};
-  return signal_thread(st, pid, tid, ThreadSampling::kSentHold) == Sent::yes && await_published(st);
+  return signal_thread(st, pid, tid, ThreadSampling::kSentHold, /*while_in_handler=*/true) == Sent::yes &&
+         await_published(st);
 }
 
 void release_native(ThreadSampling* st) {
@@ -286,7 +291,8 @@ void drain_walks(ThreadSampling* st) {
       if (!failure) mini.swap(mixed);
     }
     if (!failure) trace = named(mini);
-    record_walk(w.sampler, failure, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns, st->thread_id);
+    record_walk(w.sampler, failure, w.biased, trace, w.truncated, w.freed_code, w.id, w.ticks, w.held_ns,
+                st->thread_id);
   }
 }
 

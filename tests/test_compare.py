@@ -130,8 +130,8 @@ loop = line_of(prog, "acc = acc * 31")
 header = line_of(prog, "for i in 0..n")
 store_begin = line_of(prog, "fn store")
 store_end = line_of(prog, "}", after=store_begin)
-check("counted_loop_then_setter: the counted loop is marked as having no header poll, with its strip-mined latch",
-      header in rows and "-" in rows[header][0] and "S" in rows[header][0], out)
+check("counted_loop_then_setter: the counted loop has one mark, its strip-mined latch's",
+      header in rows and rows[header][0] == "S", out)
 check("counted_loop_then_setter: store's closing line holds a return poll",
       store_end in rows and "R" in rows[store_end][0], out)
 # How the loop's time splits between its body and its header is the CPU's own; that the
@@ -147,6 +147,20 @@ check("counted_loop_then_setter: the listing says the interruption rate achieved
                 r"2000/s$", out, re.M), out)
 marked = [n for n, r in rows.items() if re.search(r"<== [\w, ]*safepoint", r[2])]
 check("counted_loop_then_setter: the safepoint sampler's disagreement is marked", marked, out)
+# Where the samples really were: each sampler's line set against the oracle's for the same
+# interruptions. The safepoint sampler's samples in store were really the loop's; the
+# cooperative sampler is on the oracle's line for (nearly) every interruption.
+really = re.search(r"^safepoint +on the oracle's line for (\d+) of (\d+) interruptions\n((?:  .*\n)*)", out, re.M)
+check("counted_loop_then_setter: the safepoint sampler is off the oracle's line for most interruptions",
+      really and int(really.group(2)) > 0 and int(really.group(1)) < int(really.group(2)) / 2, out)
+first = really.group(3).splitlines()[0] if really and really.group(3) else ""
+m = re.match(r"  line (\d+): (\d+) samples, really line (\d+) x(\d+)", first)
+check("counted_loop_then_setter: the safepoint sampler's line furthest off is in store and was really the loop's",
+      m and store_begin <= int(m.group(1)) <= store_end and int(m.group(3)) in (loop, header)
+      and int(m.group(4)) <= int(m.group(2)), first or out)
+coop = re.search(r"^cooperative +on the oracle's line for (\d+) of (\d+) interruptions", out, re.M)
+check("counted_loop_then_setter: the cooperative sampler is on the oracle's line for nearly every interruption",
+      coop and int(coop.group(2)) > 0 and int(coop.group(1)) >= 0.95 * int(coop.group(2)), out)
 
 check("without --debug-info=safepoints no debug-info note", "--debug-info=safepoints" not in out, out)
 check("with defaults the header calls the oracle exact",
@@ -157,9 +171,43 @@ check("with defaults the header states the samplers, the suspension and every co
                              "--debug-info=all")), out)
 # A run with every configurable option away from its default: the header names each
 # value, and under --debug-info=safepoints neither the listing nor the page calls the
+# Poll marks from the code that runs, one per loop on the loop's own line. --xcomp:
+# inlined.mini's weigh runs only inlined into main, so its return has no poll; main's
+# while loop polls at its header, marked on the `while` line, not its first body line.
+prog = os.path.join(ROOT, "examples", "lessons", "inlined.mini")
+rc, out, err = run("compare", "--xcomp", "--no-classical", prog)
+_, rows = table(out)
+weigh_return = line_of(prog, "return s;")
+loop_line = line_of(prog, "while (round < 8000)")
+check("inlined --xcomp: the return of weigh, which runs only inlined, has no poll mark",
+      rc == 0 and (weigh_return not in rows or rows[weigh_return][0] == ""), out)
+check("inlined --xcomp: main's while loop is marked H on its own line, and only there",
+      rc == 0 and loop_line in rows and rows[loop_line][0] == "H" and
+      all("H" not in r[0] for n, r in rows.items() if n != loop_line), out)
+check("inlined --xcomp: weigh's counted loop, inlined into main, keeps its one mark",
+      rc == 0 and rows.get(line_of(prog, "for i in 0..len(a) {"), ("",))[0] == "S", out)
+rc, out, err = run("compare", "--xint", "--no-classical", prog)
+_, rows = table(out)
+check("inlined --xint: weigh runs interpreted, so its return polls",
+      rc == 0 and weigh_return in rows and rows[weigh_return][0] == "R", out)
+# time_to_safepoint: main's while loop, whose first body line is a counted loop: H on the
+# while's line, S alone on the for's.
+prog = os.path.join(ROOT, "examples", "time_to_safepoint.mini")
+rc, out, err = run("compare", "--xcomp", "--no-classical", "-D", "ROUNDS=1", prog)
+_, rows = table(out)
+outer, inner = line_of(prog, "while (crunched < ROUNDS) {", after=line_of(prog, "fn main")), line_of(prog, "for k in 0..64")
+check("time_to_safepoint --xcomp: main's while loop H on its line, its inner counted loop S on its own",
+      rc == 0 and rows.get(outer, ("",))[0] == "H" and rows.get(inner, ("",))[0] == "S", out)
+
 # oracle exact (it knows only the lines of polls and calls).
 odd = ["--xcomp", "--interval=500us", "--strip-mining=0", "--counted-loop-polls", "--debug-info=safepoints",
        "--stub-metadata", "--suspend=handshake"]
+with tempfile.TemporaryDirectory() as tmp:
+    # The run's events go to a temporary file (the pairing by interruption reads them),
+    # removed when compare ends, with or without --html.
+    rc, out, err = run("compare", "--xcomp", "--interval=500us", prog, env={**os.environ, "TMPDIR": tmp})
+    check("without --html: the temporary event file is gone", rc == 0 and os.listdir(tmp) == [], os.listdir(tmp))
+
 with tempfile.TemporaryDirectory() as tmp:
     page = os.path.join(tmp, "compare.html")
     rc, out, err = run("compare", *odd, "--html", page, prog)
@@ -203,6 +251,12 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"compare --html {name} (the program) is refused before the run",
               usage_error(rc, err, "--html", "is the program being run") and out == ""
               and open(short).read().startswith("fn main"), err)
+
+with tempfile.TemporaryDirectory() as tmp:
+    # The run's events go to a temporary file (the pairing by interruption reads them),
+    # removed when compare ends, with or without --html.
+    rc, out, err = run("compare", "--xcomp", "--interval=500us", prog, env={**os.environ, "TMPDIR": tmp})
+    check("without --html: the temporary event file is gone", rc == 0 and os.listdir(tmp) == [], os.listdir(tmp))
 
 with tempfile.TemporaryDirectory() as tmp:
     page = os.path.join(tmp, "compare.html")

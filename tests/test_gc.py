@@ -19,7 +19,7 @@ GC_LINE = re.compile(
     r"^\[gc (?P<id>\d+)\] (?P<kind>young|full), (?P<cause>allocation budget|heap full|gc-a-lot): "
     r"pause (?P<pause>[\d.]+) ms "
     r"\(time to safepoint (?P<ttsp>[\d.]+) ms, (?P<threads>\d+) threads? stopped, "
-    r"(?:no thread to wait for|last to stop: thread (?P<slowest>\d+) at (?P<where>.+))\), "
+    r"(?:no thread to wait for|last to stop: thread (?P<slowest>\d+) at (?P<where>.+), (?P<cpu>[\d.]+) ms of it on a CPU)\), "
     r"heap (?P<before>[\d.]+) MiB -> (?P<after>[\d.]+) MiB of (?P<max>\d+) MiB, (?P<live>\d+) objects live"
     r"(?:, (?P<survived>\d+) young survived, (?P<cards>\d+) dirty cards)?$")
 
@@ -125,6 +125,11 @@ def main():
     waited = [m for m in lines if m["where"] == "crunch (%s:20)" % ttsp]
     check("a collection waited for crunch's return poll (line 20)", waited, err[-2000:])
     check("that wait is the loop's: at least 10 ms", any(float(m["ttsp"]) >= 10 for m in waited), err[-2000:])
+    # Of each wait, the time crunch's thread was on a CPU (the rest it waited for a core):
+    # some of it, never more than the wait.
+    check("the log says how much of each wait the last thread was on a CPU",
+          waited and all(0 < float(m["cpu"]) <= float(m["ttsp"]) + 0.002 for m in waited),
+          [(m["ttsp"], m["cpu"]) for m in waited])
     # With the default strip mining the same loop polls at its latch: collections stop
     # crunch inside it (line 17), not only at its return.
     rc, out, err = run(minivm, "--xcomp", "--gc-log", ttsp)

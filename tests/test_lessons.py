@@ -42,7 +42,8 @@ ROOT = os.path.dirname(HERE)
 LESSONS = os.path.join(ROOT, "examples", "lessons")
 PAGE = re.compile(r"^\d\d-[a-z0-9-]+\.md$")
 GC_LINE = re.compile(r"^\[gc \d+\] .*\(time to safepoint (?P<ttsp>[\d.]+) ms, .*?"
-                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\))?\), heap")
+                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\), [\d.]+ ms of it on a CPU)?"
+                     r"\), heap")
 SAMPLE_EVENTS = ("ExecutionSample", "NativeMethodSample")
 
 
@@ -200,6 +201,19 @@ def lesson_01(l):
         check(f"{l.name}: the safepoint sampler puts most samples on remember's return poll, remember:{ret}, "
               f"50 points above the oracle ({share(sp, on_ret):.1%} against {share(oracle, on_ret):.1%})",
               share(sp, on_ret) >= 0.6 and share(sp, on_ret) >= share(oracle, on_ret) + 0.5)
+    # compare's pairing by interruption: where the safepoint sampler's samples on the
+    # return poll really were (the loop's two lines), and the cooperative sampler on the
+    # oracle's line.
+    out = l.run("compare --xcomp").stdout
+    coop = re.search(r"^cooperative +on the oracle's line for (\d+) of (\d+) interruptions", out, re.M)
+    check(f"{l.name}: compare's pairing puts cooperative on the oracle's line for >= 90% of the interruptions",
+          coop and int(coop.group(2)) > 0 and int(coop.group(1)) >= 0.9 * int(coop.group(2)), out)
+    row = re.search(rf"^safepoint +on the oracle's line for \d+ of \d+ interruptions\n(?:  .*\n)*?"
+                    rf"  line {ret}: (\d+) samples, really (.*)$", out, re.M)
+    really = {int(a): int(n) for a, n in re.findall(r"line (\d+) x(\d+)", row.group(2))} if row else {}
+    check(f"{l.name}: compare says the safepoint samples on line {ret} were really mix's loop, lines {loop - 1} "
+          f"and {loop} ({really})", row and really.get(loop, 0) + really.get(loop - 1, 0) >= 0.9 * int(row.group(1)),
+          out)
     listing = l.run("disasm examples").stdout
     check(f"{l.name}: disasm lists mix's loop as counted", re.search(r"loops: \[\d+\.\.\d+\] counted", listing))
     check(f"{l.name}: remember's ret is on line 7 in the bytecode listing",
@@ -517,8 +531,8 @@ def lesson_08(l):
     # compare: the poll marks the page names, and where its <== marks go.
     rows = {int(m.group(1)): m for m in re.finditer(r"^\s*(\d+) (\S*)\s.*?(<==.*)?$", l.run("compare --xcomp").stdout, re.M)}
     marks = {n: rows[n].group(2) for n in (flat[1], bulk[1], latch) if n in rows}
-    check(f"{l.name}: compare marks lines {flat[1]} and {bulk[1]} R and line {latch} S- ({marks})",
-          marks == {flat[1]: "R", bulk[1]: "R", latch: "S-"})
+    check(f"{l.name}: compare marks lines {flat[1]} and {bulk[1]} R and line {latch} S ({marks})",
+          marks == {flat[1]: "R", bulk[1]: "R", latch: "S"})
     marked = sorted(n for n, m in rows.items() if m.group(3))
     check(f"{l.name}: compare's <== marks line {flat[1]} and two of {bulk[1]}, {latch} and {body} ({marked})",
           len(marked) == 3 and flat[1] in marked and set(marked) <= {flat[1], bulk[1], latch, body})

@@ -7,6 +7,7 @@ Usage: test_pages.py MINIVM SCREENSHOT_DIR
 Exits 77 (skipped) where Chromium or ChromeDriver is not installed.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -87,7 +88,7 @@ def line_of(program, text):
         return next(n for n, line in enumerate(f, 1) if text in line)
 
 
-def compare_checks(b, page, shots, hot_line):
+def compare_checks(b, page, shots, hot_line, loop_header):
     b.open(page)
     errors, requests = b.console_errors(), b.network_requests()
     check("compare page: no console errors", errors == [], errors)
@@ -111,6 +112,10 @@ def compare_checks(b, page, shots, hot_line):
     check("compare page: the latency histogram and the per-poll-site table are drawn",
           b.js("return document.querySelectorAll('#latency rect').length") > 0
           and b.js("return document.querySelectorAll('#sites tr').length") > 1)
+    site_heads = b.js("return [...document.querySelectorAll('#sites th')].map(th => th.textContent)")
+    check("compare page: latency and time to safepoint say how much of them the thread was on a CPU",
+          b.text("#latencyCpu").startswith("of which on a CPU: p50 ") and site_heads[-2:] == ["p50 on CPU", "p99 on CPU"],
+          (b.text("#latency"), site_heads))
     b.click(f'#src tr[data-line="{hot_line}"]')
     title = b.text("#detailTitle")
     check("compare page: clicking a line selects it", title.startswith(f"Line {hot_line}:"), title)
@@ -124,8 +129,73 @@ def compare_checks(b, page, shots, hot_line):
     errors = b.console_errors()
     check("compare page: no console errors after a click", errors == [], errors)
     b.screenshot(os.path.join(shots, "compare_page.png"))
+    confusion_checks(b, shots, hot_line, loop_header)
     b.js("document.querySelector('#flames').scrollIntoView()")
     b.screenshot(os.path.join(shots, "compare_page_graphs.png"))
+
+
+def confusion_checks(b, shots, hot_line, loop_header):
+    """Where the samples really were: the confusion matrices under the heat table and the
+    side panel's pairing, against the oracle's line for the same interruptions."""
+    picks = b.js("return [...document.querySelectorAll('#cmPick button')].map(x => x.textContent)")
+    check("compare page: a confusion matrix to pick for every sampler but the oracle",
+          sorted(picks) == ["async", "classical", "cooperative", "safepoint"], picks)
+    # Each matrix's cells and failures add up to the interruptions it paired.
+    sums = b.js("return D.confusion.map(m => [m.sampler, m.paired, m.agreed,"
+                " [...m.cells, ...m.failed].reduce((a, c) => a + c[2], 0),"
+                " m.cells.filter(c => c[0] === c[1]).reduce((a, c) => a + c[2], 0)])")
+    check("compare page: each matrix's cells add up to its paired interruptions, its diagonal to those agreed",
+          sums and all(paired == cells and agreed == diag and paired > 0 for _, paired, agreed, cells, diag in sums),
+          sums)
+    agree = {name: agreed / paired for name, paired, agreed, _, _ in sums if paired}
+    check("compare page: the cooperative sampler is on the oracle's line for nearly every interruption, "
+          "the safepoint sampler for few", agree.get("cooperative", 0) >= 0.95 and agree.get("safepoint", 1) < 0.5,
+          agree)
+    shown = b.js("return document.querySelector('#cmPick button.on').textContent")
+    check("compare page: the matrix drawn first is the sampler that agrees least with the oracle",
+          shown == min(agree, key=agree.get), (shown, agree))
+    b.js("[...document.querySelectorAll('#cmPick button')].find(x => x.textContent === 'safepoint').click()")
+    cols = b.js("return [...document.querySelectorAll('#cm thead th')].map(th => th.textContent)")
+    check("compare page: the safepoint matrix has the oracle's hot line as a column", f"line {hot_line}" in cols, cols)
+    # The safepoint row with the most interruptions: its biased line, which the oracle put
+    # on the hot loop's line.
+    row = b.js("const rows = [...document.querySelectorAll('#cm tbody tr')].filter(r => !r.querySelector('th.fail'));"
+               "rows.sort((a, b) => +b.lastChild.textContent - +a.lastChild.textContent);"
+               "const heads = [...document.querySelectorAll('#cm thead th')].map(th => th.textContent);"
+               "const r = rows[0], cells = [...r.querySelectorAll('td')];"
+               "return [r.querySelector('th').textContent, cells.map((td, i) => [heads[i + 1], td.textContent,"
+               " td.classList.contains('diag')])]")
+    label, cells = row if row else ("", [])
+    # (How the loop's time splits between its body and its header is the CPU's own.)
+    in_loop = sum(int(n) for head, n, _ in cells if head in (f"line {hot_line}", f"line {loop_header}") and n)
+    check("compare page: the safepoint sampler's busiest line is off the diagonal, most of it the oracle's loop",
+          label not in (f"line {hot_line}", f"line {loop_header}") and cells and in_loop * 2 > int(cells[-1][1]), row)
+    diag = b.js("return [...document.querySelectorAll('#cm td.diag')].map(td => td.parentNode.querySelector('th')"
+                ".textContent === document.querySelectorAll('#cm thead th')[[...td.parentNode.children].indexOf(td)]"
+                ".textContent)")
+    check("compare page: the outlined cells are the diagonal (the same line for both)", diag and all(diag), diag)
+    b.js("[...document.querySelectorAll('#cm th.row')].find(th => th.textContent === arguments[0]).click()", label)
+    title = b.text("#detailTitle")
+    check("compare page: a click on a matrix row selects its line", label and title.startswith(label.replace("line", "Line")), (label, title))
+    really = b.js("const box = [...document.querySelectorAll('#detailBody .samp')].find(s => s.querySelector('h3')"
+                  ".firstChild.textContent === 'safepoint'); const r = box && box.querySelector('.really');"
+                  "return r ? r.textContent : null")
+    check("compare page: the side panel says what the safepoint samples on that line really were, the loop first",
+          really and re.match(rf"These \d+ safepoint samples were really: line ({hot_line}|{loop_header}) \u00d7\d+",
+                              really), really)
+    b.click(f'#src tr[data-line="{hot_line}"]')
+    moved = b.js("const box = [...document.querySelectorAll('#detailBody .samp')].find(s => s.querySelector('h3')"
+                 ".firstChild.textContent === 'safepoint'); const r = box && box.querySelector('.moved');"
+                 "return r ? r.textContent : null")
+    check("compare page: on the hot line the side panel says where the safepoint sampler put the oracle's interruptions",
+          moved and moved.startswith("Of the ") and f"{label} \u00d7" in moved, moved)
+    b.js("[...document.querySelectorAll('#cmPick button')].find(x => x.textContent === 'cooperative').click()")
+    check("compare page: picking another sampler draws its matrix",
+          b.text("#cmNote").startswith("cooperative: on the oracle's line for "), b.text("#cmNote"))
+    errors = b.console_errors()
+    check("compare page: no console errors after the matrix's controls", errors == [], errors)
+    b.js("document.querySelector('#confusion').scrollIntoView()")
+    b.screenshot(os.path.join(shots, "compare_page_confusion.png"))
 
 
 # Under --debug-info=safepoints the oracle knows only the polls and calls: the page labels
@@ -238,7 +308,8 @@ def main():
         mixed_page(b, profile_page(minivm, tmp, "examples/native_beside_java.mini", "--native-frames",
                                    "--interval=500us", "-D", "ROUNDS=200"), shots)
         program = "examples/counted_loop_then_setter.mini"
-        compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"))
+        compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"),
+                       line_of(program, "for i in 0..n"))
         safepoint_debug_info_compare_checks(
             b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints"), shots)
     print(f"screenshots in {shots}")

@@ -397,6 +397,29 @@ with tempfile.TemporaryDirectory() as tmp:
           rc == 0 and len(lat) > 200 and drops and drops.group(1) == "0" and lat[len(lat) // 2] < 100e6,
           f"{len(lat)} latencies, median {lat[len(lat) // 2] if lat else None} ns, max {lat[-1] if lat else None} ns; "
           f"{se[-1500:]}")
+    # Of each latency, the thread's time on a CPU, read on the thread itself at both ends:
+    # the loop runs to its poll, so nearly every one has some, and a thread that kept its
+    # core for a request has most of its latency. On a machine made busy, one core per
+    # busy process, the thread waits for a core during some requests: most of those
+    # latencies off a CPU.
+    both = [(e["latency_ns"], e["cpu_ns"]) for e in events(out) if e["event"] == "SafepointLatency"]
+    check("a latency's time on a CPU is some of it, nearly always, and most of it for a thread that kept its core",
+          both and sum(1 for l, c in both if c > 0) >= 0.9 * len(both) and any(l / 2 <= c <= l for l, c in both),
+          both[:10])
+    stats = os.path.join(tmp, "long.json")
+    for attempt in range(3):
+        with BusySiblings():
+            rc, so, se = run("--xcomp", "--profile", "--interval=500us", f"--profile-out={out}",
+                             f"--profile-stats={stats}", long_loop)
+        both = [(e["latency_ns"], e["cpu_ns"]) for e in events(out) if e["event"] == "SafepointLatency"] if rc == 0 else []
+        off = sum(1 for l, c in both if c < l / 2)
+        if off:
+            break
+    st = json.load(open(stats))["samplers"][0] if rc == 0 else {}
+    check("on a busy machine some latencies are mostly off a CPU, and the statistics count both times",
+          off > 0 and all(c <= l for l, c in both) and st["latency_cpu_ns"]["n"] == st["latency_ns"]["n"] == len(both)
+          and st["latency_cpu_ns"]["p50"] <= st["latency_ns"]["p50"],
+          f"{off} of {len(both)} latencies mostly off a CPU; {st.get('latency_ns')} {st.get('latency_cpu_ns')}")
     nest = os.path.join(ROOT, "tests", "profiler", "nested_counted_loops.mini")
     rc, so, se = run("--xcomp", "--profile", "--interval=500us", nest)
     drops = re.search(r"dropped\s+(\d+)", se)

@@ -30,7 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GC_LINE = re.compile(r"^\[gc \d+\] (?P<kind>young|full), [^:]+: pause (?P<pause>[\d.]+) ms \(time to safepoint (?P<ttsp>[\d.]+) ms, "
-                     r"\d+ threads? stopped, (?:no thread to wait for|last to stop: thread \d+ at (?P<where>[^()]+ \([^()]*\)))\)")
+                     r"\d+ threads? stopped, (?:no thread to wait for|last to stop: thread \d+ at (?P<where>[^()]+ \([^()]*\))"
+                     r"(?:, (?P<cpu>[\d.]+) ms of it on a CPU)?)\)")
 
 
 def run(cmd):

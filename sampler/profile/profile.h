@@ -69,6 +69,7 @@ struct Event {
   bool biased = false;     // ExecutionSample / NativeMethodSample: fell back to the poll-site stack
   std::optional<Reason> reason;  // FailedSample, DroppedSample: why; biased samples: why biased
   uint64_t latency_ns = 0; // SafepointLatency
+  uint64_t cpu_ns = 0;     // SafepointLatency: of latency_ns, the time the thread was on a CPU
   uint32_t stack = 0;      // StackTraceRepository id (when has_stack)
   // How many samples this entry stands for. The profiler keeps one entry per distinct
   // (type, sampler, thread, stack, outcome) with its count, and the time and id of the
@@ -92,6 +93,7 @@ struct SamplerStats {
   std::map<Reason, uint64_t> dropped;         // (e.g. ring_full)
   Distribution suspension_ns;                 // how long the thread was held, per interruption
   Distribution latency_ns;                    // request ticks -> served, per sample (cooperative)
+  Distribution latency_cpu_ns;                // of each latency, the thread's time on a CPU
   // Interruptions sent but not yet ended when the profile was taken: only in a profile
   // dumped while the program runs (requests waiting for a poll, signals pending).
   uint64_t in_flight = 0;

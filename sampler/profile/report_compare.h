@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sampler/profile/compare.h"
+#include "sampler/profile/confusion.h"
 
 namespace sampler {
 
@@ -37,6 +38,10 @@ struct CompareReport {
   std::string mode;                 // how the code ran: "interpreted (--xint)", ...
   std::string program;              // the program's path as given, for the commands suggested
   RunConfig config;
+  // Where each sampler's samples really came from (confusion.h): a matrix per column
+  // after the reference, from the run's .jsonl events; empty without an oracle, whose
+  // lines alone are the truth to pair with.
+  std::vector<Confusion> confusion;
 };
 
 // The run's configuration beyond the mode and the interval (which the first line of the
@@ -58,14 +63,17 @@ std::string classical_apart_hint(const CompareReport& report);
 
 // The source lines that have samples or polls (with a line of context, longer gaps
 // elided), a column per sampler (the oracle first), the poll kinds of each line, the
-// lines furthest from the oracle marked, then each sampler's samples, failed and biased
-// counts with their reasons.
+// lines furthest from the oracle marked, where each sampler's samples off the oracle's
+// line really were (the confusion matrices' cells off the diagonal and failures, the
+// largest first), then each sampler's samples, failed and biased counts with their
+// reasons.
 void write_compare_text(const CompareReport& report, std::ostream& out);
 
 // One HTML page, no network: the source with a heat column per sampler, each sampler's
 // icicle graph side by side, a timeline of samples, the safepoint-latency histogram and
 // the time to safepoint per poll site; clicking a line shows its samples' stacks under
-// each sampler. `events_jsonl` is the run's .jsonl stream (one event per line), of which
+// each sampler and where they really came from, and a confusion matrix (a sampler's line
+// against the oracle's) is drawn under the heat table. `events_jsonl` is the run's .jsonl stream (one event per line), of which
 // the first `max_events` are embedded for the timeline and the latencies.
 void write_compare_html(const CompareReport& report, std::string_view events_jsonl, std::ostream& out,
                         size_t max_events = 60000);

@@ -3,7 +3,8 @@
 // for a student: the source with a heat column per sampler and its poll marks, each
 // sampler's icicle graph, a timeline of samples, the safepoint-latency histogram and the
 // time to safepoint per poll site. Clicking a line (in the source or in a graph) shows
-// that line's samples' stacks under each sampler.
+// that line's samples' stacks under each sampler and, from the confusion matrices under
+// the heat table, where they really came from.
 //
 // Embedded data (id="compare-data"): {"program","mode","interval_ns","interval_jitter","duration_ns",
 // "config":[the run's configuration, a line each (configuration_lines)],"reference": the
@@ -19,7 +20,10 @@
 // "agg":[[column,stack,count,biased]],"events":[the first .jsonl events],"eventsTotal":N,
 // "rate": the interruption rate against the one asked for ("" when nothing was asked),
 // "rateShort":[why it fell short, each cause with its numbers],"apart": the commands that
-// run classical apart when it throttled the others, or ""}.
+// run classical apart when it throttled the others, or "","confusion":[per column after
+// the reference, paired with it by interruption (confusion.h; empty without an oracle):
+// {"sampler","paired","agreed","refFailed","cells":[[its line, the reference's line, n]],
+// "failed":[[reason, the reference's line, n]]}]}.
 // Timestamps and latencies of single samples exist only in the .jsonl stream (a Profile
 // aggregates by stack), so the timeline and the per-poll-site times are built from the
 // first `max_events` of its events; the page says when it kept fewer than all.
@@ -92,6 +96,7 @@ class DataWriter {
     out_ += ",\"rate\":" + json_string(rate.asked ? format_rate(rate) : "");
     list("rateShort", rate_shortfall(p_, rate), [&](const std::string& c) { append_json_string(out_, c); });
     out_ += ",\"apart\":" + json_string(classical_apart_hint(r_));
+    confusion();
     reasons();
     stacks();
     events(events_jsonl, max_events);
@@ -113,6 +118,7 @@ class DataWriter {
   }
 
   static uint64_t key(uint16_t file, uint32_t line) { return line == 0 ? 0 : file * kFileStride + line; }
+  static uint64_t key(SourceLine l) { return key(l.file, l.line); }
 
   // The page's introduction says what the oracle knows; here, not in the page's text,
   // because under --debug-info=safepoints it knows no more than the polls and calls.
@@ -153,6 +159,22 @@ class DataWriter {
     by_reason("biased", st.biased);
     by_reason("dropped", st.dropped);
     out_ += '}';
+  }
+
+  // Each sampler's line against the reference's for the same interruptions (confusion.h).
+  void confusion() {
+    list("confusion", r_.confusion, [&](const Confusion& m) {
+      out_ += fmt::format("{{\"sampler\":{},\"paired\":{},\"agreed\":{},\"refFailed\":{}",
+                          json_string(sampler_name(m.sampler)), m.paired, m.agreed(), m.reference_failed);
+      list("cells", m.lines, [&](const auto& cell) {
+        out_ += fmt::format("[{},{},{}]", key(cell.first.first), key(cell.first.second), cell.second);
+      });
+      list("failed", m.failed, [&](const auto& cell) {
+        out_ += fmt::format("[\"{}\",{},{}]", reason_name(cell.first.first), key(cell.first.second), cell.second);
+        used_reasons_[cell.first.first] = true;
+      });
+      out_ += '}';
+    });
   }
 
   void reasons() {

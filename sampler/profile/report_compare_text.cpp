@@ -1,6 +1,7 @@
 // `minivm compare` in the terminal: sized to fit about one screen for the examples.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -42,6 +43,64 @@ std::string furthest(const CompareTable& t, const CompareRow& r) {
     if (t.samples[c] && std::abs(r.percent[c] - r.percent[0]) >= r.worst_pp - 0.05)
       names += (names.empty() ? "" : ", ") + std::string(sampler_name(t.columns[c]));
   return names;
+}
+
+// Where a sampler's samples off the oracle's line really were: its lines with the most
+// samples the oracle put elsewhere, each with the oracle's lines for them, and its
+// failures by reason with the oracle's lines for those.
+constexpr size_t kReallyRows = 3;    // of a sampler's lines, and of its failure reasons
+constexpr size_t kReallyTruths = 4;  // the oracle's lines named for each
+
+std::string line_label(const Profile& p, SourceLine l) {
+  if (l.line == 0) return "no line";
+  if (l.file == 0) return fmt::format("line {}", l.line);
+  return fmt::format("{}:{}", p.file_name(l.file), l.line);
+}
+
+std::string truths(const Profile& p, const std::vector<std::pair<SourceLine, uint64_t>>& by_line) {
+  std::string s;
+  for (size_t i = 0; i < by_line.size() && i < kReallyTruths; i++)
+    s += fmt::format("{}{} x{}", i ? ", " : "", line_label(p, by_line[i].first), by_line[i].second);
+  if (by_line.size() > kReallyTruths) s += fmt::format(", {} more lines", by_line.size() - kReallyTruths);
+  return s;
+}
+
+void write_really(const CompareReport& rep, std::ostream& out) {
+  const Profile& p = *rep.profile;
+  out << "\nWhere the samples really were: each sampler's line against the oracle's for the same interruption.\n";
+  for (const Confusion& m : rep.confusion) {
+    out << fmt::format("{:<12} on the oracle's line for {} of {} interruptions\n", sampler_name(m.sampler), m.agreed(),
+                       m.paired);
+    // Its lines by how many of their samples the oracle put on another line.
+    std::map<SourceLine, std::pair<uint64_t, uint64_t>> mine;  // line -> (samples, off the oracle's line)
+    for (const auto& [cell, n] : m.lines) {
+      mine[cell.first].first += n;
+      if (cell.first != cell.second) mine[cell.first].second += n;
+    }
+    std::vector<std::pair<SourceLine, std::pair<uint64_t, uint64_t>>> off(mine.begin(), mine.end());
+    off.erase(std::remove_if(off.begin(), off.end(), [](const auto& e) { return e.second.second == 0; }), off.end());
+    std::stable_sort(off.begin(), off.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+    for (size_t i = 0; i < off.size() && i < kReallyRows; i++)
+      out << fmt::format("  {}: {} samples, really {}\n", line_label(p, off[i].first), off[i].second.first,
+                         truths(p, m.really(off[i].first)));
+    std::map<Reason, std::map<SourceLine, uint64_t>> failed;
+    for (const auto& [cell, n] : m.failed) failed[cell.first][cell.second] += n;
+    std::vector<std::pair<Reason, std::vector<std::pair<SourceLine, uint64_t>>>> reasons;
+    for (const auto& [reason, by_line] : failed) {
+      std::vector<std::pair<SourceLine, uint64_t>> v(by_line.begin(), by_line.end());
+      std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+      reasons.push_back({reason, std::move(v)});
+    }
+    auto sum = [](const auto& v) {
+      uint64_t n = 0;
+      for (const auto& e : v) n += e.second;
+      return n;
+    };
+    std::stable_sort(reasons.begin(), reasons.end(), [&](const auto& a, const auto& b) { return sum(a.second) > sum(b.second); });
+    for (size_t i = 0; i < reasons.size() && i < kReallyRows; i++)
+      out << fmt::format("  failed {} {}: really {}\n", reason_name(reasons[i].first), sum(reasons[i].second),
+                         truths(p, reasons[i].second));
+  }
 }
 
 std::string interval(uint64_t ns) {
@@ -174,6 +233,8 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
     for (const std::string& f : none->functions) fns += (fns.empty() ? "" : ", ") + f;
     print_row(none, 0, "(no source line: " + fns + ")");
   }
+
+  if (!rep.confusion.empty()) write_really(rep, out);
 
   out << fmt::format("\n{:<12} {:>8} {:>8} {:>8} {:>8}   reasons\n", "sampler", "samples", "failed", "biased",
                      "dropped");

@@ -2,7 +2,7 @@
 // the keys and key order of DESIGN.md ("Output"):
 //   {"event":"ExecutionSample","sampler":S,"sample":N,"thread":T,"time_ns":N,"biased":B,"stack":[F,...]}
 //   {"event":"NativeMethodSample", ...the same keys...}
-//   {"event":"SafepointLatency","sampler":S,"sample":N,"thread":T,"latency_ns":N,"stack":[F,...]}
+//   {"event":"SafepointLatency","sampler":S,"sample":N,"thread":T,"latency_ns":N,"cpu_ns":N,"stack":[F,...]}
 //   {"event":"FailedSample","sampler":S,"sample":N,"thread":T,"reason":R}
 //   {"event":"DroppedSample","sampler":S,"sample":N,"thread":T,"time_ns":N,"reason":R}
 // F = {"function":NAME,"line":N,"bci":N,"kind":K}, top frame first; "bci" is -1 when
@@ -12,8 +12,9 @@
 // profile, or in the profiler's own stream (written event by event: event_stream.h) a
 // sample kept from a stretch whose requests did not all fit in its thread's store, its
 // weight (sampler/request_reservoir.h). DroppedSample (one of this project's events, not
-// DESIGN.md's) names each interruption such a store left out. Also the JSON string
-// escaping all writers share.
+// DESIGN.md's) names each interruption such a store left out, and SafepointLatency's
+// "cpu_ns" (this project's too) is the part of its latency the thread spent on a CPU, the
+// rest being time it waited for one. Also the JSON string escaping all writers share.
 #include <ostream>
 #include <unordered_map>
 
@@ -141,6 +142,8 @@ void append_event_line(std::string& b, const Event& e, std::string_view stack_js
     case EventType::SafepointLatency:
       b += ",\"latency_ns\":";
       b += std::to_string(e.latency_ns);
+      b += ",\"cpu_ns\":";
+      b += std::to_string(e.cpu_ns);
       b += ",\"stack\":";
       b += stack_json;
       break;

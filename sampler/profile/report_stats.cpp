@@ -53,6 +53,8 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
   append_percentiles(out, st.suspension_ns);
   out += ",\n   \"latency_ns\": ";
   append_percentiles(out, st.latency_ns);
+  out += ",\n   \"latency_cpu_ns\": ";
+  append_percentiles(out, st.latency_cpu_ns);
   auto crashed = st.failed.find(Reason::crashed_in_walk);
   out += fmt::format(",\n   \"stability\": {{\"crashes_caught\": {}, \"freed_code\": {}}}}}",
                      crashed == st.failed.end() ? 0 : crashed->second, st.freed_code);

@@ -49,8 +49,12 @@ void shared(std::string& out, const Profile& p, const std::vector<SamplerId>& sa
   else if (at_poll->latency_ns.empty())
     out += fmt::format("  {:<19} none recorded\n", "safepoint latency");
   else
+  {
     out += fmt::format("  {:<19} {}, signal -> next poll: what {} wait; the others take the stack at once\n",
                        "safepoint latency", percentiles_text(at_poll->latency_ns), waiting);
+    out += fmt::format("  {:<19} {}, of each latency the thread's time on a CPU (the rest it waited for one)\n",
+                       "  on a CPU", percentiles_text(at_poll->latency_cpu_ns));
+  }
 }
 
 void top_lines(std::string& out, const Profile& p, const std::vector<SamplerId>& samplers,

@@ -217,7 +217,7 @@ void accounting(std::string& out, const SamplerStats& st, const Aggregate& a) {
   uint64_t failed = total(st.failed), biased = total(st.biased), dropped = total(st.dropped);
   lines.push_back({"samples", st.samples,
                    fmt::format("({} execution, {} native)", a.execution, a.native)});
-  lines.push_back({"  of which biased", biased, "(stack from the next poll, not where the signal landed)"});
+  lines.push_back({"  of which biased", biased, "(top frame not where the signal landed: see the reasons)"});
   for (const auto& [reason, n] : st.biased) lines.push_back({std::string("    ") + reason_name(reason), n, ""});
   if (st.truncated > 0)
     lines.push_back({"  of which truncated", st.truncated, "(stack cut at the walk's depth limit)"});
@@ -277,9 +277,10 @@ void timing(std::string& out, const SamplerStats& st, SamplerId sampler) {
   };
   out += "\n  Timing (nearest-rank percentiles):\n";
   out += line("thread stopped (in the handler or held), per sample", st.suspension_ns);
-  if (stack_taken(sampler) == StackTaken::at_poll)
+  if (stack_taken(sampler) == StackTaken::at_poll) {
     out += line("safepoint latency (signal -> its next poll)", st.latency_ns);
-  else
+    out += line("  of which the thread was on a CPU", st.latency_cpu_ns);
+  } else
     out += fmt::format("    {:<52}  not applicable: {} takes the stack without waiting for a poll\n",
                        "safepoint latency", sampler_name(sampler));
 }

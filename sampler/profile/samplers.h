@@ -33,7 +33,7 @@ inline constexpr StackTaken kSamplerStackTaken[kSamplerCount] = {
 };
 
 // When a sampler's samples are biased (the bias column of samplers.def).
-enum class Bias : uint8_t { never, if_not_rebuilt, always };
+enum class Bias : uint8_t { never, if_bcp_lags, if_not_rebuilt, always };
 
 inline constexpr Bias kSamplerBias[kSamplerCount] = {
 #define SAMPLER(name, where, bias, help) Bias::bias,
@@ -43,7 +43,8 @@ inline constexpr Bias kSamplerBias[kSamplerCount] = {
 
 // What "biased" means, in every report and help text that prints the word.
 inline constexpr const char* kBiasedMeaning =
-    "its stack is the one at the thread's next poll, not where the signal landed";
+    "its top frame is not where the signal landed: the stack is the one at the thread's next poll, or (stale_bcp) "
+    "an interpreted frame's position is the one the interpreter saved at its last call or poll";
 // What --debug-info=safepoints does to every sampler's answer (said by every report).
 inline constexpr const char* kDebugInfoAtSafepointsNote =
     "Debug info only at polls and calls (--debug-info=safepoints): every sampler, the oracle too, "

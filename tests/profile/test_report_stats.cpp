@@ -43,6 +43,7 @@ Profile two_samplers() {
   coop.dropped[Reason::ring_full] = 1;
   for (uint64_t v = 1; v <= 10; v++) coop.suspension_ns.push_back(v * 100);  // p50 500, p99 1000
   coop.latency_ns = {7000, 5000, 6000};                                     // p50 6000
+  coop.latency_cpu_ns = {7000, 900, 3000};                                  // p50 3000: once descheduled
   SamplerStats& cls = p.stats[SamplerId::classical];
   cls.interruptions = 10;
   cls.samples = 6;
@@ -117,6 +118,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 10, \"p50\": 500, \"p99\": 1000, \"max\": 1000},\n"
       "   \"latency_ns\": {\"n\": 3, \"p50\": 6000, \"p99\": 7000, \"max\": 7000},\n"
+      "   \"latency_cpu_ns\": {\"n\": 3, \"p50\": 3000, \"p99\": 7000, \"max\": 7000},\n"
       "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}},\n"
       "  {\"name\": \"classical\",\n"
       "   \"interruptions\": 10, \"samples\": 6, \"truncated\": 2, \"represented\": 0,\n"
@@ -126,6 +128,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 1, \"p50\": 20000, \"p99\": 20000, \"max\": 20000},\n"
       "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+      "   \"latency_cpu_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"stability\": {\"crashes_caught\": 1, \"freed_code\": 1}},\n"
       "  {\"name\": \"async\",\n"
       "   \"interruptions\": 0, \"samples\": 0, \"truncated\": 0, \"represented\": 0,\n"
@@ -135,6 +138,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"accounted\": true,\n"
       "   \"suspension_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+      "   \"latency_cpu_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}}\n"
       " ]}\n";
   CHECK(stats_json(two_samplers()) == expected);
@@ -155,7 +159,7 @@ TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stat
     std::erase_if(alone.stats, [&](const auto& kv) { return kv.first != name; });
     std::ostringstream text;
     write_text(alone, text);
-    for (const auto* values : {&st.suspension_ns, &st.latency_ns}) {
+    for (const auto* values : {&st.suspension_ns, &st.latency_ns, &st.latency_cpu_ns}) {
       Percentiles q = percentiles(*values);
       if (q.n == 0) continue;
       INFO(sampler_name(name));

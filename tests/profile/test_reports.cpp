@@ -106,13 +106,14 @@ Event failed_event(SamplerId sampler, uint64_t id, Reason reason) {
   return e;
 }
 
-Event latency_event(SamplerId sampler, uint64_t id, uint32_t stack, uint64_t ns) {
+Event latency_event(SamplerId sampler, uint64_t id, uint32_t stack, uint64_t ns, uint64_t cpu_ns = 0) {
   Event e;
   e.type = EventType::SafepointLatency;
   e.sampler = sampler;
   e.sample = id;
   e.thread = 1;
   e.latency_ns = ns;
+  e.cpu_ns = cpu_ns;
   e.stack = stack;
   return e;
 }
@@ -134,7 +135,7 @@ Profile two_sampler_profile() {
   const SamplerId co = SamplerId::cooperative, cl = SamplerId::classical;
   // sample 1
   coop(sample_event(co, 1, a));
-  p.events.push_back(latency_event(co, 1, a, 4200));
+  p.events.push_back(latency_event(co, 1, a, 4200, 3900));
   p.events.push_back(sample_event(cl, 1, a));
   // 2
   coop(sample_event(co, 2, a));
@@ -174,6 +175,7 @@ Profile two_sampler_profile() {
   s1.dropped = {{Reason::ring_full, 2}};
   s1.suspension_ns = {3000, 1000, 2000, 4000, 5000, 6000, 7000, 8000, 9000, 150000};
   s1.latency_ns = {4200, 1000, 3000, 2000, 5000, 800, 1200};
+  s1.latency_cpu_ns = {4100, 900, 600, 1900, 4900, 700, 1100};
   SamplerStats& s2 = p.stats[cl];
   s2.interruptions = 10;
   s2.samples = 7;
@@ -334,7 +336,7 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
   std::string co = section_of(text_of(only(two_sampler_profile(), SamplerId::cooperative)), "cooperative");
   CHECK(has_line(co, "interruptions 10"));
   CHECK(has_line(co, "samples 8 80.0% (7 execution, 1 native)"));
-  CHECK(has_line(co, "of which biased 2 20.0% (stack from the next poll, not where the signal landed)"));
+  CHECK(has_line(co, "of which biased 2 20.0% (top frame not where the signal landed: see the reasons)"));
   CHECK(has_line(co, "frame_not_found 1 10.0%"));
   CHECK(has_line(co, "pc_in_stub 1 10.0%"));
   CHECK(has_line(co, "failed 0 0.0%"));
@@ -344,7 +346,7 @@ TEST_CASE("reports: text report accounting adds up, by reason, per sampler", "[r
 
   std::string cl = section_of(text_of(only(two_sampler_profile(), SamplerId::classical)), "classical");
   CHECK(has_line(cl, "samples 7 70.0% (6 execution, 1 native)"));
-  CHECK(has_line(cl, "of which biased 0 0.0% (stack from the next poll, not where the signal landed)"));
+  CHECK(has_line(cl, "of which biased 0 0.0% (top frame not where the signal landed: see the reasons)"));
   CHECK(has_line(cl, "failed 3 30.0%"));
   CHECK(has_line(cl, "pc_in_stub 2 20.0%"));
   CHECK(has_line(cl, "unknown_pc 1 10.0%"));
@@ -361,6 +363,9 @@ TEST_CASE("reports: several samplers: what they share once, top lines side by si
                        "handler or held"));
   CHECK(has_line(text, "safepoint latency p50 2.00 µs p99 5.00 µs max 5.00 µs (n=7), signal -> next poll: "
                        "what cooperative wait; the others take the stack at once"));
+  // cpu sorted: 0.6 0.7 0.9 1.1 1.9 4.1 4.9 µs: p50 = rank 4.
+  CHECK(has_line(text, "on a CPU p50 1.10 µs p99 4.90 µs max 4.90 µs (n=7), of each latency the thread's time on a "
+                       "CPU (the rest it waited for one)"));
   CHECK(text.find("== sampler:") == std::string::npos);
   CHECK(table_rows(text, "Top lines by self") ==
         std::vector<std::string>{"compute:19 50.0%* 57.1%*", "fib:3 25.0% 28.6%", "sqrt (native) 12.5% 14.3%",
@@ -481,6 +486,7 @@ TEST_CASE("reports: text report percentiles of suspension and safepoint latency"
   CHECK(has_line(co, "thread stopped (in the handler or held), per sample p50 5.00 µs p99 150 µs max 150 µs (n=10)"));
   // latency sorted: 0.8 1.0 1.2 2.0 3.0 4.2 5.0 µs: p50 = rank 4, p99 = rank 7.
   CHECK(has_line(co, "safepoint latency (signal -> its next poll) p50 2.00 µs p99 5.00 µs max 5.00 µs (n=7)"));
+  CHECK(has_line(co, "of which the thread was on a CPU p50 1.10 µs p99 4.90 µs max 4.90 µs (n=7)"));
   CHECK(has_line(cl, "thread stopped (in the handler or held), per sample p50 0.50 µs p99 1.50 µs max 1.50 µs (n=2)"));
   CHECK(has_line(cl, "safepoint latency not applicable: classical takes the stack without waiting for a poll"));
 }
@@ -630,7 +636,7 @@ TEST_CASE("reports: jsonl is one event per line, byte for byte the DESIGN.md sch
         "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
   CHECK(lines[1] ==
         "{\"event\":\"SafepointLatency\",\"sampler\":\"cooperative\",\"sample\":1,\"thread\":1,"
-        "\"latency_ns\":4200,\"stack\":" + stackA + "}");
+        "\"latency_ns\":4200,\"cpu_ns\":3900,\"stack\":" + stackA + "}");
   CHECK(lines[2] ==
         "{\"event\":\"ExecutionSample\",\"sampler\":\"classical\",\"sample\":1,\"thread\":1,"
         "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/signals.h"
+#include "vm/opcodes.h"
 #include "tests/unit/sampled_stack.h"
 
 using namespace fixtures;
@@ -61,6 +62,35 @@ TEST_CASE("walkers: an interpreted frame: the guess reads the frame's saved bcp,
   // Neither the live bcp nor the frame's copy is in the frame's method.
   s.stack.store(s.top_fp + runtime::kInterpFrameBcpOffset, method(kFib)->code);
   CHECK(reason_of(walk_both(s, regs).exact) == "bad_bcp");
+}
+
+TEST_CASE("walkers: the guess counts the saved bcp stale when the pc runs another bytecode's template") {
+  ensure_generated_code();
+  Scene s;
+  s.stack.interp_frame(s.top_fp, s.busy_fp, s.interp_return_pc, kSumTo, 12);
+  vm::Op saved = vm::Op(method(kSumTo)->code[12]);
+  std::string other = vm::op_info(saved).name == "iadd" ? "isub" : "iadd";
+  std::string busy = at("busy", s.busy_call_bci, "interp");
+
+  // The pc in the saved instruction's own template: the frame's position may be exact.
+  Walks same = walk_both(s, s.regs(template_pc(vm::op_info(saved).name), s.top_fp - 40, s.top_fp));
+  CHECK(reason_of(same.guess) == "");
+  CHECK_FALSE(same.guess.biased);
+  // In another bytecode's template: the frame names an instruction that already ran. The
+  // sample keeps the frame's position, counted biased; the exact walk is never biased.
+  Walks lag = walk_both(s, s.regs(template_pc(other) + 1, s.top_fp - 40, s.top_fp));
+  CHECK(reason_of(lag.guess) == "");
+  CHECK(reason_of(lag.guess.biased) == "stale_bcp");
+  CHECK(lag.guess_frames == at("sum_to", 12, "interp") + ", " + busy);
+  CHECK_FALSE(lag.exact.biased);
+  // Every bytecode's template says which bytecode it runs, from its first pc to its last.
+  const runtime::CodeBlob& interp = interpreter_blob();
+  for (const runtime::BytecodeTemplate& t : interp.templates) {
+    CHECK(interp.bytecode_at(t.begin) == t.opcode);
+    CHECK(interp.bytecode_at(t.end - 1) == t.opcode);
+  }
+  CHECK(interp.templates.size() == size_t(vm::kOpCount));
+  CHECK(interp.bytecode_at(template_pc("method_entry")) == -1);
 }
 
 TEST_CASE("walkers: a compiled frame, from its first complete pc and from a poll site") {

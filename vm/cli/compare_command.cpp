@@ -37,12 +37,23 @@ std::string mode_text(Mode m) {
 }
 
 // Where the code that ran polls: each function's compiled code if it has some (and the
-// run used the JIT), else the interpreter's polls.
+// run used the JIT), else the interpreter's polls; none for a function whose own code
+// never ran. Under --xcomp every function was compiled before main ran, so a callee that
+// compiled code inlined at each of its calls never ran its own; tiered, callers ran
+// interpreted before they were compiled, so every call of their bytecode counts.
 std::vector<sampler::LinePoll> polls_that_ran(Mode mode) {
   std::vector<sampler::LinePoll> out;
   runtime::VM& vm = runtime::VM::get();
-  for (size_t i = 0; i < vm.method_count(); i++) {
-    const runtime::Method* m = vm.method(i);
+  std::vector<const runtime::Method*> methods;
+  for (size_t i = 0; i < vm.method_count(); i++) methods.push_back(vm.method(i));
+  std::vector<bool> ran = runtime::methods_that_run(methods, vm.module().main_index,
+                                                    [&](const runtime::Method& m) -> const runtime::CompiledCode* {
+                                                      if (mode != Mode::xcomp) return nullptr;
+                                                      return m.compiled.load(std::memory_order_acquire);
+                                                    });
+  for (size_t i = 0; i < methods.size(); i++) {
+    if (!ran[i]) continue;
+    const runtime::Method* m = methods[i];
     const runtime::CompiledCode* code = mode == Mode::xint ? nullptr : m->compiled.load(std::memory_order_acquire);
     for (const runtime::PollLine& p : runtime::poll_lines(*m, code))
       out.push_back({p.line, p.kind, p.function->name, p.function->file});
@@ -88,9 +99,11 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
   // Kept in the table (resolve_run_flags reads them) but hidden from the help, and refused.
   for (const char* name : kNotForCompare) compare.get_option(name)->group("");
   compare.add_option("--html", o.html_path,
-                     wrap("also write one self-contained page to FILE: the source with a heat column per sampler, "
-                          "their flame graphs side by side, a timeline of samples, safepoint latency and the time "
-                          "to safepoint per poll site; click a line for its stacks"))
+                     wrap("also write one self-contained page to FILE: the source with a heat column per sampler "
+                          "and under it a confusion matrix per sampler (its line against the oracle's for the same "
+                          "interruptions), their flame graphs side by side, a timeline of samples, safepoint latency "
+                          "and the time to safepoint per poll site; click a line for its stacks and where they "
+                          "really came from"))
       ->type_name("FILE");
   compare.add_flag("--no-classical", o.no_classical,
                    wrap("every sampler but classical: classical holds each thread it visits until it has walked it, "
@@ -118,21 +131,20 @@ void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
     if (!o.no_classical || sampler::SamplerId(i) != sampler::SamplerId::classical)
       o.run.profiler.samplers.push_back(sampler::SamplerId(i));
   o.run.profiler.text_report = false;
-  if (!o.html_path.empty()) {
-    // The page's timeline and per-poll-site latencies need each sample, which only the
-    // .jsonl stream keeps: the run writes it to a temporary file.
-    const char* dir = std::getenv("TMPDIR");
-    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/minivm-compare-XXXXXX";
-    int fd = mkstemp(name.data());
-    if (fd < 0) throw CLI::ValidationError("--html: cannot create a temporary file: " + name);
-    close(fd);
-    o.events_path = name;
-    g_events_path = name;
-    std::atexit(remove_events_file);         // a compile error exits before the VM runs
-    runtime::add_exit_hook(&remove_events_file);  // every end of a run, a runtime error too
-    o.run.profiler.out_path = name;
-    o.run.profiler.out_format = sampler::OutputFormat::jsonl;
-  }
+  // Pairing each sampler's samples with the oracle's on the same interruptions (where the
+  // samples really came from), the page's timeline and its per-poll-site latencies need
+  // each sample, which only the .jsonl stream keeps: the run writes it to a temporary file.
+  const char* dir = std::getenv("TMPDIR");
+  std::string name = std::string(dir && *dir ? dir : "/tmp") + "/minivm-compare-XXXXXX";
+  int fd = mkstemp(name.data());
+  if (fd < 0) throw CLI::ValidationError("cannot create a temporary file for the run's events: " + name);
+  close(fd);
+  o.events_path = name;
+  g_events_path = name;
+  std::atexit(remove_events_file);              // a compile error exits before the VM runs
+  runtime::add_exit_hook(&remove_events_file);  // every end of a run, a runtime error too
+  o.run.profiler.out_path = name;
+  o.run.profiler.out_format = sampler::OutputFormat::jsonl;
 }
 
 void compare_command(CompareOptions o) {
@@ -160,10 +172,12 @@ void compare_command(CompareOptions o) {
     report.mode = mode_text(mode);
     report.program = program;
     report.config = config;
+    std::string jsonl = read_events(events);
+    if (report.table.has_oracle)
+      report.confusion = sampler::confusion_matrices(sampler::read_outcomes(jsonl, profile), report.table.columns);
     sampler::write_compare_text(report, std::cout);
     bool ok = flush_stdout();
     if (!html.empty()) {
-      std::string jsonl = read_events(events);
       std::string why;
       bool written = sampler::write_output_file(
           "--html", html, why, [&](std::ostream& out) { sampler::write_compare_html(report, jsonl, out); });

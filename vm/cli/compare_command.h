@@ -13,7 +13,7 @@ namespace cli {
 struct CompareOptions {
   RunOptions run;
   std::string html_path;  // --html
-  std::string events_path;  // the run's .jsonl stream, a temporary file, for the page
+  std::string events_path;  // the run's .jsonl stream, a temporary file: the pairing by interruption, the page
   // --no-classical: every sampler but classical, which holds each thread it visits until
   // walked and so lowers the rate the others get.
   bool no_classical = false;

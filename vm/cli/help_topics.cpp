@@ -30,6 +30,7 @@ void print_samplers(std::ostream& out) {
   auto biased = [](sampler::Bias b) {
     switch (b) {
       case sampler::Bias::never: return "never biased";
+      case sampler::Bias::if_bcp_lags: return "biased if its bcp lags";
       case sampler::Bias::if_not_rebuilt: return "biased if not rebuilt";
       case sampler::Bias::always: return "always biased";
     }
@@ -37,7 +38,7 @@ void print_samplers(std::ostream& out) {
   };
   out << "The samplers, in report order (--sampler=NAME,... or all):\n";
   for (size_t i = 0; i < sampler::kSamplerCount; i++)
-    out << fmt::format("  {:<12} {:<22} {:<22} {}\n", sampler::kSamplerNames[i],
+    out << fmt::format("  {:<12} {:<22} {:<23} {}\n", sampler::kSamplerNames[i],
                        where(sampler::kSamplerStackTaken[i]), biased(sampler::kSamplerBias[i]),
                        sampler::kSamplerHelp[i]);
   out << fmt::format("A sample is biased when {} (reasons: minivm help reasons).\n", sampler::kBiasedMeaning);

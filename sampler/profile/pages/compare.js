@@ -138,9 +138,10 @@ function select(line) {
       stacks.set(key, e);
     }
     const total = [...stacks.values()].reduce((a, e) => a + e.n, 0);
-    const moved = c > 0 ? movedTo(line, cols[c]) : null;
+    const really = c > 0 ? reallyFrom(line, cols[c]) : null, moved = c > 0 ? movedTo(line, cols[c]) : null;
     const box = el('div', {class: 'samp'}, el('h3', {}, cols[c],
       el('span', {}, `${total} of ${D.samples[c]} samples` + (D.samples[c] ? ` (${(100 * total / D.samples[c]).toFixed(1)}%)` : ''))));
+    if (really) box.append(really);
     if (moved) box.append(moved);
     if (!total) box.append(el('div', {class: 'empty'}, 'no sample on this line'));
     [...stacks.values()].sort((a, b) => b.n - a.n).slice(0, 6).forEach(e => {
@@ -158,34 +159,104 @@ function select(line) {
   }
 }
 
-// The interruptions the reference put on `line`, and where `sampler` put the same ones
-// (joined by interruption id in the .jsonl events): the bias, one line at a time.
-const topLineOf = new Map();  // sampler -> (interruption id -> top line, or -1 when it failed)
-for (const e of D.events) {
-  if (e.event === 'SafepointLatency') continue;
-  if (!topLineOf.has(e.sampler)) topLineOf.set(e.sampler, new Map());
-  topLineOf.get(e.sampler).set(e.sample, e.event === 'FailedSample' ? -1 : e.stack && e.stack.length ? keyOf(e.stack[0].function, e.stack[0].line) : 0);
-}
-function movedTo(line, sampler) {
-  const ref = topLineOf.get(cols[0]), mine = topLineOf.get(sampler);
-  if (!ref || !mine) return null;
-  const where = new Map();
-  let n = 0;
-  for (const [id, l] of ref) {
-    if (l !== line || !mine.has(id)) continue;
-    n++;
-    const to = mine.get(id);
-    where.set(to, (where.get(to) || 0) + 1);
-  }
-  const away = [...where.entries()].filter(([to]) => to !== line).sort((a, b) => b[1] - a[1]);
-  if (!n || !away.length) return null;
-  const div = el('div', {class: 'moved'}, `Of the ${n} interruptions ${D.oracle ? 'the oracle' : cols[0]} puts here, ${sampler} puts `);
-  away.slice(0, 4).forEach(([to, k], i) => {
+// ---- where the samples really were: each sampler's line against the reference's for the
+// same interruption (D.confusion, paired in C++ over every event of the run) ----
+const matrixOf = new Map(D.confusion.map(m => [m.sampler, m]));
+const refName = D.oracle ? 'the oracle' : cols[0];
+const byCount = map => [...map.entries()].sort((a, b) => b[1] - a[1]);
+const lineWords = to => to ? `line ${labelOf(to)}` : 'no line';
+function listInto(div, entries, word) {
+  entries.slice(0, 4).forEach(([to, k], i) => {
     if (i) div.append(', ');
-    div.append(el('b', {}, String(k)), to < 0 ? ' nowhere (failed)' : to ? ` on line ${labelOf(to)}` : ' on no line');
+    div.append(word(to), ' \u00d7', el('b', {}, String(k)));
   });
+  if (entries.length > 4) div.append(`, ${entries.length - 4} more`);
   div.append('.');
   return div;
+}
+// Of the samples `sampler` put on `line`, the reference's lines for the same interruptions.
+function reallyFrom(line, sampler) {
+  const m = matrixOf.get(sampler);
+  if (!m) return null;
+  const by = new Map();
+  let n = 0;
+  for (const [mine, ref, k] of m.cells) if (mine === line) { n += k; by.set(ref, (by.get(ref) || 0) + k); }
+  if (!n) return null;
+  const agree = by.get(line) || 0;
+  if (agree === n) return el('div', {class: 'really'}, `All ${n} on ${refName}'s line for the same interruptions.`);
+  return listInto(el('div', {class: 'really'}, `These ${n} ${sampler} samples were really: `), byCount(by), lineWords);
+}
+// Of the interruptions the reference put on `line`, where `sampler` put them: other lines,
+// or failures by reason.
+function movedTo(line, sampler) {
+  const m = matrixOf.get(sampler);
+  if (!m) return null;
+  const where = new Map();
+  let n = 0;
+  for (const [mine, ref, k] of m.cells) if (ref === line) { n += k; where.set(lineWords(mine), (where.get(lineWords(mine)) || 0) + k); }
+  for (const [reason, ref, k] of m.failed) if (ref === line) { n += k; where.set(`failed (${reason})`, (where.get(`failed (${reason})`) || 0) + k); }
+  where.delete(lineWords(line));
+  if (!n || !where.size) return null;
+  return listInto(el('div', {class: 'moved'}, `Of the ${n} interruptions ${refName} puts here, ${sampler} puts elsewhere: `),
+    byCount(where), w => w);
+}
+// The confusion matrix of one sampler under the heat table: its lines (the busiest, the
+// rest as one row) and its failures by reason, against the reference's busiest lines.
+const MATRIX_LINES = 10;
+function drawMatrix(m) {
+  for (const b of document.querySelectorAll('#cmPick button')) b.classList.toggle('on', b.dataset.sampler === m.sampler);
+  $('cmNote').textContent = `${m.sampler}: on ${refName}'s line for ${m.agreed} of ${m.paired} interruptions` +
+    (m.refFailed ? `; ${m.refFailed} that ${refName} failed on have no line to compare with and are left out.` : '.');
+  const total = (pairs, pick) => { const t = new Map(); for (const c of pairs) t.set(pick(c), (t.get(pick(c)) || 0) + c[2]); return t; };
+  const busiest = t => new Set(byCount(t).slice(0, MATRIX_LINES).map(([l]) => l));
+  const order = (a, b) => (a === 0) - (b === 0) || a - b;  // by file and line, no line last
+  const refCols = [...busiest(total([...m.cells, ...m.failed], c => c[1]))].sort(order);
+  const mineRows = [...busiest(total(m.cells, c => c[0]))].sort(order);
+  const OTHER = -1, colOf = ref => refCols.includes(ref) ? ref : OTHER, rowOf = mine => mineRows.includes(mine) ? mine : OTHER;
+  const cols2 = [...refCols, ...(m.cells.concat(m.failed).some(c => colOf(c[1]) === OTHER) ? [OTHER] : [])];
+  const rows = [];  // [label key, is failure, counts by column]
+  const add = (key, fail, c) => {
+    let r = rows.find(r => r.key === key && r.fail === fail);
+    if (!r) { r = {key, fail, by: new Map(), n: 0}; rows.push(r); }
+    r.by.set(colOf(c[1]), (r.by.get(colOf(c[1])) || 0) + c[2]);
+    r.n += c[2];
+  };
+  for (const mine of mineRows) rows.push({key: mine, fail: false, by: new Map(), n: 0});
+  for (const c of m.cells) add(rowOf(c[0]), false, c);
+  for (const c of m.failed) add(c[0], true, c);
+  const t = $('cm');
+  t.replaceChildren();
+  const head = el('tr', {}, el('th', {}, `${m.sampler} \u2193 / ${cols[0]} \u2192`));
+  for (const c of cols2) head.append(el('th', {}, c === OTHER ? 'other lines' : lineWords(c)));
+  head.append(el('th', {}, 'total'));
+  t.append(el('thead', {}, head));
+  const body = el('tbody');
+  for (const r of rows) {
+    if (!r.n) continue;
+    const label = r.fail ? `failed: ${r.key}` : r.key === OTHER ? 'other lines' : lineWords(r.key);
+    const th = el('th', {class: 'row' + (r.fail ? ' fail' : ''), title: r.fail ? (D.reasons[r.key] || '') : ''}, label);
+    if (!r.fail && r.key !== OTHER) th.addEventListener('click', () => select(r.key));
+    const tr = el('tr', {}, th);
+    for (const c of cols2) {
+      const n = r.by.get(c) || 0, diag = !r.fail && c !== OTHER && c === r.key;
+      tr.append(el('td', {class: diag ? 'diag' : '', style: n ? `background:${heat(100 * n / r.n, diag ? 0 : 1)}` : '',
+        title: n ? `${n} interruptions: ${m.sampler} ${r.fail ? 'failed (' + r.key + ')' : 'put them on ' + label}, ` +
+          `${refName} on ${c === OTHER ? 'other lines' : lineWords(c)}` : ''}, n ? String(n) : ''));
+    }
+    tr.append(el('td', {class: 'tot'}, String(r.n)));
+    body.append(tr);
+  }
+  t.append(body);
+}
+function buildConfusion() {
+  if (!D.confusion.length) {
+    $('confusion').replaceChildren(el('div', {class: 'empty'}, 'No oracle in this run: nothing to pair the samples with.'));
+    return;
+  }
+  for (const m of D.confusion)
+    $('cmPick').append(el('button', {'data-sampler': m.sampler, onclick: () => drawMatrix(m)}, m.sampler));
+  // The sampler that agrees least with the reference first: the lesson is there.
+  drawMatrix([...D.confusion].sort((a, b) => a.agreed / (a.paired || 1) - b.agreed / (b.paired || 1))[0]);
 }
 
 // ---- icicle graphs ----
@@ -294,8 +365,13 @@ function buildLatency() {
     if (i % Math.ceil(bins.length / 6) === 0) s.append(svg('text', {x: 30 + i * bw, y: H - B + 14}, fmtUs(2 ** (lo + i))));
   });
   s.append(svg('text', {x: 30, y: H - 2}, 'latency (log scale: each bar doubles)'));
+  // Of each latency, the thread's time on a CPU; the rest it waited for one (descheduled).
+  const cpu = events.filter(e => e.event === 'SafepointLatency').map(e => e.cpu_ns || 0).sort((a, b) => a - b);
   $('latency').append(s, el('div', {class: 'note'},
-    `${lat.length} requests: p50 ${fmtUs(percentile(lat, 50))}, p99 ${fmtUs(percentile(lat, 99))}, max ${fmtUs(lat[lat.length - 1])}`));
+    `${lat.length} requests: p50 ${fmtUs(percentile(lat, 50))}, p99 ${fmtUs(percentile(lat, 99))}, max ${fmtUs(lat[lat.length - 1])}`),
+    el('div', {class: 'note', id: 'latencyCpu'},
+      `of which on a CPU: p50 ${fmtUs(percentile(cpu, 50))}, p99 ${fmtUs(percentile(cpu, 99))}, max ${fmtUs(cpu[cpu.length - 1])}; ` +
+      'the rest of each latency the thread waited for a CPU'));
 }
 function buildSites() {
   const site = new Map();  // interruption id -> the safepoint sampler's top frame
@@ -305,20 +381,24 @@ function buildSites() {
   for (const e of events) {
     if (e.event !== 'SafepointLatency' || !site.has(e.sample)) continue;
     const f = site.get(e.sample), key = f.function + ':' + f.line;
-    if (!by.has(key)) by.set(key, {f, v: []});
+    if (!by.has(key)) by.set(key, {f, v: [], c: []});
     by.get(key).v.push(e.latency_ns);
+    by.get(key).c.push(e.cpu_ns || 0);
   }
   if (!by.size) { $('sites').append(el('div', {class: 'empty'}, 'no poll site recorded')); return; }
   const t = el('table', {class: 'acc'}, el('tr', {}, el('th', {}, 'poll site'), el('th', {}, 'poll'), el('th', {}, 'requests'),
-    el('th', {}, 'p50'), el('th', {}, 'p99'), el('th', {}, 'max')));
-  [...by.values()].sort((a, b) => b.v.length - a.v.length).forEach(({f, v}) => {
+    el('th', {}, 'p50'), el('th', {}, 'p99'), el('th', {}, 'max'),
+    el('th', {title: "of each time to safepoint, the thread's time on a CPU"}, 'p50 on CPU'),
+    el('th', {title: "of each time to safepoint, the thread's time on a CPU"}, 'p99 on CPU')));
+  [...by.values()].sort((a, b) => b.v.length - a.v.length).forEach(({f, v, c}) => {
     v.sort((a, b) => a - b);
+    c.sort((a, b) => a - b);
     const line = keyOf(f.function, f.line), r = rowByLine.get(line);
     t.append(el('tr', {class: 'line', style: 'cursor:pointer', onclick: () => select(line)},
       el('td', {}, el('span', {class: 'swatch', style: 'background:' + colorOf(line)}), `${f.function}:${f.line}`),
       el('td', {title: r ? r.polls.map(m => pollMeaning[m]).join('; ') : ''}, r ? r.polls.join('') : ''),
       el('td', {}, String(v.length)), el('td', {}, fmtUs(percentile(v, 50))), el('td', {}, fmtUs(percentile(v, 99))),
-      el('td', {}, fmtUs(v[v.length - 1]))));
+      el('td', {}, fmtUs(v[v.length - 1])), el('td', {}, fmtUs(percentile(c, 50))), el('td', {}, fmtUs(percentile(c, 99)))));
   });
   $('sites').append(t);
 }
@@ -337,6 +417,7 @@ function buildAccounting() {
 }
 
 buildSource();
+buildConfusion();
 buildFlames();
 buildTimeline();
 buildLatency();
