@@ -101,6 +101,7 @@ def jsonl_form(e, stem):
             out["count"] = v["weight"]
     elif e["type"] == "jdk.SafepointLatency":
         out["event"] = "SafepointLatency"
+        out["cpu_ns"] = v["cpuTime"]
     else:
         out["reason"] = v["reason"]
     if "stackTrace" in v:
@@ -256,7 +257,7 @@ def main():
             for kind in ("ExecutionSample", "FailedSample", "SafepointLatency"):
                 want = next((list(e) for e in lines if e["event"] == kind), None)
                 got = next((list(e) for e in ev if e["event"] == kind), None)
-                drop = {"time_ns", "latency_ns", "count", "reason", "truncated"}
+                drop = {"time_ns", "latency_ns", "cpu_ns", "count", "reason", "truncated"}
                 if want and got:
                     check(f"{kind} reads back with the .jsonl's keys",
                           [k for k in got if k not in drop] == [k for k in want if k not in drop], (got, want))

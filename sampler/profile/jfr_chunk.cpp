@@ -163,7 +163,8 @@ std::vector<TypeDecl> declared_types() {
         {"stackTrace", kStackTrace, true, false, "Stack Trace"},
         {"threadState", kVMThreadState, true, false, "VM Thread State"},
         {"sampler", kString, false, false, "Sampler", nullptr, "The first sampler served at the poll"},
-        {"sample", kLong, false, false, "Interruption", nullptr, "The interruption's id"}},
+        {"sample", kLong, false, false, "Interruption", nullptr, "The interruption's id"},
+        {"cpuTime", kLong, false, false, "On a CPU", "Timespan", "Of the duration, the time the thread was on a CPU"}},
        "The delay for a thread to reach its next safepoint poll instruction after receiving an asynchronous "
        "sampling interrupt",
        {"Java Virtual Machine", "Runtime", "Safepoint"}},
@@ -362,6 +363,7 @@ void JfrChunkWriter::append_event(std::string& out, const Event& e, uint64_t sta
       put_varint(body, kInJava);
       put_string(body, sampler);
       put_varint(body, e.sample);
+      put_varint(body, e.cpu_ns);
       break;
     case EventType::FailedSample:
     case EventType::DroppedSample:
