@@ -98,7 +98,9 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
   const std::string expected =
       "{\"program\": \"dir/prog \\\"x\\\".mini\",\n"
       " \"interval_ns\": 1000000,\n"
+      " \"interval_jitter\": 0.25,\n"
       " \"duration_ns\": 12345678,\n"
+      " \"slowdowns\": [\"sieve:10=100ns\", \"Box.get:25=2000ns\"],\n"
       " \"sampler_thread\": {\"cpu_ns\": 98765, \"cpu_per_visit_ns\": "
       "{\"n\": 4, \"p50\": 2000, \"p99\": 4000, \"max\": 4000}},\n"
       " \"poll_walks\": {\"polls\": 3, \"frames_walked\": 7, \"frames_cached\": 900, \"time_ns\": "
@@ -141,7 +143,10 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"latency_cpu_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}}\n"
       " ]}\n";
-  CHECK(stats_json(two_samplers()) == expected);
+  Profile p = two_samplers();
+  p.interval_jitter = 0.25;
+  p.slowdowns = {"sieve:10=100ns", "Box.get:25=2000ns"};
+  CHECK(stats_json(p) == expected);
 }
 
 TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stats]") {
@@ -176,7 +181,9 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
   CHECK(stats_json(empty) ==
         "{\"program\": \"\",\n"
         " \"interval_ns\": 0,\n"
+        " \"interval_jitter\": 0,\n"
         " \"duration_ns\": 0,\n"
+        " \"slowdowns\": [],\n"
         " \"sampler_thread\": {\"cpu_ns\": 0, \"cpu_per_visit_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
         " \"poll_walks\": {\"polls\": 0, \"frames_walked\": 0, \"frames_cached\": 0, \"time_ns\": "
