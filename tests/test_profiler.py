@@ -486,6 +486,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # against 53 MB quiet. (The 406 MB once seen here was this test's own memory: see
     # PEAK_SHIM.)
     short = os.path.join(ROOT, "tests", "profiler", "many_short_threads.mini")
+    # Under ASan the same run carries its shadow memory, redzones and the 16 MB quarantine
+    # (tests/CMakeLists.txt): it peaked at 66 MB quiet there, so it gets 32 MB more; what
+    # this bounds is the gigabytes of one state per thread ever started.
+    peak_bound = 96 if os.environ.get("MINIVM_SANITIZED") else 64
     for loaded, samplers in ((False, "cooperative"), (False, "all"), (True, "cooperative"), (True, "all")):
         label = f"{samplers}{', loaded' if loaded else ''}"
         out = os.path.join(tmp, "short.jsonl")
@@ -496,14 +500,15 @@ with tempfile.TemporaryDirectory() as tmp:
             for _ in range(3):
                 with BusySiblings():
                     rc, so, se, peak_mb = run_peak(tmp, *args)
-                if rc != 0 or peak_mb < 64:
+                if rc != 0 or peak_mb < peak_bound:
                     break
         else:
             rc, so, se, peak_mb = run_peak(tmp, *args)
         check(f"10,000 short threads under --profile run ({label})", rc == 0 and so == "ended 10000\nhot true\n",
               se[-2000:])
         check(f"their accounting adds up ({label})", accounted(se), se[-3000:])
-        check(f"10,000 ended threads cost megabytes, not gigabytes ({label}): peak {peak_mb:.0f} MB", peak_mb < 64,
+        check(f"10,000 ended threads cost megabytes, not gigabytes ({label}): peak {peak_mb:.0f} MB (at most {peak_bound})",
+              peak_mb < peak_bound,
               f"{peak_mb:.0f} MB")
         if loaded:
             continue  # the rate is the quiet runs' to check
