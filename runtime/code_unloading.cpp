@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "runtime/clock.h"
 #include "runtime/code_blob.h"
 #include "runtime/compiled_code.h"
 #include "runtime/invariant.h"
@@ -38,12 +39,6 @@ std::vector<Retired> g_retired;
 std::vector<CodeRootClient*> g_clients;
 UnloadTotals g_totals;
 
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
 const FreedCode& entry(uint64_t seq) {
   return g_chunks[seq / kChunkEntries].load(std::memory_order_acquire)[seq % kChunkEntries];
 }
@@ -53,7 +48,7 @@ void log_freed(const CompiledCode& code) {
   if (seq / kChunkEntries >= kChunks) return;
   std::atomic<FreedCode*>& chunk = g_chunks[seq / kChunkEntries];
   if (chunk.load(std::memory_order_relaxed) == nullptr) chunk.store(new FreedCode[kChunkEntries], std::memory_order_release);
-  chunk.load(std::memory_order_relaxed)[seq % kChunkEntries] = FreedCode{code.begin, code.end, code.method, seq, now_ns()};
+  chunk.load(std::memory_order_relaxed)[seq % kChunkEntries] = FreedCode{code.begin, code.end, code.method, seq, monotonic_ns()};
   if (code.begin < g_low.load(std::memory_order_relaxed)) g_low.store(code.begin, std::memory_order_relaxed);
   if (code.end > g_high.load(std::memory_order_relaxed)) g_high.store(code.end, std::memory_order_relaxed);
   g_freed_count.store(seq + 1, std::memory_order_release);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/classes.h"
+#include "runtime/clock.h"
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/safepoint.h"
@@ -30,12 +31,6 @@ std::atomic<bool> g_a_lot{false};
 std::atomic<bool> g_young_on{true};
 std::mutex g_last_mutex;
 GcEvent g_last;
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
 
 [[noreturn]] void heap_corrupt(const char* what, const void* at, const RootSource* where = nullptr) {
   std::fprintf(stderr, "minivm: internal error: heap walk: %s at %p%s%s\n", what, at, where ? ", read from " : "",
@@ -340,7 +335,7 @@ namespace {
 // One collection's bookkeeping and its --gc-log line, around the mark-sweep.
 class Collection {
  public:
-  Collection(Thread* requester, GcCause cause) : start_(now_ns()) {
+  Collection(Thread* requester, GcCause cause) : start_(monotonic_ns()) {
     e_.cause = cause;
     e_.requester = requester != nullptr ? requester->id : -1;
   }
@@ -368,7 +363,7 @@ class Collection {
   // After the safepoint: logs and keeps the event, if the collection ran.
   void finish(const SafepointStats& stats) {
     if (!ran_) return;
-    e_.pause_ns = (end_ != 0 ? end_ : now_ns()) - start_;
+    e_.pause_ns = (end_ != 0 ? end_ : monotonic_ns()) - start_;
     e_.time_to_safepoint_ns = stats.time_to_safepoint_ns;
     e_.threads_stopped = stats.threads;
     e_.slowest_thread = stats.slowest_thread;

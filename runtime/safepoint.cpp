@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/clock.h"
 #include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
@@ -25,12 +26,6 @@ std::condition_variable g_resume;  // signalled when the safepoint ends
 std::atomic<bool> g_pending{false};
 std::atomic<uint64_t> g_count{0};
 SafepointStats g_current;          // the running safepoint's, while its operation runs
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
 
 // A thread's time on a CPU so far, from the clock Linux keeps for every thread, named by
 // its kernel id (pthread_getcpuclockid's clock, made from the id, so a thread that ends
@@ -123,7 +118,7 @@ const SafepointStats& current_safepoint() { return g_current; }
 
 SafepointStats run_at_safepoint(const std::function<void()>& op) {
   Thread* self = Thread::current();
-  uint64_t start = now_ns();
+  uint64_t start = monotonic_ns();
   std::unique_lock<std::mutex> one_at_a_time = become_requester(self);
   SafepointStats stats;
   {
@@ -163,11 +158,11 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
     }
     if (!waiting.empty()) backoff.wait();
   }
-  uint64_t stopped = now_ns();
+  uint64_t stopped = monotonic_ns();
   stats.time_to_safepoint_ns = stopped - start;
   g_current = stats;
   op();
-  stats.operation_ns = now_ns() - stopped;
+  stats.operation_ns = monotonic_ns() - stopped;
   {
     std::lock_guard<std::mutex> lock(g_wait_mutex);
     g_pending.store(false, std::memory_order_seq_cst);

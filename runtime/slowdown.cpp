@@ -1,24 +1,14 @@
 #include "runtime/slowdown.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/clock.h"
+
 namespace runtime {
 
 uint64_t g_slowdown_turns_per_1024ns = 0;
-
-namespace {
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + uint64_t(ts.tv_nsec);
-}
-
-}  // namespace
 
 void calibrate_slowdown() {
   if (g_slowdown_turns_per_1024ns != 0) return;
@@ -44,9 +34,9 @@ void calibrate_slowdown() {
   uint64_t best = UINT64_MAX;
   spin(kTurns);  // warm: caches, the branch predictor, the clock
   for (int round = 0; round < 16; round++) {
-    uint64_t start = now_ns();
+    uint64_t start = monotonic_ns();
     spin(kTurns);
-    best = std::min(best, now_ns() - start);
+    best = std::min(best, monotonic_ns() - start);
   }
   g_slowdown_turns_per_1024ns = std::max<uint64_t>(1, kTurns * 1024 / std::max<uint64_t>(best, 1));
   rt.release(spin);
