@@ -830,7 +830,10 @@ void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl)
 void gen_slowdown(InterpMasm& g) {
   Assembler& a = g.a;
   Label done = a.newLabel();
-  a.mov(ecx, g.i32_operand());  // at most vm::kMaxSlowdownNs (verified)
+  a.movzx(ecx, g.u16_operand());  // the site: one more pass on this thread's counter
+  a.mov(rdx, qword_ptr(kThread, runtime::kThreadSlowdownPassesOffset));
+  a.inc(qword_ptr(rdx, rcx, 3));
+  a.mov(ecx, g.i32_operand(int(vm::kOperandB)));  // at most vm::kMaxSlowdownNs (verified)
   a.mov(rdx, imm(reinterpret_cast<uint64_t>(&runtime::g_slowdown_turns_per_1024ns)));
   a.imul(rcx, qword_ptr(rdx));
   a.shr(rcx, 10);

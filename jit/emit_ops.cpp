@@ -83,7 +83,9 @@ EMIT(gstore, PLAIN) { global_access(i, true); }
 // --slowdown's work (runtime/slowdown.h), its turns fixed as the method compiles; rcx and
 // rdx are scratch between instructions, and no value moves.
 EMIT(slowdown, REGS) {
-  uint64_t turns = runtime::slowdown_turns(uint32_t(vm::read_i32(i.p, vm::kOperandA)));
+  a.mov(rdx, x86::qword_ptr(x86::r15, runtime::kThreadSlowdownPassesOffset));
+  a.inc(x86::qword_ptr(rdx, int32_t(8 * vm::read_u16(i.p, vm::kOperandA))));
+  uint64_t turns = runtime::slowdown_turns(uint32_t(vm::read_i32(i.p, vm::kOperandB)));
   if (turns == 0) return;
   a.mov(rcx, imm(turns));
   runtime::emit_slowdown_spin(a, rcx, rdx);

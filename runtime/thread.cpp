@@ -45,6 +45,7 @@ Thread::Thread() {
   core.barrier_target = 0;
   core.tlab_end = 0;
   core.cards = card_table_biased();
+  core.slowdown_passes = nullptr;
   core.state.store(ThreadState::new_thread, std::memory_order_relaxed);  // sized by VM::attach_current for the loaded module
 }
 

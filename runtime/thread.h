@@ -57,6 +57,10 @@ struct ThreadCore {
   // keeps the thread in_vm from the poll trap until its last restoring instruction.
   std::atomic<ThreadState> state;
   uint8_t* cards;                 // card_table_biased() (runtime/heap.h), for the write barrier
+  // The thread's pass counter per --slowdown site (Thread::slowdown_passes), which a
+  // `slowdown` instruction adds one to: a plain add on the thread's own line, so that
+  // counting costs no more than a store and no thread waits for another.
+  uint64_t* slowdown_passes;
 };
 
 inline constexpr int32_t kThreadPollWordOffset = offsetof(ThreadCore, poll_word);
@@ -77,6 +81,7 @@ inline constexpr int32_t kThreadTlabEndOffset = offsetof(ThreadCore, tlab_end);
 inline constexpr int32_t kThreadCardsOffset = offsetof(ThreadCore, cards);
 inline constexpr int32_t kThreadBarrierDepthOffset = offsetof(ThreadCore, barrier_depth);
 inline constexpr int32_t kThreadBarrierTargetOffset = offsetof(ThreadCore, barrier_target);
+inline constexpr int32_t kThreadSlowdownPassesOffset = offsetof(ThreadCore, slowdown_passes);
 static_assert(sizeof(std::atomic<ThreadState>) == 1);
 
 class Thread {
@@ -103,6 +108,7 @@ class Thread {
   // vm_result): a root, since the way back to Java may stop at a safepoint first.
   int64_t vm_result = 0;
   std::vector<int64_t> osr_buffer;  // core.osr_buffer points into it
+  std::vector<uint64_t> slowdown_passes;  // core.slowdown_passes points into it
 
   // The thread this one waits for in `join`, or nullptr: the edges in which a deadlock is
   // found (runtime/natives.cpp, under its join lock).

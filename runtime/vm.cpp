@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -126,6 +127,9 @@ void VM::attach_current(Thread* t) {
   for (auto& m : methods_) max_locals = std::max<size_t>(max_locals, m->param_count + m->extra_locals);
   t->osr_buffer.assign(max_locals, 0);
   t->core.osr_buffer = t->osr_buffer.data();
+  size_t sites = module_ != nullptr ? module_->slowdown_sites : 0;
+  if (t->slowdown_passes.size() != sites) t->slowdown_passes.assign(sites, 0);  // a thread of a test's own
+  t->core.slowdown_passes = t->slowdown_passes.data();
 }
 
 void VM::detach_current(Thread* t) {
@@ -164,6 +168,8 @@ Thread* VM::start_thread(Method* m, const int64_t* args, bool poll_armed) {
     threads_.push_back(std::make_unique<Thread>());
     t = threads_.back().get();
     t->id = int(threads_.size() - 1);
+    // Sized before the thread is in the list others read (slowdown_passes), and never again.
+    t->slowdown_passes.assign(module_ != nullptr ? module_->slowdown_sites : 0, 0);
   }
   t->start_method = m;
   t->start_args.assign(args, args + m->param_count);
@@ -191,6 +197,16 @@ Thread* VM::thread_by_handle(int64_t handle) {
   std::lock_guard<std::mutex> lock(threads_mutex_);
   if (handle < 1 || handle >= int64_t(threads_.size())) return nullptr;
   return threads_[size_t(handle)].get();
+}
+
+std::vector<uint64_t> VM::slowdown_passes() {
+  std::vector<uint64_t> total(module_ != nullptr ? module_->slowdown_sites : 0, 0);
+  for (Thread* t : threads()) {
+    // Another thread may be adding to its counters: read each one whole, as x86 stores it.
+    for (size_t k = 0; k < total.size() && k < t->slowdown_passes.size(); k++)
+      total[k] += std::atomic_ref<uint64_t>(t->slowdown_passes[k]).load(std::memory_order_relaxed);
+  }
+  return total;
 }
 
 std::vector<Thread*> VM::threads() {

@@ -58,6 +58,9 @@ class VM {
   // The thread with this handle, or nullptr.
   Thread* thread_by_handle(int64_t handle);
   std::vector<Thread*> threads();
+  // Per --slowdown site, how many times control passed it, on every thread that ran (a
+  // thread still running adds what it has counted so far).
+  std::vector<uint64_t> slowdown_passes();
 
   // Prepares a thread object for running Mini code on the calling OS thread (used by
   // start_thread and by tests that run Mini code on their own thread).

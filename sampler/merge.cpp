@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "runtime/code_unloading.h"
+#include "runtime/vm.h"
 #include "sampler/profiler_state.h"
 
 namespace sampler {
@@ -131,6 +132,7 @@ Profile snapshot_profile(bool final) {
   account_unserved(profile, final);
   runtime::UnloadTotals u = runtime::unload_totals();
   profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};
+  if (!profile.slowdowns.empty()) profile.slowdown_passes = runtime::VM::get().slowdown_passes();
   return profile;
 }
 

@@ -98,6 +98,24 @@ with tempfile.TemporaryDirectory() as tmp:
               abs(coop - share) <= 0.02, se1[-2000:])
         check(f"sieve {mode}: the report and the stats name the slowdown",
               "--slowdown=sieve:7=1000ns" in se1 and st.get("slowdowns") == ["sieve:7=1000ns"], se1[:600])
+        # sieve:7 runs once per prime, and the program prints how many primes it counted.
+        check(f"sieve {mode}: the stats count every pass of sieve:7 ({st.get('slowdown_passes')}: the program "
+              f"counted {so1.strip()} primes) and the report says it",
+              st.get("slowdown_passes") == [int(so1.strip() or -1)] and f"({so1.strip()} passes)" in se1,
+              se1[:600])
+
+# Passes are counted in every mode, each copy of a generic method's and a lambda's too, on
+# every thread: slowdown_everywhere.mini calls note() 10 times, Box.get twice (two copies)
+# and its lambda once.
+EVERYWHERE = os.path.join(ROOT, "tests", "programs", "slowdown_everywhere.mini")
+with tempfile.TemporaryDirectory() as tmp:
+    stats = os.path.join(tmp, "stats.json")
+    for flags in (["--xint"], ["--xcomp"], [], ["--xcomp", "--sampler=all"]):
+        rc, so, se = run_minivm(MINIVM, "run", *flags, "--profile-stats", stats, "--slowdown=note:30=1us",
+                                "--slowdown=Box.get:25=1us", "--slowdown=main$fn@35:36=100ns", EVERYWHERE)
+        passes = json.load(open(stats)).get("slowdown_passes") if rc == 0 else None
+        check(f"slowdown_everywhere {' '.join(flags) or 'tiered'}: passes note 10, Box.get 2, the lambda 1 ({passes})",
+              passes == [10, 2, 1], se[-1500:])
 
 # What is refused, with the reason.
 for arg, needle in (("seive:10=1us", "no function 'seive'"), ("sieve:99=1us", "sieve has no code on line 99"),

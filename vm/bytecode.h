@@ -142,6 +142,9 @@ struct Module {
     return -1;
   }
   uint32_t selector_count = 0;  // the interface methods of all interfaces
+  // The --slowdown sites (vm/slowdown.h) the code counts passes of: each thread keeps a
+  // counter per site, which `slowdown S N` adds one to.
+  uint16_t slowdown_sites = 0;
 
   // Whether class `c` is class `ancestor` or extends it (a cycle, which the verifier
   // rejects, ends the walk).
@@ -195,7 +198,7 @@ class CodeBuilder {
   void emit_u16(Op o, uint16_t a) { op(o); u16(a); }
   void emit_u16u16(Op o, uint16_t a, uint16_t b) { op(o); u16(a); u16(b); }
   void emit_iinc(uint16_t local, int32_t delta) { op(Op::iinc); u16(local); i32(delta); }
-  void emit_slowdown(uint32_t ns) { op(Op::slowdown); i32(int32_t(ns)); }
+  void emit_slowdown(uint16_t site, uint32_t ns) { op(Op::slowdown); u16(site); i32(int32_t(ns)); }
   // Emits a branch to a known target (backward branches).
   void emit_branch_to(Op o, size_t target) { size_t at = here(); op(o); i32(int32_t(target - at)); }
   // Emits a branch whose target is patched later with patch_branch(); returns its bci.

@@ -85,7 +85,7 @@ Op binary_opcode(BinOp op, Type t, Type u) {
 class FnGen {
  public:
   // `slowdowns`: the --slowdown sites of this function (vm/slowdown.h).
-  FnGen(const Program& prog, const FnDecl& decl, Function& fn, std::vector<SlowdownSite*> slowdowns)
+  FnGen(const Program& prog, const FnDecl& decl, Function& fn, std::vector<std::pair<uint16_t, SlowdownSite*>> slowdowns)
       : prog_(prog), decl_(decl), fn_(fn), b_(fn.code), slowdowns_(std::move(slowdowns)) {}
 
   void run() {
@@ -154,10 +154,10 @@ class FnGen {
   // that whatever reaches the run (falling in, a branch to a label bound here, a loop's
   // back branch) passes it.
   void slow_down_here() {
-    for (SlowdownSite* s : slowdowns_) {
+    for (auto [site, s] : slowdowns_) {
       if (s->line != line_) continue;
       size_t at = b_.here();
-      b_.emit_slowdown(s->ns);
+      b_.emit_slowdown(site, s->ns);
       fn_.slowdown_bytes += uint32_t(b_.here() - at);
       s->placed++;
     }
@@ -738,7 +738,7 @@ class FnGen {
   std::vector<LoopLabels> loops_;
   std::map<std::pair<Type, int64_t>, uint16_t> constants_;
   std::map<std::string, uint16_t> strings_;
-  std::vector<SlowdownSite*> slowdowns_;
+  std::vector<std::pair<uint16_t, SlowdownSite*>> slowdowns_;  // (its index, the site)
 };
 
 }  // namespace
@@ -747,6 +747,7 @@ std::unique_ptr<Module> generate_module(const Program& program, const std::vecto
                                         std::vector<SlowdownSite>& slowdowns) {
   auto m = std::make_unique<Module>();
   m->files = files;
+  m->slowdown_sites = uint16_t(slowdowns.size());  // at most kMaxSlowdownSites (the command line's check)
   for (auto& g : program.globals)
     m->globals.push_back({g->name, g->type, g->init_bits, g->init_text, g->init_type == Type::String});
   for (auto& c : program.classes) {
@@ -800,9 +801,9 @@ std::unique_ptr<Module> generate_module(const Program& program, const std::vecto
     fn->result = d->result;
     fn->local_types = d->local_types;
     fn->local_names = d->local_names;
-    std::vector<SlowdownSite*> here;
-    for (SlowdownSite& s : slowdowns)
-      if (s.function == fn->name) here.push_back(&s);
+    std::vector<std::pair<uint16_t, SlowdownSite*>> here;
+    for (size_t k = 0; k < slowdowns.size(); k++)
+      if (slowdowns[k].function == fn->name) here.push_back({uint16_t(k), &slowdowns[k]});
     FnGen(program, *d, *fn, std::move(here)).run();
     if (d->name == "main" && d->owner == nullptr) m->main_index = fn->index;
     m->functions.push_back(std::move(fn));

@@ -99,8 +99,8 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       return;
     }
     case Op::slowdown:
-      ops = std::to_string(uint32_t(read_i32(p, kOperandA)));
-      comment = "ns, --slowdown";
+      ops = std::to_string(read_u16(p, kOperandA)) + ", " + std::to_string(uint32_t(read_i32(p, kOperandB)));
+      comment = "site, ns: --slowdown";
       return;
     case Op::iinc: {
       uint16_t l = read_u16(p, kOperandA);

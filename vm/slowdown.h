@@ -15,6 +15,8 @@ namespace vm {
 
 // The most one pass may add: a slowdown is a probe, not a hang (the verifier refuses more).
 inline constexpr uint32_t kMaxSlowdownNs = 1'000'000;
+// The most sites one run may slow down (each thread keeps a pass counter per site).
+inline constexpr size_t kMaxSlowdownSites = 256;
 
 struct SlowdownSite {
   std::string function;  // as profiles name it: "sieve", "Vector.add", "main$fn@12"

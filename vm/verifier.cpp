@@ -157,8 +157,10 @@ class Verifier {
         case Op::load: case Op::store: check_local(bci, read_u16(p, kOperandA), false); break;
         case Op::iinc: check_local(bci, read_u16(p, kOperandA), true); break;
         case Op::slowdown:
-          if (uint32_t(read_i32(p, kOperandA)) > kMaxSlowdownNs)
-            reject(bci, fmt::format("slowdown of {} ns: at most {} ns a pass", uint32_t(read_i32(p, kOperandA)), kMaxSlowdownNs));
+          if (read_u16(p, kOperandA) >= m_.slowdown_sites)
+            reject(bci, fmt::format("slowdown site {} out of range ({} sites)", read_u16(p, kOperandA), m_.slowdown_sites));
+          if (uint32_t(read_i32(p, kOperandB)) > kMaxSlowdownNs)
+            reject(bci, fmt::format("slowdown of {} ns: at most {} ns a pass", uint32_t(read_i32(p, kOperandB)), kMaxSlowdownNs));
           break;
         case Op::iaddl: case Op::isubl: case Op::imull:
           check_local(bci, read_u16(p, kOperandA), true);

@@ -145,6 +145,9 @@ struct Profile {
   double interval_jitter = 0;
   // --slowdown sites of the run ("sieve:10=100ns", vm/slowdown.h): time added on purpose.
   std::vector<std::string> slowdowns;
+  // How many times control passed each of them, in the same order (the VM counts every
+  // pass, on every thread): their time added is passes x ns.
+  std::vector<uint64_t> slowdown_passes;
   uint64_t duration_ns = 0;
   // Compiled code kept its lines only at polls and calls (--debug-info=safepoints): every
   // sampler, the oracle too, then names a pc elsewhere by the poll or call before it

@@ -87,6 +87,8 @@ void write_stats_json(const Profile& p, std::ostream& os) {
     if (i) out += ", ";
     append_json_string(out, p.slowdowns[i]);
   }
+  out += "],\n \"slowdown_passes\": [";
+  for (size_t i = 0; i < p.slowdown_passes.size(); i++) out += fmt::format("{}{}", i ? ", " : "", p.slowdown_passes[i]);
   out += "],";
   out += fmt::format("\n \"sampler_thread\": {{\"cpu_ns\": {}, \"cpu_per_visit_ns\": ",
                      p.sampler_thread_cpu_ns);

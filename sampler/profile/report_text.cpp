@@ -384,7 +384,9 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
   std::vector<std::string> facts;
   if (p.interval_ns) facts.push_back("interval " + format_duration(p.interval_ns) + jitter_suffix(p));
   if (p.duration_ns) facts.push_back("run time " + format_duration(p.duration_ns));
-  for (const std::string& s : p.slowdowns) facts.push_back("--slowdown=" + s);
+  for (size_t i = 0; i < p.slowdowns.size(); i++)
+    facts.push_back("--slowdown=" + p.slowdowns[i] +
+                    (i < p.slowdown_passes.size() ? fmt::format(" ({} passes)", p.slowdown_passes[i]) : ""));
   if (samplers.size() == 1) facts.push_back(std::string("sampler ") + sampler_name(samplers[0]));
   if (samplers.size() > 1) {
     std::string list;

@@ -101,6 +101,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       " \"interval_jitter\": 0.25,\n"
       " \"duration_ns\": 12345678,\n"
       " \"slowdowns\": [\"sieve:10=100ns\", \"Box.get:25=2000ns\"],\n"
+      " \"slowdown_passes\": [1485530, 2],\n"
       " \"sampler_thread\": {\"cpu_ns\": 98765, \"cpu_per_visit_ns\": "
       "{\"n\": 4, \"p50\": 2000, \"p99\": 4000, \"max\": 4000}},\n"
       " \"poll_walks\": {\"polls\": 3, \"frames_walked\": 7, \"frames_cached\": 900, \"time_ns\": "
@@ -146,6 +147,7 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
   Profile p = two_samplers();
   p.interval_jitter = 0.25;
   p.slowdowns = {"sieve:10=100ns", "Box.get:25=2000ns"};
+  p.slowdown_passes = {1485530, 2};
   CHECK(stats_json(p) == expected);
 }
 
@@ -184,6 +186,7 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         " \"interval_jitter\": 0,\n"
         " \"duration_ns\": 0,\n"
         " \"slowdowns\": [],\n"
+        " \"slowdown_passes\": [],\n"
         " \"sampler_thread\": {\"cpu_ns\": 0, \"cpu_per_visit_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
         " \"poll_walks\": {\"polls\": 0, \"frames_walked\": 0, \"frames_cached\": 0, \"time_ns\": "

@@ -111,19 +111,27 @@ TEST_CASE("verifier: the hand-built fixtures of the runtime tests verify") {
   CHECK(ok);
 }
 
-TEST_CASE("verifier: a slowdown adds at most kMaxSlowdownNs a pass") {
+TEST_CASE("verifier: a slowdown adds at most kMaxSlowdownNs a pass, at a site the module counts") {
   Build t({}, Type::Void);
-  t.b.emit_slowdown(vm::kMaxSlowdownNs);
+  t.m.slowdown_sites = 2;
+  t.b.emit_slowdown(1, vm::kMaxSlowdownNs);
   t.b.emit(Op::ret);
   CHECK(t.verdict() == "");
   Build u({}, Type::Void);
-  u.b.emit_slowdown(vm::kMaxSlowdownNs + 1);
+  u.m.slowdown_sites = 1;
+  u.b.emit_slowdown(0, vm::kMaxSlowdownNs + 1);
   u.b.emit(Op::ret);
   CHECK(u.verdict() == "0: slowdown of 1000001 ns: at most 1000000 ns a pass");
   Build v({}, Type::Void);
-  v.b.emit_slowdown(uint32_t(-5));  // a negative operand is a huge one
+  v.m.slowdown_sites = 1;
+  v.b.emit_slowdown(0, uint32_t(-5));  // a negative operand is a huge one
   v.b.emit(Op::ret);
   CHECK(v.verdict() == "0: slowdown of 4294967291 ns: at most 1000000 ns a pass");
+  Build w({}, Type::Void);
+  w.m.slowdown_sites = 1;
+  w.b.emit_slowdown(1, 100);  // its pass counter would be past the thread's last
+  w.b.emit(Op::ret);
+  CHECK(w.verdict() == "0: slowdown site 1 out of range (1 sites)");
 }
 
 TEST_CASE("verifier: stack underflow") {

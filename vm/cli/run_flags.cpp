@@ -196,6 +196,8 @@ void add_slowdown_flag(CLI::App& app, std::vector<vm::SlowdownSite>& sites) {
                          : parse_duration(amount, 0, vm::kMaxSlowdownNs, why);
              if (!n) bad("amount", "--slowdown", amount, why + " (T a pass: 100ns, 2us, at most 1ms)");
              s.ns = uint32_t(*n);
+             if (sites.size() == vm::kMaxSlowdownSites)
+               bad("slowdown", "--slowdown", text, fmt::format("at most {} sites in one run", vm::kMaxSlowdownSites));
              sites.push_back(s);
            }
          },
