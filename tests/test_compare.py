@@ -162,6 +162,16 @@ coop = re.search(r"^cooperative +on the oracle's line for (\d+) of (\d+) interru
 check("counted_loop_then_setter: the cooperative sampler is on the oracle's line for nearly every interruption",
       coop and int(coop.group(2)) > 0 and int(coop.group(1)) >= 0.95 * int(coop.group(2)), out)
 
+# The bias budget: each sampler's distance from the oracle's profile. Cooperative sees what
+# the oracle sees; the safepoint sampler moves most of the loop's time to store's poll.
+budget = {m.group(1): (float(m.group(2)), float(m.group(3)), float(m.group(4)), float(m.group(5)))
+          for m in re.finditer(r"^  (\w+) +(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\] +(\d\.\d{3}) ", out, re.M)}
+check("counted_loop_then_setter: a bias budget for every sampler but the oracle, in the listing",
+      "Bias budget:" in out and sorted(budget) == sorted(s for s in SAMPLERS if s != "oracle"), out[-1500:])
+check("counted_loop_then_setter: cooperative's budget is within its sampling range, safepoint's far beyond it",
+      budget.get("cooperative", (1,))[0] <= budget.get("cooperative", (0, 0, 0))[2] and
+      budget.get("safepoint", (0,))[0] >= 0.5 and budget["safepoint"][1] > budget["cooperative"][2], budget)
+
 check("without --debug-info=safepoints no debug-info note", "--debug-info=safepoints" not in out, out)
 check("with defaults the header calls the oracle exact",
       "the oracle (exact, from complete metadata) is the reference" in out, out)

@@ -625,4 +625,18 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"stress: classical beside the others is named as holding them back, with what to run ({label})",
                       rate["classical_throttles"] and "run it on its own (--sampler=classical)" in se, se[:3000])
 
+# The bias budget in the statistics: none for the oracle, one per other sampler, the
+# safepoint sampler's far from the oracle on the classic, cooperative's within its range.
+with tempfile.TemporaryDirectory() as tmp:
+    stats = os.path.join(tmp, "stats.json")
+    rc, so, se = run_minivm(MINIVM, "run", "--xcomp", "--sampler=all", f"--profile-stats={stats}",
+                            os.path.join(ROOT, "examples", "counted_loop_then_setter.mini"))
+    by = {s["name"]: s.get("bias_budget", "missing") for s in json.load(open(stats))["samplers"]} if rc == 0 else {}
+    check("--profile-stats: bias_budget null for the oracle, lines and functions for the others",
+          by.get("oracle") is None and all(isinstance(b, dict) and set(b) == {"lines", "functions"}
+                                           for n, b in by.items() if n != "oracle") and len(by) == 5, by)
+    check("--profile-stats: safepoint's budget far from the oracle, cooperative's within its sampling range",
+          by and by["safepoint"]["lines"]["tvd"] >= 0.5 and
+          by["cooperative"]["lines"]["tvd"] <= by["cooperative"]["lines"]["high"], by)
+
 finish()

@@ -9,7 +9,8 @@
 // Embedded data (id="compare-data"): {"program","mode","interval_ns","interval_jitter","duration_ns",
 // "config":[the run's configuration, a line each (configuration_lines)],"reference": the
 // reference column's label (reference_label),"oracleHow": what the oracle knows, for the
-// page's introduction,"banner": why the oracle is not exact, or "" when it is,
+// page's introduction,"banner": why the oracle is not exact, or "" when it is,"budget":
+// [{"sampler","lines":[tvd,low,high],"functions":[...]}, each sampler's bias budget (bias_budget.h)],
 // "columns":[sampler names, the reference first],"oracle":bool,"samples":[per column],
 // "source":[lines],"imported":[{"path","source":[lines]}, one per file the program imports],
 // "fnFile":{function: file} for the functions of imported files,"rows":[{"line","c":[counts],"p":[percent],"w":worst pp,"ws":whose or
@@ -38,6 +39,7 @@
 
 #include <fmt/format.h>
 
+#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/pages.h"
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_compare.h"
@@ -61,6 +63,11 @@ class DataWriter {
     list("config", configuration_lines(r_), [&](const std::string& l) { append_json_string(out_, l); });
     out_ += ",\"reference\":" + json_string(reference_label(r_, true)) + ",\"oracleHow\":" + json_string(oracle_how());
     out_ += ",\"banner\":" + json_string(p_.debug_info_at_safepoints ? kDebugInfoAtSafepointsNote : "");
+    list("budget", bias_budgets(p_), [&](const BiasBudget& b) {
+      out_ += fmt::format("{{\"sampler\":{},\"lines\":[{:.4f},{:.4f},{:.4f}],\"functions\":[{:.4f},{:.4f},{:.4f}]}}",
+                          json_string(sampler_name(b.sampler)), b.lines.tvd, b.lines.low, b.lines.high,
+                          b.functions.tvd, b.functions.low, b.functions.high);
+    });
     list("columns", t.columns, [&](SamplerId s) { out_ += json_string(sampler_name(s)); });
     list("samples", t.samples, [&](uint64_t n) { out_ += std::to_string(n); });
     list("source", r_.source_of(0), [&](const std::string& l) { append_json_string(out_, l); });

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/report.h"
 
 namespace sampler {
@@ -36,7 +37,11 @@ void append_percentiles(std::string& out, const Distribution& values) {
   out += fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n, q.p50, q.p99, q.max);
 }
 
-void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st) {
+void append_distance(std::string& out, const Distance& d) {
+  out += fmt::format("{{\"tvd\": {:.4f}, \"low\": {:.4f}, \"high\": {:.4f}}}", d.tvd, d.low, d.high);
+}
+
+void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st, const std::optional<BiasBudget>& b) {
   out += "  {\"name\": ";
   append_json_string(out, sampler_name(sampler));
   out += fmt::format(",\n   \"interruptions\": {}, \"samples\": {}, \"truncated\": {}, \"represented\": {},",
@@ -56,8 +61,18 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st)
   out += ",\n   \"latency_cpu_ns\": ";
   append_percentiles(out, st.latency_cpu_ns);
   auto crashed = st.failed.find(Reason::crashed_in_walk);
-  out += fmt::format(",\n   \"stability\": {{\"crashes_caught\": {}, \"freed_code\": {}}}}}",
+  out += fmt::format(",\n   \"stability\": {{\"crashes_caught\": {}, \"freed_code\": {}}},",
                      crashed == st.failed.end() ? 0 : crashed->second, st.freed_code);
+  out += "\n   \"bias_budget\": ";
+  if (!b) {
+    out += "null}";
+    return;
+  }
+  out += "{\"lines\": ";
+  append_distance(out, b->lines);
+  out += ", \"functions\": ";
+  append_distance(out, b->functions);
+  out += "}}";
 }
 
 // The interruption rate achieved against the one asked for, with its shortfall by
@@ -104,10 +119,11 @@ void write_stats_json(const Profile& p, std::ostream& os) {
   append_rate(out, p);
   out += "\n \"samplers\": [";
   bool first = true;
+  std::vector<BiasBudget> budgets = bias_budgets(p);
   for (SamplerId sampler : report_samplers(p)) {
     out += first ? "\n" : ",\n";
     first = false;
-    append_sampler(out, sampler, stats_of(p, sampler));
+    append_sampler(out, sampler, stats_of(p, sampler), budget_of(budgets, sampler));
   }
   out += first ? "]}\n" : "\n ]}\n";
   os << out;

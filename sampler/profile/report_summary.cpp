@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/report_text.h"
 
 namespace sampler {
@@ -163,6 +164,8 @@ void write_summary(std::string& out, const Profile& p, const std::vector<Sampler
   shared(out, p, samplers);
   top_lines(out, p, samplers, aggs);
   accounting(out, p, samplers);
+  std::string budget = bias_budget_text(bias_budgets(p));
+  if (!budget.empty()) out += "\n" + budget;
   uint64_t fewest = 0;
   std::string fewest_name;
   for (size_t i = 0; i < samplers.size(); ++i)

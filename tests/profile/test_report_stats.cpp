@@ -122,7 +122,8 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"suspension_ns\": {\"n\": 10, \"p50\": 500, \"p99\": 1000, \"max\": 1000},\n"
       "   \"latency_ns\": {\"n\": 3, \"p50\": 6000, \"p99\": 7000, \"max\": 7000},\n"
       "   \"latency_cpu_ns\": {\"n\": 3, \"p50\": 3000, \"p99\": 7000, \"max\": 7000},\n"
-      "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}},\n"
+      "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0},\n"
+      "   \"bias_budget\": null},\n"
       "  {\"name\": \"classical\",\n"
       "   \"interruptions\": 10, \"samples\": 6, \"truncated\": 2, \"represented\": 0,\n"
       "   \"biased\": {},\n"
@@ -132,7 +133,8 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"suspension_ns\": {\"n\": 1, \"p50\": 20000, \"p99\": 20000, \"max\": 20000},\n"
       "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"latency_cpu_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
-      "   \"stability\": {\"crashes_caught\": 1, \"freed_code\": 1}},\n"
+      "   \"stability\": {\"crashes_caught\": 1, \"freed_code\": 1},\n"
+      "   \"bias_budget\": null},\n"
       "  {\"name\": \"async\",\n"
       "   \"interruptions\": 0, \"samples\": 0, \"truncated\": 0, \"represented\": 0,\n"
       "   \"biased\": {},\n"
@@ -142,7 +144,8 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       "   \"suspension_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"latency_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
       "   \"latency_cpu_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
-      "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0}}\n"
+      "   \"stability\": {\"crashes_caught\": 0, \"freed_code\": 0},\n"
+      "   \"bias_budget\": null}\n"
       " ]}\n";
   Profile p = two_samplers();
   p.interval_jitter = 0.25;

@@ -49,6 +49,16 @@ $('summary').textContent = `${ncol} samplers on the same ${inter} interruptions,
 D.config.forEach(line => $('config').append(el('div', {}, line)));
 $('oracleHow').textContent = D.oracleHow;
 if (D.banner) { $('banner').textContent = D.banner; $('banner').hidden = false; }
+// The bias budget: each sampler's distance from the oracle's profile, with the range
+// sampling alone gives it (bias_budget.h).
+if (D.budget.length) {
+  const fmt = d => `${d[0].toFixed(3)} [${d[1].toFixed(3)}\u2013${d[2].toFixed(3)}]`;
+  $('budget').append(el('span', {title: 'Total variation distance from the oracle\'s profile: the share of samples ' +
+    'that would have to move for the two to agree (0: the same profile, 1: nothing in common). In brackets, where 95% ' +
+    'of 200 bootstrap redraws of both profiles put it: how much sampling alone moves it.'},
+    'bias budget (distance from the oracle, lines / functions): ' +
+    D.budget.map(b => `${b.sampler} ${fmt(b.lines)} / ${fmt(b.functions)}`).join(' \u00b7 ')));
+}
 $('rate').textContent = (D.rate ? 'rate: ' + D.rate : '') +
   (D.rateShort.length ? ' \u00b7 short by: ' + D.rateShort.join('; ') : '') + (D.apart ? ' \u00b7 ' + D.apart : '');
 
