@@ -301,4 +301,34 @@ with tempfile.TemporaryDirectory() as tmp:
     text = open(page).read() if os.path.exists(page) else ""
     check("two files: the page embeds the imported file's source and where its functions are",
           '"imported":[{"path":' in text and "s += i * r" in text and '"fnFile":{"work":1}' in text, text[:3000])
+# --sweep: one run per value, each sampler's bias budget against it; the safepoint sampler
+# stays far from the oracle at every value and cooperative near it; the page draws it.
+with tempfile.TemporaryDirectory() as tmp:
+    page = os.path.join(tmp, "sweep.html")
+    rc, out, err = run("compare", "--xcomp", "--sweep", "strip-mining=0,1048576", "--html", page, prog)
+    by_line = out.split("By function:")[0]
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^  (0|1048576) +(.*)$", by_line, re.M)}
+    check("--sweep strip-mining=0,1048576: exit 0, a run per value said on stderr, a table row per value",
+          rc == 0 and err.count("--sweep: running with --strip-mining=") == 2 and len(rows) == 2, out + err)
+    header = re.search(r"^  --strip-mining +(.*)$", out, re.M)
+    check("--sweep: a column per sampler but the oracle", header and header.group(1).split() ==
+          [s for s in SAMPLERS if s != "oracle"], out)
+    cols = header.group(1).split() if header else []
+    ok = True
+    for value in ("0", "1048576"):
+        cells = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]", rows.get(value, ""))
+        d = dict(zip(cols, cells))
+        ok &= bool(d) and float(d["safepoint"][0]) > float(d["cooperative"][2]) and \
+            float(d["cooperative"][0]) <= float(d["cooperative"][2])
+    check("--sweep: at each value, by line, cooperative within its sampling range and safepoint beyond it", ok, out)
+    text = open(page).read() if os.path.exists(page) else ""
+    check("--sweep --html: the page draws the budget against the value", text.count("<svg") == 2 and
+          "Bias budget against --strip-mining" in text and "1048576" in text, text[:800])
+for args, needle in ((["--sweep", "strip-mining=0,x"], "--strip-mining=x was refused"),
+                     (["--sweep", "sampler=a,b"], "--sampler is not an option of compare that takes a value"),
+                     (["--sweep", "interval=1ms"], "a sweep needs at least two values"),
+                     (["--sweep", "interval=1ms,2ms", "--interval=1ms"], "--interval is given too"),
+                     (["--sweep", "interval"], "write FLAG=V1,V2")):
+    rc, out, err = run("compare", *args, prog)
+    check(f"--sweep refused: {' '.join(args)} ({needle})", rc == 2 and needle in err, err)
 finish()

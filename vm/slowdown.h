@@ -1,9 +1,10 @@
 // --slowdown=FUNCTION:LINE=N: a known amount of extra work each time control enters a
 // chosen source line, so that where the added time lands in each profile can be checked
 // against where it was put (the "Divining" method: a profiler is actionable if it moves the
-// added time to the slowed line). The front end puts a `slowdown N` instruction first in
+// added time to the slowed line). The front end puts a `slowdown S N` instruction first in
 // every run of the line's code in every function of that name (each copy of a generic one
-// too); the interpreter and the JIT spend N ns there in a dependent chain of multiplies
+// too); the interpreter and the JIT count the pass (site S's counter on the thread, so that
+// the time asked for is passes x N) and spend N ns there in a dependent chain of multiplies
 // (runtime/slowdown.h), calibrated at start-up, and change nothing else: the JIT measures
 // inlining without these bytes, and the instruction touches no value.
 #pragma once

@@ -8,9 +8,12 @@
 #include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "runtime/errors.h"
 #include "runtime/poll_lines.h"
 #include "runtime/vm.h"
+#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_compare.h"
 #include "vm/cli/help_format.h"
@@ -105,6 +108,12 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
                           "and the time to safepoint per poll site; click a line for its stacks and where they "
                           "really came from"))
       ->type_name("FILE");
+  compare.add_option("--sweep", o.sweep_text,
+                     wrap("run once per value of one option and print each sampler's bias budget (its distance from "
+                          "the oracle's profile) against the value, e.g. --sweep strip-mining=0,64,1024 or --sweep "
+                          "interval=100us,1ms,10ms; with --html, drawn on the page"))
+      ->type_name("FLAG=V1,V2,...");
+  compare.add_option("--budget-out", o.budget_out, "where a run of a sweep writes its bias budgets")->group("");
   compare.add_flag("--no-classical", o.no_classical,
                    wrap("every sampler but classical: classical holds each thread it visits until it has walked it, "
                         "which on a busy machine or with more running threads than cores makes the sampler thread "
@@ -118,6 +127,13 @@ void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
       throw CLI::ValidationError(std::string(name) +
                                  " is not for compare: it runs every sampler and prints its own report (see minivm run)");
   resolve_run_flags(compare, o.run);
+  if (compare.count("--sweep") > 0) {
+    std::string why;
+    o.sweep = parse_sweep(compare, o.sweep_text, why);
+    if (!o.sweep) throw CLI::ValidationError("--sweep " + o.sweep_text + ": " + why);
+    if (compare.count(o.sweep->flag) > 0)
+      throw CLI::ValidationError("--sweep " + o.sweep_text + ": " + o.sweep->flag + " is given too; the sweep sets it");
+  }
   if (!o.html_path.empty()) {
     std::string clash = clashing_outputs_reason(o.run.program, {{"--html", o.html_path}});
     if (!clash.empty()) throw CLI::ValidationError(clash);
@@ -156,7 +172,7 @@ void compare_command(CompareOptions o) {
   Mode mode = o.run.mode;
   sampler::RunConfig config = run_config(o.run);
   std::string program = o.run.program;
-  std::string html = o.html_path, events = o.events_path;
+  std::string html = o.html_path, events = o.events_path, budget_out = o.budget_out;
   run_command(std::move(o.run), [&](const sampler::Profile& profile) {
     sampler::CompareReport report;
     report.profile = &profile;
@@ -177,6 +193,14 @@ void compare_command(CompareOptions o) {
       report.confusion = sampler::confusion_matrices(sampler::read_outcomes(jsonl, profile), report.table.columns);
     sampler::write_compare_text(report, std::cout);
     bool ok = flush_stdout();
+    if (!budget_out.empty()) {
+      std::string why;
+      ok &= sampler::write_output_file("--budget-out", budget_out, why, [&](std::ostream& out) {
+        for (const sampler::BiasBudget& b : sampler::bias_budgets(profile))
+          out << fmt::format("{} {:.4f} {:.4f} {:.4f} {:.4f} {:.4f} {:.4f}\n", sampler::sampler_name(b.sampler),
+                             b.lines.tvd, b.lines.low, b.lines.high, b.functions.tvd, b.functions.low, b.functions.high);
+      });
+    }
     if (!html.empty()) {
       std::string why;
       bool written = sampler::write_output_file(

@@ -2,10 +2,13 @@
 // then its source with a column per sampler (the oracle first), the lines that hold
 // polls, and each sampler's failures and biased samples; --html FILE writes the page.
 #pragma once
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "vm/cli/compare_sweep.h"
 #include "vm/cli/run_options.h"
 
 namespace cli {
@@ -17,6 +20,13 @@ struct CompareOptions {
   // --no-classical: every sampler but classical, which holds each thread it visits until
   // walked and so lowers the rate the others get.
   bool no_classical = false;
+  // --sweep FLAG=V1,V2,...: one run per value (compare_sweep.h); `args` are compare's
+  // arguments as given, which each run is given again.
+  std::string sweep_text;
+  std::optional<Sweep> sweep;
+  std::vector<std::string> args;
+  // Where a run of a sweep writes its bias budgets, a line per sampler (hidden option).
+  std::string budget_out;
 };
 
 // run's option table (run_flags.cpp) without the options that choose samplers or

@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
       usage_error(arg.substr(0, arg.size() - 1) + " needs a value after '='", nullptr);
   }
   if (std::string(argv[1]) == "help") return help_command(app, std::vector<std::string>(argv + 2, argv + argc));
+  if (std::string(argv[1]) == "compare") compare_options.args.assign(argv + 2, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -180,6 +181,11 @@ int main(int argc, char** argv) {
     if (compare->parsed()) {
       refuse_extras(*compare, compare, "program", compare_options.run.program);
       cli::resolve_compare_flags(*compare, compare_options);
+      if (compare_options.sweep) {
+        cli::release_profile_signals();  // each run holds its own
+        cli::compare_sweep(*compare_options.sweep, cli::arguments_for_each_run(compare_options.args),
+                           compare_options.html_path);
+      }
       cli::compare_command(std::move(compare_options));
     }
     if (disasm->parsed()) {
