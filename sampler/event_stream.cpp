@@ -10,10 +10,18 @@
 
 #include <fmt/format.h>
 
+#include "sampler/profile/report.h"
+
 namespace sampler {
 
+int open_profile_output(const std::string& path) {
+  // "-": a descriptor of its own on the profile's standard output, which close() may close.
+  if (path == "-") return fcntl(standard_output_fd(), F_DUPFD_CLOEXEC, 0);
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+}
+
 bool JsonlStream::open(const std::string& path, std::string& error) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  fd_ = open_profile_output(path);
   if (fd_ < 0) {
     error = fmt::format("--profile-out {}: cannot write: {}", path, std::strerror(errno));
     return false;
@@ -44,7 +52,8 @@ bool JsonlStream::close(std::string& error) {
   if (::close(fd_) != 0 && write_errno_ == 0) write_errno_ = errno;
   fd_ = -1;
   if (write_errno_ == 0) return true;
-  error = fmt::format("--profile-out {}: error while writing: {}", path_, std::strerror(write_errno_));
+  error = fmt::format("--profile-out {}: error while writing{}: {}", path_, path_ == "-" ? " standard output" : "",
+                      std::strerror(write_errno_));
   return false;
 }
 

@@ -19,9 +19,14 @@ namespace sampler {
 inline constexpr uint64_t kStreamFlushNs = 100'000'000;
 inline constexpr size_t kStreamBlock = size_t(1) << 16;
 
+// Opens `path` for a profile written as it comes ("-": standard output, where
+// standard_output_fd() says, profile/report.h); a descriptor, or -1 with errno.
+int open_profile_output(const std::string& path);
+
 class JsonlStream {
  public:
-  // Creates (or truncates) `path`; false with "--profile-out PATH: why" in `error`.
+  // Creates (or truncates) `path` ("-": standard output); false with "--profile-out PATH:
+  // why" in `error`.
   bool open(const std::string& path, std::string& error);
   bool is_open() const { return open_.load(std::memory_order_acquire); }
   // Writes `lines` (whole lines only) to the file now, with write(2) and no buffer of its

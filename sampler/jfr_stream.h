@@ -21,7 +21,8 @@ namespace sampler {
 
 class JfrStream {
  public:
-  // Creates (or truncates) `path`; false with "--profile-out PATH: why" in `error`.
+  // Creates (or truncates) `path` ("-": standard output, the chunk under way's events then
+  // in $TMPDIR); false with "--profile-out PATH: why" in `error`.
   // `naming` names the frames' classes (jfr_chunk.h); `primary`'s samples are JDK's events;
   // `start_ticks` (CLOCK_MONOTONIC ns) is when the first chunk starts.
   bool open(const std::string& path, const Profile& naming, SamplerId primary, uint64_t start_ticks,

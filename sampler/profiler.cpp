@@ -81,11 +81,12 @@ void start_profiler(const ProfilerOptions& options) {
   runtime::register_poll_client(&poll_client());
   runtime::register_code_root_client(&code_root_client());
   runtime::add_exit_hook(&exit_hook);
-  // A .jsonl or .jfr profile is written as the events come (event_stream.h, jfr_stream.h);
-  // a file that cannot be created is reported with the other reports at exit.
+  // A .jsonl or .jfr profile is written as the events come (event_stream.h, jfr_stream.h),
+  // on standard output too; a file that cannot be created is reported with the other
+  // reports at exit.
   std::string ignored;
   std::optional<OutputFormat> streamed;
-  if (!options.out_path.empty() && options.out_path != "-") streamed = out_format(options, ignored);
+  if (!options.out_path.empty()) streamed = out_format(options, ignored);
   plan.start_ns = now_ns();
   if (streamed == OutputFormat::jsonl) g_state.jsonl.open(options.out_path, g_state.jsonl_error);
   if (streamed == OutputFormat::jfr)

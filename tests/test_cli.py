@@ -2,6 +2,7 @@
 """Command-line behaviour of `minivm`: usage errors, missing files, --help, --version,
 disasm, option forms and values, where profiles and output go and what a lost write does
 to the exit status. Each check runs the real binary; prints `N passed, N failed`."""
+import json
 import os
 import re
 import subprocess
@@ -324,14 +325,35 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("run", "--xcomp", "--format=json", "-o", odd, loop_ok)
     check("--format picks the writer whatever the file is called",
           rc == 0 and '"exporter":"minivm"' in open(odd).read(), err)
+    # A profile on stdout has the pipe to itself: the program's own output goes to stderr.
     rc, out, err = run("run", "--xcomp", "--interval=500us", "-o", "-", "--format", "collapsed", loop_ok)
     outl = out.splitlines()
-    check("-o - --format=collapsed: folded stacks on stdout after the program's output",
-          rc == 0 and len(outl) > 1 and outl[0] == "700000000" and all(";" in l for l in outl[1:])
-          and "minivm profile:" in err, out + err)
+    check("-o - --format=collapsed: only folded stacks on stdout, the program's output on stderr",
+          rc == 0 and outl and all(re.fullmatch(r"\S*;\S* \d+", l) for l in outl)
+          and err.splitlines()[0] == "700000000" and "minivm profile:" in err, out + err)
     rc, out, err = run("run", "--xcomp", "-o", "-", loop_ok)
-    check("-o -: the text report on stdout instead of stderr",
-          rc == 0 and "minivm profile:" in out and "minivm profile:" not in err, out + err)
+    check("-o -: the text report on stdout instead of stderr, the program's output on stderr",
+          rc == 0 and out.startswith("minivm profile:") and "700000000" not in out
+          and "minivm profile:" not in err and "700000000" in err, out + err)
+    # -o - --format=jsonl is the .jsonl file's stream, event by event: each interruption's
+    # events with its id (here cooperative: a sample and its latency), not the aggregated
+    # profile's one line per distinct stack.
+    stats = os.path.join(tmp, "stdout_stats.json")
+    rc, out, err = run("run", "--xcomp", "--interval=500us", "-o", "-", "--format=jsonl", f"--profile-stats={stats}",
+                       loop_ok)
+    events = [json.loads(l) for l in out.splitlines()]
+    st = json.load(open(stats))["samplers"][0] if os.path.exists(stats) else {}
+    samples = [e for e in events if e["event"] == "ExecutionSample"]
+    latencies = [e for e in events if e["event"] == "SafepointLatency"]
+    check("-o - --format=jsonl streams one event per line, as the file: every sample with its id and time",
+          rc == 0 and "700000000" in err and samples and len({e["sample"] for e in samples}) == len(samples)
+          and all("time_ns" in e for e in samples)
+          and sum(e.get("count", 1) for e in samples) == st.get("samples"), (out[-2000:], err, st))
+    check("-o - --format=jsonl: each sample's SafepointLatency, as in the file",
+          {e["sample"] for e in latencies} == {e["sample"] for e in samples}, out[-2000:])
+    rc, out, err = run("run", "-o", os.path.join(tmp, "p.txt"), "--profile-stats=-", hello)
+    check("--profile-stats=-: only the statistics on stdout, the program's output on stderr",
+          rc == 7 and json.loads(out)["samplers"] and "hello 3" in err, out + err)
 
     # Output paths and formats are checked before the program runs.
     for path, needle in ((os.path.join(tmp, "p.xyz"), "unknown extension '.xyz'"),

@@ -16,7 +16,7 @@ message). One run under every sampler, with dumps (so the file has several chunk
   interruption cooperative's unbiased stacks are the oracle's, and the oracle's main stacks
   are those of a .jsonl run of the same program;
 - the file is a readable recording while the program still runs (after a dump);
-- `-o - --format=jfr` writes a recording to standard output.
+- `-o - --format=jfr` streams a recording to standard output, the program's output on stderr.
 Exits 77 (skipped) where no `jfr` tool is installed. Prints `N passed, N failed`."""
 import collections
 import json
@@ -262,18 +262,24 @@ def main():
                     check(f"{kind} reads back with the .jsonl's keys",
                           [k for k in got if k not in drop] == [k for k in want if k not in drop], (got, want))
 
-        # A recording on standard output, from a program that prints nothing.
-        quiet = os.path.join(tmp, "quiet.mini")
-        with open(quiet, "w") as f:
-            f.write("fn main() {\n    var s = 0;\n    for i in 0..30000000 { s += i ^ (s >> 3); }\n}\n")
-        p = subprocess.run([MINIVM, "run", "-o", "-", "--format=jfr", quiet], capture_output=True, timeout=300)
+        # A recording on standard output, streamed chunk by chunk (a dump every 100 ms), from a
+        # program that prints: its output goes to stderr, the pipe carries the recording alone.
+        chatty = os.path.join(tmp, "chatty.mini")
+        with open(chatty, "w") as f:
+            f.write("fn main() {\n    print(\"before\");\n    var s = 0;\n"
+                    "    for i in 0..600000000 { s += i ^ (s >> 3); }\n    print(\"after\", s != 1);\n}\n")
+        p = subprocess.run([MINIVM, "run", "--xcomp", "--profile-dump-every=100ms", "-o", "-", "--format=jfr", chatty],
+                           capture_output=True, timeout=300, env=dict(os.environ, TMPDIR=tmp))
         piped = os.path.join(tmp, "piped.jfr")
         with open(piped, "wb") as f:
             f.write(p.stdout)
         rc, text, err = jfr(tools[0][1], "summary", piped)
-        check("-o - --format=jfr writes a recording to stdout",
+        check("-o - --format=jfr streams a recording to stdout, in chunks, and the program's output to stderr",
               p.returncode == 0 and p.stdout[:4] == b"FLR\0" and rc == 0 and summary_counts(text).get(
-                  "jdk.ExecutionSample", 0) > 0, (p.stderr[-1000:], err, text))
+                  "jdk.ExecutionSample", 0) > 0 and chunk_count(text) >= 2 and b"before" in p.stderr
+              and b"after true" in p.stderr, (p.stderr[-1000:], err, text))
+        check("-o - --format=jfr leaves no file behind in $TMPDIR",
+              p.returncode == 0 and not [n for n in os.listdir(tmp) if n.startswith("minivm-jfr")], os.listdir(tmp))
     finish()
 
 

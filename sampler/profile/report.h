@@ -66,6 +66,11 @@ bool write_output_file(const char* option, const std::string& path, std::string&
 // The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
 // of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
 enum class OutputFormat { txt, collapsed, json, html, jsonl, jfr, pprof };
+// The descriptor "-" writes to: standard output's (1) unless the command line moved the
+// profile's standard output to another one, so that the program's own output, sent to
+// stderr meanwhile, never enters a pipe that carries a profile (vm/cli/run_command.cpp).
+void set_standard_output_fd(int fd);  // report_text.cpp
+int standard_output_fd();
 struct ProfileFormatInfo {
   OutputFormat format;
   const char* name;   // also the usual extension

@@ -8,6 +8,8 @@
 // total. Shares are of that sampler's samples and always come with their counts.
 // Several samplers: the compact comparison of report_summary.cpp. Both end with the
 // closing notes (what "biased" means, too few samples, debug info only at safepoints).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -18,6 +20,8 @@
 #include <iostream>
 #include <ostream>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -450,12 +454,25 @@ bool write_profile_format(const Profile& p, OutputFormat kind, const std::string
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write) {
   if (path == "-") {
-    errno = 0;
-    write(std::cout);
-    std::cout.flush();
-    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      error = fmt::format("{} -: error while writing standard output{}{}", option, errno ? ": " : "",
-                          errno ? std::strerror(errno) : "");
+    std::ostringstream text;
+    write(text);
+    std::string_view rest = text.view();
+    if (g_standard_output_fd == STDOUT_FILENO) {  // after what went there through stdio
+      std::cout.flush();
+      std::fflush(stdout);
+    }
+    int write_errno = 0;
+    while (!rest.empty() && write_errno == 0) {
+      ssize_t n = ::write(g_standard_output_fd, rest.data(), rest.size());
+      if (n > 0)
+        rest.remove_prefix(size_t(n));
+      else if (n == 0)
+        write_errno = EIO;
+      else if (errno != EINTR)
+        write_errno = errno;
+    }
+    if (write_errno != 0) {
+      error = fmt::format("{} -: error while writing standard output: {}", option, std::strerror(write_errno));
       return false;
     }
     return true;
@@ -471,6 +488,13 @@ bool write_output_file(const char* option, const std::string& path, std::string&
     error = fmt::format("{} {}: error while writing: {}", option, path, std::strerror(errno));
     return false;
   }
+namespace {
+int g_standard_output_fd = STDOUT_FILENO;
+}  // namespace
+
+void set_standard_output_fd(int fd) { g_standard_output_fd = fd; }
+int standard_output_fd() { return g_standard_output_fd; }
+
   return true;
 }
 

@@ -291,8 +291,8 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
   flag(run, "--profile", kProfiling, "sample the program and print a profile on stderr at exit",
        [&] { o.profile = true; });
   option(run, "-o,--profile-out", kProfiling,
-         "also write the profile to FILE (- for stdout, where the text report then goes instead of stderr), in the "
-         "format its extension names:\n" + sampler::profile_format_choices(/*dot=*/true),
+         "also write the profile to FILE (- for stdout: the program's own output then goes to stderr, and so does "
+         "nothing else of the report; .jsonl and .jfr stream as to a file), in the format its extension names:\n" + sampler::profile_format_choices(/*dot=*/true),
          path_value(o.profiler.out_path));
   option(run, "--format", kProfiling,
          "the format of --profile-out, whatever its name:\n" + sampler::profile_format_choices(false),
@@ -302,7 +302,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                  o.profiler.out_format = *format;
                }});
   option(run, "--profile-stats", kProfiling,
-         "also write the statistics as JSON to FILE (- for stdout): per sampler the accounting by reason, suspension "
+         "also write the statistics as JSON to FILE (- for stdout, the program's own output then on stderr): per sampler the accounting by reason, suspension "
          "and latency percentiles, and the sampler thread's CPU (schema: sampler/profile/README.md)",
          path_value(o.profiler.stats_path));
   flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
