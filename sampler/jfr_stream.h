@@ -33,6 +33,8 @@ class JfrStream {
   uint64_t stack_id(const StackTrace& trace, bool truncated);
   // Encodes one event into `out` (no lock: any thread, its own buffer).
   void encode(std::string& out, const Event& e, uint64_t stack_key) { writer_->append_event(out, e, stack_key); }
+  // Encodes one collection with its safepoint's events into `out` (no lock).
+  void encode_gc(std::string& out, const GcPause& gc) { writer_->append_gc(out, gc); }
   // Writes whole events to the chunk under way.
   void append(std::string_view events);
   // Ends the chunk under way (at a dump): appends it to the .jfr; later events start another.

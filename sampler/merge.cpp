@@ -131,6 +131,10 @@ Profile snapshot_profile(bool final) {
   account_unserved(profile, final);
   runtime::UnloadTotals u = runtime::unload_totals();
   profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};
+  {
+    std::lock_guard<std::mutex> lock(g_state.collections.mutex);
+    profile.collections = g_state.collections.totals;
+  }
   return profile;
 }
 

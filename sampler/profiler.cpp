@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "runtime/errors.h"
+#include "runtime/gc.h"
 #include "runtime/poll.h"
 #include "runtime/vm.h"
 #include "sampler/profiler_state.h"
@@ -80,6 +81,7 @@ void start_profiler(const ProfilerOptions& options) {
   runtime::VM::get().set_thread_hook(&on_thread);
   runtime::register_poll_client(&poll_client());
   runtime::register_code_root_client(&code_root_client());
+  runtime::set_gc_observer(&on_collection);
   runtime::add_exit_hook(&exit_hook);
   // A .jsonl or .jfr profile is written as the events come (event_stream.h, jfr_stream.h),
   // on standard output too; a file that cannot be created is reported with the other

@@ -50,6 +50,10 @@ void write_pprof(const Profile&, std::ostream&);
 // FailedSample) and whether the depth limit cut it.
 void append_stack_json(std::string& out, const StackTrace& stack);  // report_jsonl.cpp
 void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated);
+// One collection's line: {"event":"GarbageCollection","gc":N,"young":B,"cause":C,"thread":T,
+// "time_ns":N,"pause_ns":N,"time_to_safepoint_ns":N,"threads_stopped":N,"slowest_thread":T,
+// "slowest_cpu_ns":N,"heap_before":N,"heap_after":N,"safepoint":N} (README: ".jsonl").
+void append_gc_line(std::string& out, const GcPause& gc);  // report_jsonl.cpp
 
 // The statistics as one JSON document (`--profile-stats FILE`): program, interval, run
 // time, the sampler thread's CPU, and per sampler in report order its accounting by
@@ -62,15 +66,15 @@ bool write_stats_file(const Profile&, const std::string& path, std::string& erro
 // (a full disk). report_text.cpp.
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write);
-
-// The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
-// of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
-enum class OutputFormat { txt, collapsed, json, html, jsonl, jfr, pprof };
 // The descriptor "-" writes to: standard output's (1) unless the command line moved the
 // profile's standard output to another one, so that the program's own output, sent to
 // stderr meanwhile, never enters a pipe that carries a profile (vm/cli/run_command.cpp).
 void set_standard_output_fd(int fd);  // report_text.cpp
 int standard_output_fd();
+
+// The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
+// of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
+enum class OutputFormat { txt, collapsed, json, html, jsonl, jfr, pprof };
 struct ProfileFormatInfo {
   OutputFormat format;
   const char* name;   // also the usual extension

@@ -227,4 +227,22 @@ std::string page_data(const std::string& html, const std::string& id) {
   return html.substr(b, e - b);
 }
 
+sampler::Collections three_collections() {
+  auto pause = [](uint64_t id, bool young, uint64_t ttsp, uint64_t ns, int slowest) {
+    sampler::GcPause gc;
+    gc.gc = id;
+    gc.young = young;
+    gc.time_to_safepoint_ns = ttsp;
+    gc.pause_ns = ns;
+    gc.slowest_thread = slowest;
+    gc.shares_safepoint = id == 2;
+    return gc;
+  };
+  sampler::Collections c;
+  for (const sampler::GcPause& gc : {pause(1, true, 300'000, 2'000'000, 1), pause(2, false, 300'000, 1'000'000, 1),
+                                     pause(3, true, 100'000, 4'000'000, -1)})
+    c.add(gc);
+  return c;
+}
+
 }  // namespace profile_test

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sampler/profile/profile.h"
+
 namespace profile_test {
 
 // ---- A strict little JSON parser (RFC 8259), enough to check the writers' output ----
@@ -58,5 +60,11 @@ bool node_accepts_script(const std::string& html);
 
 // The JSON a page embeds in its <script type="application/json" id=`id`> element.
 std::string page_data(const std::string& html, const std::string& id);
+
+// Three collections: a young one that waited for thread 1 (time to safepoint 300 us, pause
+// 2 ms), a full one after it in the same safepoint (1 ms; its time to safepoint and last
+// thread are the young one's, counted once), and a young one no thread had to be waited
+// for (100 us, 4 ms).
+sampler::Collections three_collections();
 
 }  // namespace profile_test

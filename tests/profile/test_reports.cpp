@@ -112,6 +112,7 @@ Event latency_event(SamplerId sampler, uint64_t id, uint32_t stack, uint64_t ns,
   e.sampler = sampler;
   e.sample = id;
   e.thread = 1;
+  e.time_ns = id * 1'000'000;  // its interruption's
   e.latency_ns = ns;
   e.cpu_ns = cpu_ns;
   e.stack = stack;
@@ -636,7 +637,7 @@ TEST_CASE("reports: jsonl is one event per line, byte for byte the DESIGN.md sch
         "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
   CHECK(lines[1] ==
         "{\"event\":\"SafepointLatency\",\"sampler\":\"cooperative\",\"sample\":1,\"thread\":1,"
-        "\"latency_ns\":4200,\"cpu_ns\":3900,\"stack\":" + stackA + "}");
+        "\"time_ns\":1000000,\"latency_ns\":4200,\"cpu_ns\":3900,\"stack\":" + stackA + "}");
   CHECK(lines[2] ==
         "{\"event\":\"ExecutionSample\",\"sampler\":\"classical\",\"sample\":1,\"thread\":1,"
         "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
@@ -916,4 +917,35 @@ TEST_CASE("reports: the interruption rate against the one asked for, and why it 
   CHECK(plain.find("run it on its own") == std::string::npos);
   // Nothing asked (a profile without a schedule, or a program never running): no rate line.
   CHECK(text_of(two_sampler_profile()).find("  rate: ") == std::string::npos);
+}
+
+TEST_CASE("reports: collections and code unloading in the text report, byte for byte", "[reports]") {
+  Profile p = one_sampler_profile();
+  CHECK(text_of(p).find("collections:") == std::string::npos);  // none happened: no line
+  CHECK(text_of(p).find("code unloading:") == std::string::npos);
+  p.collections = three_collections();  // support.h
+  p.unloading = CodeUnloading{5, 4, 3, 2, 1};
+  std::string text = text_of(p);
+  CHECK(text.find("\n  collections: 3 (2 young, 1 full), paused 7 ms in all; pause p50 2000 µs  p99 4000 µs  "
+                  "max 4000 µs; time to safepoint p50 100 µs  p99 300 µs  max 300 µs; last to stop: thread 1 (1)\n"
+                  "  code unloading: 5 compiled codes replaced, 4 freed in 3 rounds; 2 kept while a pc lay in them, "
+                  "1 rounds with a stack not walkable\n") != std::string::npos);
+  // In the compact layout of several samplers too: the lines are the run's, not a sampler's.
+  CHECK(text_of([&] {
+          Profile both = two_sampler_profile();
+          both.collections = p.collections;
+          return both;
+        }()).find("  collections: 3 (2 young, 1 full)") != std::string::npos);
+}
+
+TEST_CASE("reports: a collection's .jsonl line, byte for byte", "[reports]") {
+  GcPause gc{.gc = 4, .young = false, .cause = "heap full", .requester = 2, .time_ns = 5'000'000,
+             .time_to_safepoint_ns = 30'000, .pause_ns = 900'000, .threads_stopped = 3, .slowest_thread = 0,
+             .slowest_cpu_ns = 20'000, .heap_before = 4096, .heap_after = 1024, .safepoint = 7};
+  std::string line;
+  append_gc_line(line, gc);
+  CHECK(line ==
+        "{\"event\":\"GarbageCollection\",\"gc\":4,\"young\":false,\"cause\":\"heap full\",\"thread\":2,"
+        "\"time_ns\":5000000,\"pause_ns\":900000,\"time_to_safepoint_ns\":30000,\"threads_stopped\":3,"
+        "\"slowest_thread\":0,\"slowest_cpu_ns\":20000,\"heap_before\":4096,\"heap_after\":1024,\"safepoint\":7}\n");
 }
