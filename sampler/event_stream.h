@@ -36,6 +36,11 @@ class JsonlStream {
   void append(std::string_view lines);
   // Closes; false with the message in `error` if a write failed (a full disk).
   bool close(std::string& error);
+  // --profile-max-size (JFR's maxsize): the file stops growing at `bytes` (0: no cap), at
+  // the end of the last whole line that fits; the lines after it are counted, not written.
+  void set_max_bytes(uint64_t bytes) { max_bytes_ = bytes; }
+  // What the cap left out ("" when nothing), said on stderr at exit.
+  std::string cap_note();
 
  private:
   std::mutex mutex_;
@@ -43,6 +48,8 @@ class JsonlStream {
   std::atomic<bool> open_{false};
   std::string path_;
   int write_errno_ = 0;  // the first write error; nothing is written after it
+  uint64_t max_bytes_ = 0, written_ = 0;
+  uint64_t lines_left_out_ = 0;  // once the cap is reached, every later line
 };
 
 }  // namespace sampler

@@ -319,6 +319,20 @@ def reverse_view(b, shots):
                ".map(d => d.textContent)") == ["main"])
 
 
+# async-profiler's --title and --reverse: the page is named so, and opens in its reverse view.
+def titled_reverse_page(b, page, shots):
+    b.open(page)
+    errors = b.console_errors()
+    check("flame page --title --reverse: no console errors", errors == [], errors)
+    check("flame page --title: the page and its header are named so",
+          b.js("return document.title") == "CPU <profile>" and b.text("#title") == "CPU <profile>",
+          (b.js("return document.title"), b.text("#title")))
+    check("flame page --reverse: it opens in the reverse view, its button pressed",
+          b.js("return document.getElementById('reverse').getAttribute('aria-pressed')") == "true"
+          and "callers" in b.js(ROOT_BAR + ".textContent"), b.js(ROOT_BAR + ".textContent"))
+    b.screenshot(os.path.join(shots, "flame_page_title_reverse.png"))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -330,6 +344,8 @@ def main():
                                    "--sampler=all"), shots)
         mixed_page(b, profile_page(minivm, tmp, "examples/native_beside_java.mini", "--native-frames",
                                    "--interval=500us", "-D", "ROUNDS=200"), shots)
+        titled_reverse_page(b, profile_page(minivm, tmp, "examples/counted_loop_then_setter.mini", "--xcomp",
+                                            "--title", "CPU <profile>", "--reverse"), shots)
         program = "examples/counted_loop_then_setter.mini"
         compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"),
                        line_of(program, "for i in 0..n"))

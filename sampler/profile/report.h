@@ -23,6 +23,18 @@ namespace sampler {
 struct ReportOptions {
   bool lines = false;  // --profile-lines: frames as function:line (collapsed, speedscope, HTML)
   size_t top = 15;     // rows per table in the text report
+  // async-profiler's options, with its names and meanings (`minivm run --help`):
+  std::string title;      // --title: the flame graph page's title ("": "minivm profile: PROGRAM")
+  double min_width = 0;   // --minwidth: the flame graph leaves out frames under this % of the samples
+  bool reverse = false;   // --reverse: the flame graph opens in its reverse (callers) view
+  bool threads = false;   // -t: folded stacks and flame graph per thread, under a root frame naming it
+  bool total = false;     // --total: folded stacks count time (samples x the mean interval, ns)
+  bool annotate = false;  // -a: folded frames end in their type: _[j] compiled, _[i] inlined, _[0] interpreted
+  // -I / -X: folded stacks and the flame graph keep a stack only if one of its frames
+  // matches an `include` pattern (when there are any) and none matches an `exclude` one.
+  // A pattern matches a frame's function name, whole; a `*` at its start or end stands
+  // for any text.
+  std::vector<std::string> include, exclude;
 };
 
 // The text report (what `--profile` prints on stderr): per sampler, the accounting of
@@ -66,6 +78,10 @@ bool write_stats_file(const Profile&, const std::string& path, std::string& erro
 // (a full disk). report_text.cpp.
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write);
+// `path` with async-profiler's %n (or %n{MAX}: modulo MAX) made `n`, the number of the
+// profile's write (each dump and the end of the run write one file of their own); other
+// text as it is (report_files.cpp).
+std::string with_sequence_number(const std::string& path, uint64_t n);
 // The descriptor "-" writes to: standard output's (1) unless the command line moved the
 // profile's standard output to another one, so that the program's own output, sent to
 // stderr meanwhile, never enters a pipe that carries a profile (vm/cli/run_command.cpp).
@@ -157,6 +173,21 @@ inline std::string function_name(const FrameRef& f) {
 // One sampler's samples folded: "root;...;top" -> count (root first, no sampler prefix).
 std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,
                                             bool lines);  // report_collapsed.cpp
+// The same under every option of `opt` that shapes stacks: -I/-X, -t, --total, -a.
+std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler, const ReportOptions& opt);
+// The stacks a folded or flame graph report shows, after -I and -X: each distinct
+// (thread, stack) with its count; `thread` is -1 unless `opt.threads` (report_collapsed.cpp).
+struct ShownStack {
+  int thread;
+  uint32_t stack;
+  uint64_t count;
+};
+std::vector<ShownStack> shown_stacks(const Profile&, SamplerId sampler, const ReportOptions& opt);
+// -t's root frame: "[main]", "[thread_3]".
+std::string thread_label(int thread);
+// A -I / -X pattern against a name: equal, or with a `*` at either end, a prefix, suffix
+// or part of it.
+bool pattern_matches(std::string_view pattern, std::string_view name);
 
 // `s` as a JSON string literal, quotes included. Escapes '"', '\\', control characters,
 // and '<', '>', '&' (as \u003c...) so the text is also safe inside an HTML <script>;

@@ -949,3 +949,75 @@ TEST_CASE("reports: a collection's .jsonl line, byte for byte", "[reports]") {
         "\"time_ns\":5000000,\"pause_ns\":900000,\"time_to_safepoint_ns\":30000,\"threads_stopped\":3,"
         "\"slowest_thread\":0,\"slowest_cpu_ns\":20000,\"heap_before\":4096,\"heap_after\":1024,\"safepoint\":7}\n");
 }
+
+TEST_CASE("reports: async-profiler's -I, -X, -t, --total and -a shape folded stacks", "[reports]") {
+  Profile p = one_sampler_profile();  // main 1, main;compute 4, main;compute;sqrt 1, main;fib;fib;fib 2
+  ReportOptions o;
+  SECTION("-I: only the stacks with a matching frame; any of the patterns") {
+    o.include = {"comp*"};
+    CHECK(collapsed_of(p, o) == "main;compute 4\nmain;compute;sqrt (native) 1\n");
+    o.include = {"*ib", "sqrt*"};
+    CHECK(collapsed_of(p, o) == "main;compute;sqrt (native) 1\nmain;fib;fib;fib 2\n");
+  }
+  SECTION("-X: none with a matching frame, and it wins over -I") {
+    o.exclude = {"*qrt*"};
+    CHECK(collapsed_of(p, o) == "main 1\nmain;compute 4\nmain;fib;fib;fib 2\n");
+    o.include = {"compute"};
+    CHECK(collapsed_of(p, o) == "main;compute 4\n");
+  }
+  SECTION("-t: each thread under a root frame naming it") {
+    p.events.push_back(sample_event(SamplerId::cooperative, 99, p.stacks.intern(kD)));
+    p.events.back().thread = 0;
+    o.threads = true;
+    CHECK(collapsed_of(p, o) ==
+          "[main];main 1\n"
+          "[thread_1];main 1\n"
+          "[thread_1];main;compute 4\n"
+          "[thread_1];main;compute;sqrt (native) 1\n"
+          "[thread_1];main;fib;fib;fib 2\n");
+  }
+  SECTION("--total: each sample weighs the interval, in nanoseconds") {
+    o.total = true;
+    CHECK(collapsed_of(p, o) ==
+          "main 1000000\nmain;compute 4000000\nmain;compute;sqrt (native) 1000000\nmain;fib;fib;fib 2000000\n");
+  }
+  SECTION("-a: each frame's type; natives keep theirs") {
+    o.annotate = true;
+    CHECK(collapsed_of(p, o) == "main_[0] 1\nmain_[0];compute_[j] 4\nmain_[0];compute_[j];sqrt (native) 1\n"
+                                "main_[0];fib_[j];fib_[j];fib_[j] 2\n");
+  }
+  SECTION("patterns: whole names, or a * at either end") {
+    CHECK(pattern_matches("Vector.add", "Vector.add"));
+    CHECK_FALSE(pattern_matches("Vector", "Vector.add"));
+    CHECK(pattern_matches("Vector.*", "Vector.add"));
+    CHECK(pattern_matches("*.add", "Vector.add"));
+    CHECK(pattern_matches("*tor.a*", "Vector.add"));
+    CHECK(pattern_matches("*", "anything"));
+    CHECK_FALSE(pattern_matches("*.sub", "Vector.add"));
+  }
+}
+
+TEST_CASE("reports: the flame graph's --title, --reverse and --minwidth", "[reports]") {
+  Profile p = one_sampler_profile();  // 8 samples: main 1, compute 4 (sqrt 1 of them), fib 2
+  ReportOptions o;
+  o.title = "CPU <profile>";
+  o.reverse = true;
+  o.min_width = 30;  // at least 2.4 samples, so 3: fib (2) and sqrt (1) are left out
+  std::string html = html_of(p, o);
+  CHECK(html.find("<title>CPU &lt;profile&gt;</title>") != std::string::npos);
+  Json d = parse_json(page_data(html, "profile-data"));
+  CHECK(d["title"].str == "CPU <profile>");
+  CHECK(d["reverse"].boolean);
+  const Json& main = d["samplers"][0]["root"]["c"][0];
+  REQUIRE(main["c"].items.size() == 1);  // compute only
+  CHECK(d["names"][size_t(main["c"][0]["f"].number)].str == "compute");
+  CHECK_FALSE(main["c"][0].has("c"));  // sqrt left out
+}
+
+TEST_CASE("reports: %n in an output name is the number of the write", "[reports]") {
+  CHECK(with_sequence_number("p-%n.folded", 3) == "p-3.folded");
+  CHECK(with_sequence_number("p-%n{2}.folded", 3) == "p-1.folded");
+  CHECK(with_sequence_number("p-%n{x}.folded", 3) == "p-3{x}.folded");
+  CHECK(with_sequence_number("p-%p-%t.folded", 3) == "p-%p-%t.folded");
+  CHECK(with_sequence_number("100%", 3) == "100%");
+}
