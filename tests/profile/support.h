@@ -1,6 +1,6 @@
-// What the profile library's tests share: a strict JSON parser to read the writers'
-// output, independent validators (python3's json, node's syntax check) used when
-// installed, and the files and pages they write.
+// What the profile library's tests share: a strict JSON parser (nlohmann-json's) to read
+// the writers' output, independent validators (python3's json, node's syntax check) used
+// when installed, and the files and pages they write.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -40,6 +40,7 @@ struct Json {
   uint64_t u64() const { return static_cast<uint64_t>(number); }
 };
 
+// `s` parsed strictly, or std::runtime_error saying where it is not JSON.
 Json parse_json(std::string_view s);
 
 // A temporary directory, removed with what it holds.

@@ -1021,3 +1021,12 @@ TEST_CASE("reports: %n in an output name is the number of the write", "[reports]
   CHECK(with_sequence_number("p-%p-%t.folded", 3) == "p-%p-%t.folded");
   CHECK(with_sequence_number("100%", 3) == "100%");
 }
+
+TEST_CASE("reports: the tests' JSON parser is strict and keeps the writers' key order", "[reports]") {
+  Json d = parse_json("{\"b\":1,\"a\":[true,null,\"\\u00e9\\ud83d\\ude00\"],\"c\":-2.5e3}");
+  CHECK(d.keys == std::vector<std::string>{"b", "a", "c"});
+  CHECK(d["a"][2].str == "\xc3\xa9\xf0\x9f\x98\x80");
+  CHECK(d["c"].number == -2500);
+  for (const char* bad : {"{\"a\":1,}", "[1] 2", "\"\\ud800\"", "\"\xff\"", "{'a':1}", "[01]", "\"a\tb\""})
+    CHECK_THROWS_AS(parse_json(bad), std::runtime_error);
+}
