@@ -31,6 +31,7 @@ std::atomic<bool> g_a_lot{false};
 std::atomic<bool> g_young_on{true};
 std::mutex g_last_mutex;
 GcEvent g_last;
+std::atomic<GcObserver> g_observer{nullptr};
 
 [[noreturn]] void heap_corrupt(const char* what, const void* at, const RootSource* where = nullptr) {
   std::fprintf(stderr, "minivm: internal error: heap walk: %s at %p%s%s\n", what, at, where ? ", read from " : "",
@@ -296,6 +297,8 @@ uint64_t gc_count() { return g_count.load(std::memory_order_acquire); }
 
 void set_gc_log(bool on) { g_log.store(on); }
 
+void set_gc_observer(GcObserver observer) { g_observer.store(observer, std::memory_order_release); }
+
 void set_gc_verify(bool on) { g_verify.store(on); }
 
 void set_gc_a_lot(bool on) { g_a_lot.store(on); }
@@ -361,15 +364,21 @@ class Collection {
   void end_pause_at(uint64_t t) { end_ = t; }
 
   // After the safepoint: logs and keeps the event, if the collection ran.
-  void finish(const SafepointStats& stats) {
+  void finish(const SafepointStats& stats, bool shares_safepoint = false) {
     if (!ran_) return;
+    e_.start_ns = start_;
     e_.pause_ns = (end_ != 0 ? end_ : monotonic_ns()) - start_;
+    e_.safepoint_id = stats.id;
+    e_.safepoint_start_ns = stats.start_ns;
+    e_.safepoint_end_ns = stats.end_ns;
+    e_.shares_safepoint = shares_safepoint;
     e_.time_to_safepoint_ns = stats.time_to_safepoint_ns;
     e_.threads_stopped = stats.threads;
     e_.slowest_thread = stats.slowest_thread;
     e_.slowest_cpu_ns = stats.slowest_cpu_ns;
     e_.heap_max = heap_max_bytes();
     if (g_log.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", format_gc_event(e_).c_str());
+    if (GcObserver observer = g_observer.load(std::memory_order_acquire)) observer(e_);
     std::lock_guard<std::mutex> lock(g_last_mutex);
     g_last = e_;
   }
@@ -413,7 +422,7 @@ bool collect_for_allocation(Thread* requester, GcCause cause, uint64_t seen,
     }
   });
   c.finish(stats);
-  if (again) again->finish(stats);
+  if (again) again->finish(stats, /*shares_safepoint=*/true);
   return allocated;
 }
 

@@ -35,8 +35,15 @@ struct GcEvent {
   bool young = false;                // young (the old generation not traced) or full
   GcCause cause = GcCause::allocation_budget;
   int requester = -1;                // the thread that asked (-1: not a Mini thread)
+  uint64_t start_ns = 0;             // the request (monotonic_ns, runtime/clock.h)
   uint64_t time_to_safepoint_ns = 0;
   uint64_t pause_ns = 0;             // from the request until the threads resume
+  // Its global safepoint: id, request and resumption (SafepointStats). A young collection
+  // that left no room for an allocation is followed by a full one in the same safepoint:
+  // that one shares the safepoint (its start is the young one's end).
+  uint64_t safepoint_id = 0;
+  uint64_t safepoint_start_ns = 0, safepoint_end_ns = 0;
+  bool shares_safepoint = false;
   int threads_stopped = 0;
   int slowest_thread = -1;           // the last thread to stop (-1: none had to)
   uint64_t slowest_cpu_ns = 0;       // of the time to safepoint, its time on a CPU (SafepointStats)
@@ -77,6 +84,11 @@ bool gc_a_lot();
 // `--gc-young=off`: every collection full (the bench compares the two).
 void set_gc_young(bool on);
 std::string format_gc_event(const GcEvent& e);
+// Who else learns of each collection, after its safepoint, on the thread that asked for
+// it (the profiler records it as an event: sampler/). One observer, set before the program
+// runs; nullptr: none.
+using GcObserver = void (*)(const GcEvent& e);
+void set_gc_observer(GcObserver observer);
 // The last collection's event (tests).
 GcEvent last_gc_event();
 

@@ -121,6 +121,8 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
   uint64_t start = monotonic_ns();
   std::unique_lock<std::mutex> one_at_a_time = become_requester(self);
   SafepointStats stats;
+  stats.start_ns = start;
+  stats.id = g_count.load(std::memory_order_relaxed) + 1;  // one requester at a time
   {
     // Under the wait mutex: a thread leaving the previous safepoint restores its state
     // under it too, so no state read below is a stale `blocked` of a thread on its way out.
@@ -167,6 +169,7 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
     std::lock_guard<std::mutex> lock(g_wait_mutex);
     g_pending.store(false, std::memory_order_seq_cst);
   }
+  stats.end_ns = monotonic_ns();
   g_resume.notify_all();
   g_count.fetch_add(1, std::memory_order_relaxed);
   return stats;

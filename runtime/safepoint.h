@@ -19,6 +19,9 @@ class Thread;
 
 // How long the threads took to stop, and who was last.
 struct SafepointStats {
+  uint64_t id = 0;                    // the safepoints' count when it ended: 1, 2, ...
+  uint64_t start_ns = 0;              // the request (monotonic_ns, runtime/clock.h)
+  uint64_t end_ns = 0;                // the threads resumed
   uint64_t time_to_safepoint_ns = 0;  // from the request until every thread was safe
   uint64_t operation_ns = 0;          // how long `op` ran with the threads stopped
   int threads = 0;                    // threads that had to be safe (the requester and ended ones excluded)

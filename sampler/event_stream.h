@@ -19,9 +19,14 @@ namespace sampler {
 inline constexpr uint64_t kStreamFlushNs = 100'000'000;
 inline constexpr size_t kStreamBlock = size_t(1) << 16;
 
+// Opens `path` for a profile written as it comes ("-": standard output, where
+// standard_output_fd() says, profile/report.h); a descriptor, or -1 with errno.
+int open_profile_output(const std::string& path);
+
 class JsonlStream {
  public:
-  // Creates (or truncates) `path`; false with "--profile-out PATH: why" in `error`.
+  // Creates (or truncates) `path` ("-": standard output); false with "--profile-out PATH:
+  // why" in `error`.
   bool open(const std::string& path, std::string& error);
   bool is_open() const { return open_.load(std::memory_order_acquire); }
   // Writes `lines` (whole lines only) to the file now, with write(2) and no buffer of its
@@ -31,6 +36,11 @@ class JsonlStream {
   void append(std::string_view lines);
   // Closes; false with the message in `error` if a write failed (a full disk).
   bool close(std::string& error);
+  // --profile-max-size (JFR's maxsize): the file stops growing at `bytes` (0: no cap), at
+  // the end of the last whole line that fits; the lines after it are counted, not written.
+  void set_max_bytes(uint64_t bytes) { max_bytes_ = bytes; }
+  // What the cap left out ("" when nothing), said on stderr at exit.
+  std::string cap_note();
 
  private:
   std::mutex mutex_;
@@ -38,6 +48,8 @@ class JsonlStream {
   std::atomic<bool> open_{false};
   std::string path_;
   int write_errno_ = 0;  // the first write error; nothing is written after it
+  uint64_t max_bytes_ = 0, written_ = 0;
+  uint64_t lines_left_out_ = 0;  // once the cap is reached, every later line
 };
 
 }  // namespace sampler

@@ -7,16 +7,22 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "sampler/event_stream.h"
 
 namespace sampler {
 
 bool JfrStream::open(const std::string& path, const Profile& naming, SamplerId primary, uint64_t start_ticks,
                      std::string& error) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  std::string events_path = path + ".events-XXXXXX";
+  fd_ = open_profile_output(path);
+  // Beside the .jfr, or for standard output in the temporary directory.
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string events_path = path != "-" ? path + ".events-XXXXXX"
+                                        : std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/minivm-jfr-XXXXXX";
   if (fd_ >= 0) {
     events_fd_ = mkostemp(events_path.data(), O_APPEND | O_CLOEXEC);
     if (events_fd_ < 0) {
@@ -95,7 +101,8 @@ bool JfrStream::close(std::string& error) {
   ::close(events_fd_);
   fd_ = events_fd_ = -1;
   if (write_errno_ == 0) return true;
-  error = fmt::format("--profile-out {}: error while writing: {}", path_, std::strerror(write_errno_));
+  error = fmt::format("--profile-out {}: error while writing{}: {}", path_, path_ == "-" ? " standard output" : "",
+                      std::strerror(write_errno_));
   return false;
 }
 

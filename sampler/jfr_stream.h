@@ -21,7 +21,8 @@ namespace sampler {
 
 class JfrStream {
  public:
-  // Creates (or truncates) `path`; false with "--profile-out PATH: why" in `error`.
+  // Creates (or truncates) `path` ("-": standard output, the chunk under way's events then
+  // in $TMPDIR); false with "--profile-out PATH: why" in `error`.
   // `naming` names the frames' classes (jfr_chunk.h); `primary`'s samples are JDK's events;
   // `start_ticks` (CLOCK_MONOTONIC ns) is when the first chunk starts.
   bool open(const std::string& path, const Profile& naming, SamplerId primary, uint64_t start_ticks,
@@ -32,6 +33,8 @@ class JfrStream {
   uint64_t stack_id(const StackTrace& trace, bool truncated);
   // Encodes one event into `out` (no lock: any thread, its own buffer).
   void encode(std::string& out, const Event& e, uint64_t stack_key) { writer_->append_event(out, e, stack_key); }
+  // Encodes one collection with its safepoint's events into `out` (no lock).
+  void encode_gc(std::string& out, const GcPause& gc) { writer_->append_gc(out, gc); }
   // Writes whole events to the chunk under way.
   void append(std::string_view events);
   // Ends the chunk under way (at a dump): appends it to the .jfr; later events start another.

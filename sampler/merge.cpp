@@ -129,10 +129,16 @@ Profile snapshot_profile(bool final) {
   for (ThreadSampling* st : live_threads()) merge_thread(profile, st, final);
   profile.sort_by_time();
   profile.duration_ns = now_ns() - g_state.plan().start_ns;
+  uint64_t limit = g_state.plan().options.duration_ns;  // -d: sampling stopped there
+  if (limit > 0 && profile.duration_ns > limit) profile.duration_ns = limit;
   account_unserved(profile, final);
   runtime::UnloadTotals u = runtime::unload_totals();
   profile.unloading = CodeUnloading{u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds};
   if (!profile.slowdowns.empty()) profile.slowdown_passes = runtime::VM::get().slowdown_passes();
+  {
+    std::lock_guard<std::mutex> lock(g_state.collections.mutex);
+    profile.collections = g_state.collections.totals;
+  }
   return profile;
 }
 

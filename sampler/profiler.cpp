@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "runtime/errors.h"
+#include "runtime/gc.h"
 #include "runtime/poll.h"
 #include "runtime/vm.h"
 #include "sampler/profiler_state.h"
@@ -80,16 +81,22 @@ void start_profiler(const ProfilerOptions& options) {
   runtime::VM::get().set_thread_hook(&on_thread);
   runtime::register_poll_client(&poll_client());
   runtime::register_code_root_client(&code_root_client());
+  runtime::set_gc_observer(&on_collection);
   runtime::add_exit_hook(&exit_hook);
-  // A .jsonl or .jfr profile is written as the events come (event_stream.h, jfr_stream.h);
-  // a file that cannot be created is reported with the other reports at exit.
+  // A .jsonl or .jfr profile is written as the events come (event_stream.h, jfr_stream.h),
+  // on standard output too; a file that cannot be created is reported with the other
+  // reports at exit.
   std::string ignored;
   std::optional<OutputFormat> streamed;
-  if (!options.out_path.empty() && options.out_path != "-") streamed = out_format(options, ignored);
+  if (!options.out_path.empty()) streamed = out_format(options, ignored);
   plan.start_ns = now_ns();
-  if (streamed == OutputFormat::jsonl) g_state.jsonl.open(options.out_path, g_state.jsonl_error);
+  if (streamed == OutputFormat::jsonl) {
+    g_state.jsonl.open(with_sequence_number(options.out_path, 0), g_state.jsonl_error);
+    g_state.jsonl.set_max_bytes(options.jsonl_max_bytes);
+  }
   if (streamed == OutputFormat::jfr)
-    g_state.jfr.open(options.out_path, profile, options.samplers.front(), plan.start_ns, g_state.jfr_error);
+    g_state.jfr.open(with_sequence_number(options.out_path, 0), profile, options.samplers.front(), plan.start_ns,
+                     g_state.jfr_error);
   g_state.signals.running.store(true, std::memory_order_release);
   g_state.sampler.thread = std::thread(sampler_loop);
   start_dump_thread();
@@ -115,7 +122,11 @@ bool finish_profiler() {
 
 bool write_reports(const Profile& profile, bool final) {
   const ProfilerOptions& o = g_state.plan().options;
-  ReportOptions ro;
+  // %n in a name: each write (dumps, then the end) its own file, numbered from 0.
+  static std::atomic<uint64_t> writes{0};
+  uint64_t n = writes.fetch_add(1);
+  std::string out_path = with_sequence_number(o.out_path, n), stats_path = with_sequence_number(o.stats_path, n);
+  ReportOptions ro = o.report;
   ro.lines = o.lines;
   bool written = true;
   auto report = [&written](bool ok, const std::string& error) {
@@ -133,7 +144,11 @@ bool write_reports(const Profile& profile, bool final) {
     if (final) report(false, g_state.jsonl_error + g_state.jfr_error);
   } else if (g_state.jsonl.is_open()) {
     flush_streams();
-    if (final) report(g_state.jsonl.close(error), error);
+    if (final) {
+      report(g_state.jsonl.close(error), error);
+      std::string cap = g_state.jsonl.cap_note();
+      if (!cap.empty()) std::fprintf(stderr, "minivm: %s\n", cap.c_str());
+    }
   } else if (g_state.jfr.is_open()) {
     // A dump ends the chunk under way, so the file holds every event so far, readable.
     flush_streams();
@@ -146,13 +161,13 @@ bool write_reports(const Profile& profile, bool final) {
     if (!format)
       report(!final, error);  // said once, at exit
     else
-      report(write_whole(o.out_path, final, error, [&](const std::string& path, std::string& e) {
+      report(write_whole(out_path, final, error, [&](const std::string& path, std::string& e) {
                return write_profile_format(profile, *format, path, ro, e);
              }),
              error);
   }
   if (!o.stats_path.empty())
-    report(write_whole(o.stats_path, final, error,
+    report(write_whole(stats_path, final, error,
                        [&](const std::string& path, std::string& e) { return write_stats_file(profile, path, e); }),
            error);
   return written;

@@ -33,6 +33,9 @@ struct ProfilerOptions {
   std::optional<OutputFormat> out_format;  // --format; else out_path's extension
   std::string stats_path;               // --profile-stats: the statistics as JSON
   bool lines = false;                   // --profile-lines
+  ReportOptions report;                 // async-profiler's options that shape reports (--title, -t, -I, ...)
+  uint64_t duration_ns = 0;             // -d/--duration: sampling stops after this (0: at exit); the program runs on
+  uint64_t jsonl_max_bytes = 0;         // --profile-max-size: a .jsonl stops growing at this size (0: no cap)
   bool native_frames = false;           // --native-frames: mixed stacks (sampler/mixed_stack.h)
   uint32_t stack_depth = kDefaultStackDepth;  // --stack-depth: frames a sample keeps at most
   bool text_report = true;              // the text profile on stderr at exit

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/code_unloading.h"
+#include "runtime/gc.h"
 #include "runtime/invariant.h"
 #include "runtime/poll.h"
 #include "runtime/thread.h"
@@ -348,6 +349,12 @@ class ProfilerState {
   JfrStream jfr;            // open when --profile-out is a .jfr file (whole events, its own lock)
   std::string jfr_error;    // why it could not be opened
   Profile profile;          // the merged profile, built by finish_profiler once sampling stopped
+  // The collections so far (gc_events.cpp): their totals, under their own mutex; each
+  // one's events went to the .jsonl or .jfr stream as it came.
+  struct {
+    std::mutex mutex;
+    Collections totals;
+  } collections;
 
  private:
   friend void start_profiler(const ProfilerOptions& options);
@@ -451,6 +458,11 @@ void count_request_failure(Profile& p, Reason reason);
 // report on stderr when no file is named. A .jsonl output is the stream, flushed (closed
 // at exit).
 bool write_reports(const Profile& profile, bool final);  // false if one could not be written
+
+// --- gc_events.cpp ---------------------------------------------------------------------
+// The runtime's collection observer (runtime/gc.h): each collection counted into
+// g_state.collections and, with a .jsonl or .jfr output, written to the stream at once.
+void on_collection(const runtime::GcEvent& e);
 
 // --- dump_thread.cpp -------------------------------------------------------------------
 // Installs the handlers of SIGINT, SIGTERM, SIGPIPE and SIGUSR2 and starts the thread

@@ -340,13 +340,21 @@ void sampler_loop() {
   // charged the sampler thread's CPU since the previous visit ended, which also holds
   // the period's wake-up and its recording of the handlers' walks.
   uint64_t cpu = thread_cpu_ns();
+  // -d/--duration: no period starts after this; the program runs on unsampled.
+  uint64_t duration = g_state.plan().options.duration_ns;
+  uint64_t sampling_ends = duration > 0 ? g_state.plan().start_ns + duration : UINT64_MAX;
+  auto stopped = [] { return !g_state.signals.running.load(std::memory_order_acquire); };
   while (g_state.signals.running.load(std::memory_order_acquire)) {
     deadline += interval.next();
+    if (deadline >= sampling_ends) {
+      std::unique_lock<std::mutex> wait(g_state.sampler.wake_mutex);
+      g_state.sampler.wake.wait(wait, stopped);
+      break;
+    }
     uint64_t now = now_ns();
     uint64_t missed = 0;
     if (deadline > now) {
       std::unique_lock<std::mutex> wait(g_state.sampler.wake_mutex);
-      auto stopped = [] { return !g_state.signals.running.load(std::memory_order_acquire); };
       if (g_state.sampler.wake.wait_for(wait, std::chrono::nanoseconds(deadline - now), stopped)) break;
     } else {
       // Fell behind: the periods whose time passed meanwhile are missed, not made up in a

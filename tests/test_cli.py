@@ -2,11 +2,13 @@
 """Command-line behaviour of `minivm`: usage errors, missing files, --help, --version,
 disasm, option forms and values, where profiles and output go and what a lost write does
 to the exit status. Each check runs the real binary; prints `N passed, N failed`."""
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 
 from checks import check, finish
 
@@ -19,6 +21,10 @@ def run(*args, stdin=None, stdout=subprocess.PIPE, cwd=None):
     p = subprocess.run([MINIVM, *args], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=60, stdin=stdin,
                        cwd=cwd)
     return p.returncode, p.stdout or "", p.stderr
+
+
+def events_of(path):
+    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
 
 
 def usage_error(rc, err, *needles):
@@ -324,14 +330,137 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("run", "--xcomp", "--format=json", "-o", odd, loop_ok)
     check("--format picks the writer whatever the file is called",
           rc == 0 and '"exporter":"minivm"' in open(odd).read(), err)
+    # A profile on stdout has the pipe to itself: the program's own output goes to stderr.
     rc, out, err = run("run", "--xcomp", "--interval=500us", "-o", "-", "--format", "collapsed", loop_ok)
     outl = out.splitlines()
-    check("-o - --format=collapsed: folded stacks on stdout after the program's output",
-          rc == 0 and len(outl) > 1 and outl[0] == "700000000" and all(";" in l for l in outl[1:])
-          and "minivm profile:" in err, out + err)
+    check("-o - --format=collapsed: only folded stacks on stdout, the program's output on stderr",
+          rc == 0 and outl and all(re.fullmatch(r"\S*;\S* \d+", l) for l in outl)
+          and err.splitlines()[0] == "700000000" and "minivm profile:" in err, out + err)
     rc, out, err = run("run", "--xcomp", "-o", "-", loop_ok)
-    check("-o -: the text report on stdout instead of stderr",
-          rc == 0 and "minivm profile:" in out and "minivm profile:" not in err, out + err)
+    check("-o -: the text report on stdout instead of stderr, the program's output on stderr",
+          rc == 0 and out.startswith("minivm profile:") and "700000000" not in out
+          and "minivm profile:" not in err and "700000000" in err, out + err)
+    # -o - --format=jsonl is the .jsonl file's stream, event by event: each interruption's
+    # events with its id (here cooperative: a sample and its latency), not the aggregated
+    # profile's one line per distinct stack.
+    stats = os.path.join(tmp, "stdout_stats.json")
+    rc, out, err = run("run", "--xcomp", "--interval=500us", "-o", "-", "--format=jsonl", f"--profile-stats={stats}",
+                       loop_ok)
+    events = [json.loads(l) for l in out.splitlines()]
+    st = json.load(open(stats))["samplers"][0] if os.path.exists(stats) else {}
+    samples = [e for e in events if e["event"] == "ExecutionSample"]
+    latencies = [e for e in events if e["event"] == "SafepointLatency"]
+    check("-o - --format=jsonl streams one event per line, as the file: every sample with its id and time",
+          rc == 0 and "700000000" in err and samples and len({e["sample"] for e in samples}) == len(samples)
+          and all("time_ns" in e for e in samples)
+          and sum(e.get("count", 1) for e in samples) == st.get("samples"), (out[-2000:], err, st))
+    check("-o - --format=jsonl: each sample's SafepointLatency, as in the file",
+          {e["sample"] for e in latencies} == {e["sample"] for e in samples}, out[-2000:])
+    rc, out, err = run("run", "-o", os.path.join(tmp, "p.txt"), "--profile-stats=-", hello)
+    check("--profile-stats=-: only the statistics on stdout, the program's output on stderr",
+          rc == 7 and json.loads(out)["samplers"] and "hello 3" in err, out + err)
+
+    # async-profiler's options, with its names and meanings.
+    two = os.path.join(tmp, "two_threads.mini")
+    with open(two, "w") as f:
+        f.write("fn hot(n: int): int {\n    var s = 0;\n    for i in 0..n { s += i & 7; }\n    return s;\n}\n"
+                "fn worker(n: int) {\n    print(hot(n));\n}\n"
+                "fn main() {\n    var t = spawn worker(60000000);\n    print(hot(60000000));\n    join(t);\n}\n")
+
+    def folded(*flags, program=two):
+        path = os.path.join(tmp, "ap.folded")
+        if os.path.exists(path):
+            os.remove(path)
+        rc, out, err = run("run", *flags, "-o", path, program)
+        lines = open(path).read().splitlines() if rc == 0 and os.path.exists(path) else []
+        return rc, [(l.rsplit(" ", 1)[0].split(";"), int(l.rsplit(" ", 1)[1])) for l in lines], err
+
+    def stats_of(*flags, program=two):
+        path = os.path.join(tmp, "ap.json")
+        rc, out, err = run("run", *flags, f"--profile-stats={path}", program)
+        return json.load(open(path)) if rc in (0, 7) else {}  # hello returns 7
+
+    check("-i/--interval takes a bare number of nanoseconds, as async-profiler's",
+          stats_of("-i", "250000", program=hello).get("interval_ns") == 250000 and
+          stats_of("--interval=300000ns", program=hello).get("interval_ns") == 300000)
+    rc, out, err = run("run", "--interval=5000", hello)
+    check("a bare --interval under 10us is refused like any other", usage_error(rc, err, "--interval", "the least is 10us"), err)
+    rc, stacks, err = folded("--xcomp", "-j", "1")
+    check("-j is --stack-depth", rc == 0 and stacks and all(s[0][0] == "[truncated]" and len(s[0]) == 2
+                                                            for s in stacks if s[0][-1] == "hot"), stacks)
+    rc, stacks, err = folded("--xcomp", "-t")
+    check("-t: each thread's stacks under a root frame naming it",
+          rc == 0 and {s[0][0] for s in stacks} == {"[main]", "[thread_1]"}
+          and all(s[0][1] == ("main" if s[0][0] == "[main]" else "worker") for s in stacks if len(s[0]) > 1), stacks)
+    rc, stacks, err = folded("--xcomp", "-I", "work*")
+    rc2, every, err2 = folded("--xcomp")
+    check("-I keeps only the stacks with a matching frame",
+          rc == 0 and stacks and all("worker" in s[0] for s in stacks) and any("worker" not in s[0] for s in every),
+          (stacks, every))
+    rc, stacks, err = folded("--xcomp", "-X", "*ork*", "-X", "nothing")
+    check("-X leaves out the stacks with a matching frame", rc == 0 and stacks and
+          all("worker" not in s[0] for s in stacks), stacks)
+    rc, stacks, err = folded("--xint", "-a")
+    rc2, jit, err2 = folded("--xcomp", "-a")
+    check("-a: frames end in their type, _[0] interpreted, _[j] compiled",
+          rc == 0 and stacks and all(f.endswith("_[0]") for s in stacks for f in s[0])
+          and jit and all(f.endswith(("_[j]", "_[i]", " (native)")) for s in jit for f in s[0])
+          and any(f.endswith("_[j]") for s in jit for f in s[0]), (stacks, jit))
+    st = os.path.join(tmp, "total.json")
+    rc, stacks, err = folded("--xcomp", "--total", "-i", "500us", f"--profile-stats={st}")
+    samples = json.load(open(st))["samplers"][0]["samples"] if rc == 0 else -1
+    check("--total: folded counts are time, each sample the interval",
+          rc == 0 and stacks and all(n % 500000 == 0 for _, n in stacks)
+          and sum(n for _, n in stacks) == 500000 * samples, (stacks, samples))
+    # -d: sampling stops after T, the program runs on (its wall time is the whole run). A
+    # signal sent before T may reach a thread that was off its core a little later.
+    jl = os.path.join(tmp, "d.jsonl")
+    started = time.monotonic()
+    d_stats = stats_of("--xint", "-d", "30ms", "-o", jl)
+    took = time.monotonic() - started
+    times = [e["time_ns"] for e in events_of(jl) if e["event"] == "ExecutionSample"]
+    check("-d: sampling stops after T, the program runs to its end",
+          d_stats.get("duration_ns") == 30_000_000 and times and max(times) - min(times) < 100_000_000
+          and took > 0.3, (d_stats.get("duration_ns"), took, len(times)))
+    page = os.path.join(tmp, "ap.html")
+    rc, out, err = run("run", "--xcomp", "--title", "Sample <CPU> profile", "--reverse", "-t", "-o", page, two)
+    html = open(page).read() if rc == 0 else ""
+    data = json.loads(re.search(r'id="profile-data">(.*?)</script>', html, re.S).group(1)) if html else {}
+    check("--title names the flame graph page, --reverse opens it reversed",
+          "<title>Sample &lt;CPU&gt; profile</title>" in html and data.get("title") == "Sample <CPU> profile"
+          and data.get("reverse") is True, html[:300])
+    check("-t in the flame graph: a root frame per thread",
+          data and sorted(data["names"][c["f"]] for c in data["samplers"][0]["root"]["c"]) == ["[main]", "[thread_1]"],
+          data.get("names"))
+    rc, out, err = run("run", "--xcomp", "--minwidth", "100", "-t", "-o", page, two)
+    data = json.loads(re.search(r'id="profile-data">(.*?)</script>', open(page).read(), re.S).group(1)) if rc == 0 else {}
+    check("--minwidth: frames under that share of the samples are left out (each thread has part of them)",
+          data and "c" not in data["samplers"][0]["root"], data.get("samplers"))
+    rc, out, err = run("run", "--minwidth", "101", hello)
+    check("--minwidth over 100 is refused", usage_error(rc, err, "--minwidth", "percentage"), err)
+    # %p and %t in output names; %n numbers each write (dumps, then the end).
+    rc, out, err = run("run", "--xint", "--profile-dump-every=20ms", "-o", os.path.join(tmp, "p-%p-%t-%n.folded"), two)
+    named = sorted(n for n in os.listdir(tmp) if re.fullmatch(r"p-\d+-\d{8}-\d{6}-\d+\.folded", n))
+    numbers = sorted(int(n.rsplit("-", 1)[1].split(".")[0]) for n in named)
+    check("%p, %t and %n in an output name: one file per write, numbered from 0",
+          rc == 0 and len(numbers) >= 2 and numbers == list(range(len(numbers)))
+          and len({n.rsplit("-", 1)[0] for n in named}) == 1, (named, err[-500:]))
+    capped = os.path.join(tmp, "capped.jsonl")
+    rc, out, err = run("run", "--xcomp", "-i", "100us", "--profile-max-size=4k", "-o", capped, loop_ok)
+    text = open(capped).read() if rc == 0 else ""
+    check("--profile-max-size: the .jsonl stops at a whole line within the size, the rest counted on stderr",
+          0 < len(text) <= 4096 and text.endswith("\n") and all(json.loads(l) for l in text.splitlines())
+          and re.search(r"stopped at --profile-max-size \(\d+ bytes written\): \d+ later events not written", err),
+          (len(text), err[-500:]))
+    rc, out, err = run("run", "--help")
+    groups = [g for g in ("Profiling (any of these implies --profile):",
+                          "Profiling, folded stacks (.collapsed) and flame graph (.html) only:",
+                          "Profiling, flame graph (.html) only:", "Profiling, .jsonl only:") if g in out]
+    check("run --help groups async-profiler's options by the outputs they apply to, as its docs do",
+          len(groups) == 4 and out.index(groups[1]) < out.index("--total") < out.index(groups[2])
+          < out.index("--minwidth") < out.index(groups[3]) < out.index("--profile-max-size"), out[-3000:])
+    rc, out, err = run("run", "-t", hello)
+    check("async-profiler's options imply --profile like the others", rc == 7 and "minivm profile:" in err, err)
 
     # Output paths and formats are checked before the program runs.
     for path, needle in ((os.path.join(tmp, "p.xyz"), "unknown extension '.xyz'"),

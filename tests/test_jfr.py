@@ -16,7 +16,9 @@ message). One run under every sampler, with dumps (so the file has several chunk
   interruption cooperative's unbiased stacks are the oracle's, and the oracle's main stacks
   are those of a .jsonl run of the same program;
 - the file is a readable recording while the program still runs (after a dump);
-- `-o - --format=jfr` writes a recording to standard output.
+- `-o - --format=jfr` streams a recording to standard output, the program's output on stderr;
+- every collection is a jdk.GarbageCollection inside its safepoint's jdk.SafepointBegin and
+  End, as many as the statistics count, with its time to safepoint and slowest thread.
 Exits 77 (skipped) where no `jfr` tool is installed. Prints `N passed, N failed`."""
 import collections
 import json
@@ -36,6 +38,8 @@ PROGRAM = os.path.join(ROOT, "examples", "native_beside_java.mini")
 SAMPLE_TYPES = {"jdk.ExecutionSample": "ExecutionSample", "jdk.NativeMethodSample": "NativeMethodSample",
                 "minivm.ExecutionSample": "ExecutionSample", "minivm.NativeMethodSample": "NativeMethodSample"}
 KINDS = {"Interpreted": "interp", "JIT compiled": "jit", "Inlined": "inlined", "Native": "native", "Stub": "stub"}
+# A collection's events, which have no sampler (check_collections).
+GC_TYPES = {"jdk.GarbageCollection", "jdk.SafepointBegin", "jdk.SafepointEnd"}
 # Failures counted without an interruption id, so without an event (in the .jsonl too).
 NO_EVENT_REASONS = {"thread_gone", "signal_not_delivered", "program_ended_before_poll"}
 
@@ -118,7 +122,8 @@ def read_recording(tool, path, stem):
     if not check(f"{tool}: jfr print --json reads it", rc == 0, err[-3000:]):
         return None
     raw = json.loads(printed)["recording"]["events"]
-    return summary_counts(summary), chunk_count(summary), [jsonl_form(e, stem) for e in raw], raw
+    samples = [jsonl_form(e, stem) for e in raw if e["type"] not in GC_TYPES]
+    return summary_counts(summary), chunk_count(summary), samples, raw
 
 
 def run_and_read_while_running(tools, out, stats):
@@ -262,19 +267,65 @@ def main():
                     check(f"{kind} reads back with the .jsonl's keys",
                           [k for k in got if k not in drop] == [k for k in want if k not in drop], (got, want))
 
-        # A recording on standard output, from a program that prints nothing.
-        quiet = os.path.join(tmp, "quiet.mini")
-        with open(quiet, "w") as f:
-            f.write("fn main() {\n    var s = 0;\n    for i in 0..30000000 { s += i ^ (s >> 3); }\n}\n")
-        p = subprocess.run([MINIVM, "run", "-o", "-", "--format=jfr", quiet], capture_output=True, timeout=300)
+        # A recording on standard output, streamed chunk by chunk (a dump every 100 ms), from a
+        # program that prints: its output goes to stderr, the pipe carries the recording alone.
+        chatty = os.path.join(tmp, "chatty.mini")
+        with open(chatty, "w") as f:
+            f.write("fn main() {\n    print(\"before\");\n    var s = 0;\n"
+                    "    for i in 0..600000000 { s += i ^ (s >> 3); }\n    print(\"after\", s != 1);\n}\n")
+        p = subprocess.run([MINIVM, "run", "--xcomp", "--profile-dump-every=100ms", "-o", "-", "--format=jfr", chatty],
+                           capture_output=True, timeout=300, env=dict(os.environ, TMPDIR=tmp))
         piped = os.path.join(tmp, "piped.jfr")
         with open(piped, "wb") as f:
             f.write(p.stdout)
         rc, text, err = jfr(tools[0][1], "summary", piped)
-        check("-o - --format=jfr writes a recording to stdout",
+        check("-o - --format=jfr streams a recording to stdout, in chunks, and the program's output to stderr",
               p.returncode == 0 and p.stdout[:4] == b"FLR\0" and rc == 0 and summary_counts(text).get(
-                  "jdk.ExecutionSample", 0) > 0, (p.stderr[-1000:], err, text))
+                  "jdk.ExecutionSample", 0) > 0 and chunk_count(text) >= 2 and b"before" in p.stderr
+              and b"after true" in p.stderr, (p.stderr[-1000:], err, text))
+        check("-o - --format=jfr leaves no file behind in $TMPDIR",
+              p.returncode == 0 and not [n for n in os.listdir(tmp) if n.startswith("minivm-jfr")], os.listdir(tmp))
+        check_collections(tools, tmp)
     finish()
+
+
+def check_collections(tools, tmp):
+    """Every collection of a run is a jdk.GarbageCollection with its time to safepoint and
+    slowest thread, inside its safepoint's jdk.SafepointBegin and End, as many as the
+    statistics count."""
+    program = os.path.join(ROOT, "tests", "programs", "gc_eight_threads.mini")
+    out, stats_path = os.path.join(tmp, "gc.jfr"), os.path.join(tmp, "gc.json")
+    rc, so, se = run_minivm(MINIVM, "run", "--heap=8m", f"-o{out}", f"--profile-stats={stats_path}", program)
+    if not check("the collecting run writes gc.jfr", rc == 0 and os.path.exists(out), se[-2000:]):
+        return
+    gc = json.load(open(stats_path))["gc"]
+    for name, tool in tools:
+        rc, summary, err = jfr(tool, "summary", out)
+        counts = summary_counts(summary)
+        rc2, printed, err2 = jfr(tool, "print", "--json", "--events",
+                                 "jdk.GarbageCollection,jdk.SafepointBegin,jdk.SafepointEnd", out)
+        if not check(f"{name}: jfr summary and print read the collections", rc == 0 and rc2 == 0, err + err2):
+            continue
+        raw = json.loads(printed)["recording"]["events"]
+        collections_ = [e["values"] for e in raw if e["type"] == "jdk.GarbageCollection"]
+        begins = [e["values"] for e in raw if e["type"] == "jdk.SafepointBegin"]
+        ends = [e["values"] for e in raw if e["type"] == "jdk.SafepointEnd"]
+        check(f"{name}: one jdk.GarbageCollection per collection the statistics count",
+              gc["collections"] > 0 and counts.get("jdk.GarbageCollection") == gc["collections"] == len(collections_),
+              (counts, gc))
+        check(f"{name}: young and full as counted", sum(c["young"] for c in collections_) == gc["young"],
+              (gc, collections_[:3]))
+        check(f"{name}: each safepoint's begin and end, one per time to safepoint counted",
+              len(begins) == len(ends) == gc["time_to_safepoint_ns"]["n"]
+              and {b["safepointId"] for b in begins} == {c["safepointId"] for c in collections_}
+              == {e["safepointId"] for e in ends}, (len(begins), len(ends), gc["time_to_safepoint_ns"]))
+        threads = {c["slowestThread"]["javaThreadId"] - 1 for c in collections_ if c["slowestThread"]}
+        check(f"{name}: the slowest threads are the program's (main and 8 workers)",
+              threads <= set(range(9)) and {int(t) for t in gc["last_to_stop"]} == threads, (threads, gc["last_to_stop"]))
+        check(f"{name}: each pause is its collection's duration and holds its time to safepoint",
+              all(c["sumOfPauses"] == c["longestPause"] and c["cause"] in ("allocation budget", "heap full")
+                  for c in collections_), collections_[:3])
+
 
 
 if __name__ == "__main__":

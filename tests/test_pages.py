@@ -216,6 +216,29 @@ def safepoint_debug_info_compare_checks(b, page, shots):
     b.screenshot(os.path.join(shots, "compare_page_safepoint_debug_info.png"))
 
 
+# A program that collects: each collection is a band across the timeline's rows, with its
+# pause, time to safepoint and last thread to stop in its tooltip.
+def gc_compare_checks(b, page, shots):
+    b.open(page)
+    errors = b.console_errors()
+    check("compare page, collections: no console errors", errors == [], errors)
+    wanted = b.js("const D = JSON.parse(document.getElementById('compare-data').textContent);"
+                  "const t = D.events.filter(e => e.time_ns !== undefined && e.event !== 'GarbageCollection')"
+                  "  .map(e => e.time_ns);"
+                  "const t0 = Math.min(...t), t1 = Math.max(...t);"
+                  "return D.events.filter(e => e.event === 'GarbageCollection' && e.time_ns <= t1 &&"
+                  "  e.time_ns + e.pause_ns >= t0).length")
+    titles = b.js("return [...document.querySelectorAll('#timeline .gc-band title')].map(t => t.textContent)")
+    check("compare page, collections: one band per collection in the timeline's span", wanted > 0 and
+          len(titles) == wanted, (wanted, titles[:3]))
+    check("compare page, collections: each band says its pause, time to safepoint and who stopped last",
+          all(re.match(r"collection \d+ \((young|full), [a-z -]+\): pause .+, time to safepoint .+, "
+                       r"(last to stop: (main|thread \d+)|no thread waited for)$", t) for t in titles), titles[:3])
+    check("compare page, collections: the legend names the bands", "garbage collection" in b.text("#timelineLegend"),
+          b.text("#timelineLegend"))
+    b.screenshot(os.path.join(shots, "compare_page_collections.png"))
+
+
 ROOT_BAR = "return [...document.querySelectorAll('#graph div')].find(d => d.node && d.node.f < 0)"
 # The current match: its label and the row (depth) it is drawn in.
 CURRENT = "const d = document.querySelector('#graph .f.cur'); return d ? [d.node.f, d.row, d.node.v] : null"
@@ -296,6 +319,20 @@ def reverse_view(b, shots):
                ".map(d => d.textContent)") == ["main"])
 
 
+# async-profiler's --title and --reverse: the page is named so, and opens in its reverse view.
+def titled_reverse_page(b, page, shots):
+    b.open(page)
+    errors = b.console_errors()
+    check("flame page --title --reverse: no console errors", errors == [], errors)
+    check("flame page --title: the page and its header are named so",
+          b.js("return document.title") == "CPU <profile>" and b.text("#title") == "CPU <profile>",
+          (b.js("return document.title"), b.text("#title")))
+    check("flame page --reverse: it opens in the reverse view, its button pressed",
+          b.js("return document.getElementById('reverse').getAttribute('aria-pressed')") == "true"
+          and "callers" in b.js(ROOT_BAR + ".textContent"), b.js(ROOT_BAR + ".textContent"))
+    b.screenshot(os.path.join(shots, "flame_page_title_reverse.png"))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -307,11 +344,14 @@ def main():
                                    "--sampler=all"), shots)
         mixed_page(b, profile_page(minivm, tmp, "examples/native_beside_java.mini", "--native-frames",
                                    "--interval=500us", "-D", "ROUNDS=200"), shots)
+        titled_reverse_page(b, profile_page(minivm, tmp, "examples/counted_loop_then_setter.mini", "--xcomp",
+                                            "--title", "CPU <profile>", "--reverse"), shots)
         program = "examples/counted_loop_then_setter.mini"
         compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"),
                        line_of(program, "for i in 0..n"))
         safepoint_debug_info_compare_checks(
             b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints"), shots)
+        gc_compare_checks(b, compare_page(minivm, tmp, "tests/programs/gc_churn_small_heap.mini", "--heap=4m"), shots)
     print(f"screenshots in {shots}")
     finish()
 

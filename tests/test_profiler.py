@@ -573,6 +573,36 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"--stack-depth=100 keeps 100 frames ({len(cut)} cut samples)", rc == 0 and cut and set(cut) == {100},
           collections.Counter(cut))
 
+    # Collections in every output: each one --gc-log prints is a GarbageCollection event of
+    # the .jsonl with the same pause and time to safepoint, and the statistics and the text
+    # report count the same ones. (The .jfr's: test_jfr.py; the page's bands: test_pages.py.)
+    gc_program = os.path.join(ROOT, "tests", "programs", "gc_eight_threads.mini")
+    out, stats = os.path.join(tmp, "gc.jsonl"), os.path.join(tmp, "gc-stats.json")
+    rc, so, se = run("--heap=8m", "--gc-log", f"--profile-out={out}", f"--profile-stats={stats}", gc_program)
+    ev = events(out) if rc == 0 else []
+    gcs = sorted((e for e in ev if e["event"] == "GarbageCollection"), key=lambda e: e["gc"])
+    gc_stats = json.load(open(stats))["gc"] if rc == 0 else {}
+    logged = re.findall(r"^\[gc (\d+)\] (young|full), [^:]*: pause ([\d.]+) ms \(time to safepoint ([\d.]+) ms", se,
+                        re.M)
+    as_logged = [(str(e["gc"]), "young" if e["young"] else "full", f"{e['pause_ns'] / 1e6:.3f}",
+                  f"{e['time_to_safepoint_ns'] / 1e6:.3f}") for e in gcs]
+    check("each collection --gc-log prints is a GarbageCollection event, with its pause and time to safepoint",
+          rc == 0 and logged and as_logged == logged, (logged[:3], as_logged[:3], se[-1500:]))
+    check("a collection's time to safepoint is part of its pause, its slowest thread one of the program's",
+          gcs and all(0 <= e["time_to_safepoint_ns"] <= e["pause_ns"] and -1 <= e["slowest_thread"] <= 8
+                      and e["threads_stopped"] <= 9 for e in gcs), gcs[:3])
+    check("the statistics count the same collections",
+          gc_stats.get("collections") == len(gcs) and gc_stats.get("young") == sum(e["young"] for e in gcs)
+          and gc_stats.get("pause_total_ns") == sum(e["pause_ns"] for e in gcs), (gc_stats, len(gcs)))
+    check("the text report says them",
+          f"collections: {len(gcs)} ({gc_stats.get('young')} young, {gc_stats.get('full')} full)" in se, se[-2500:])
+    lat = [e for e in ev if e["event"] == "SafepointLatency"]
+    samples_at = {(e["sample"], e["thread"]): e["time_ns"] for e in ev if e["event"] == "ExecutionSample"
+                  and e["sampler"] == "cooperative"}
+    check("a SafepointLatency has its interruption's time_ns",
+          lat and all(e["time_ns"] == samples_at.get((e["sample"], e["thread"]), e["time_ns"]) and e["time_ns"] > 0
+                      for e in lat), lat[:3])
+
     # Stress: 8 threads at 10 kHz, interpreted and tiered.
     stress = os.path.join(ROOT, "tests", "profiler", "stress_threads.mini")
     # Compiled code finishes ~25x sooner, so it is sampled 5x more often. How many samples

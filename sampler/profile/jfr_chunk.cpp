@@ -27,7 +27,8 @@ enum TypeId : uint64_t {
   // annotations
   kLabel = 50, kDescription, kTimestamp, kTimespan, kCategory,
   // events: JDK's
-  kExecutionSample = 100, kNativeMethodSample, kSafepointLatency,
+  kExecutionSample = 100, kNativeMethodSample, kSafepointLatency, kGarbageCollection, kSafepointBegin,
+  kSafepointEnd,
   // events: minivm's own
   kMiniExecutionSample = 110, kMiniNativeMethodSample, kMiniFailedSample, kMiniDroppedSample,
 };
@@ -168,6 +169,37 @@ std::vector<TypeDecl> declared_types() {
        "The delay for a thread to reach its next safepoint poll instruction after receiving an asynchronous "
        "sampling interrupt",
        {"Java Virtual Machine", "Runtime", "Safepoint"}},
+      {kGarbageCollection, "jdk.GarbageCollection", "jdk.jfr.Event", "Garbage Collection",
+       {{"startTime", kLong, false, false, "Start Time", "Timestamp"},
+        {"duration", kLong, false, false, "Duration", "Timespan"},
+        {"gcId", kInt, false, false, "GC Identifier"},
+        {"name", kString, false, false, "Name", nullptr, "The name of the Garbage Collector"},
+        {"cause", kString, false, false, "Cause", nullptr, "The reason for triggering this Garbage Collection"},
+        {"sumOfPauses", kLong, false, false, "Sum of Pauses", "Timespan", "Sum of all the times in which Java execution was paused during the garbage collection"},
+        {"longestPause", kLong, false, false, "Longest Pause", "Timespan", "Longest individual pause during the garbage collection"},
+        {"young", kBoolean, false, false, "Young", nullptr, "Young (the old generation not traced), or full"},
+        {"timeToSafepoint", kLong, false, false, "Time to Safepoint", "Timespan", "From the request until every thread was stopped"},
+        {"threadsStopped", kInt, false, false, "Threads Stopped", nullptr, "Threads that had to stop"},
+        {"slowestThread", kThread, true, false, "Slowest Thread", nullptr, "The last thread to stop (none: none had to be waited for)"},
+        {"slowestCpuTime", kLong, false, false, "Slowest Thread on a CPU", "Timespan", "Of the time to safepoint, the last thread's time on a CPU"},
+        {"heapUsedBefore", kLong, false, false, "Heap Used Before", nullptr, "Bytes"},
+        {"heapUsedAfter", kLong, false, false, "Heap Used After", nullptr, "Bytes"},
+        {"safepointId", kLong, false, false, "Safepoint Identifier"}},
+       "Garbage collection performed by the JVM", {"Java Virtual Machine", "GC", "Collector"}},
+      {kSafepointBegin, "jdk.SafepointBegin", "jdk.jfr.Event", "Safepoint Begin",
+       {{"startTime", kLong, false, false, "Start Time", "Timestamp"},
+        {"duration", kLong, false, false, "Duration", "Timespan"},
+        {"eventThread", kThread, true, false, "Event Thread"},
+        {"safepointId", kLong, false, false, "Safepoint Identifier"},
+        {"totalThreadCount", kInt, false, false, "Total Threads", nullptr, "The total number of threads at the start of safe point"},
+        {"jniCriticalThreadCount", kInt, false, false, "JNI Critical Threads", nullptr, "The number of threads in JNI critical sections"}},
+       "Safepointing begin: from the request until every thread was stopped", {"Java Virtual Machine", "Runtime", "Safepoint"}},
+      {kSafepointEnd, "jdk.SafepointEnd", "jdk.jfr.Event", "Safepoint End",
+       {{"startTime", kLong, false, false, "Start Time", "Timestamp"},
+        {"duration", kLong, false, false, "Duration", "Timespan"},
+        {"eventThread", kThread, true, false, "Event Thread"},
+        {"safepointId", kLong, false, false, "Safepoint Identifier"}},
+       "Safepointing end: the threads resumed", {"Java Virtual Machine", "Runtime", "Safepoint"}},
       {kMiniExecutionSample, "minivm.ExecutionSample", "jdk.jfr.Event", "Sample (another sampler)",
        sample_fields(), "A sample of a sampler other than the recording's first (--sampler=all)", minivm},
       {kMiniNativeMethodSample, "minivm.NativeMethodSample", "jdk.jfr.Event", "Native Sample (another sampler)",
@@ -327,9 +359,7 @@ uint64_t JfrChunkWriter::stack_id(const StackTrace& trace, bool truncated) {
 }
 
 void JfrChunkWriter::append_event(std::string& out, const Event& e, uint64_t stack_key) {
-  int seen = max_thread_.load(std::memory_order_relaxed);
-  while (e.thread > seen && !max_thread_.compare_exchange_weak(seen, e.thread, std::memory_order_relaxed)) {
-  }
+  see_thread(e.thread);
   uint64_t thread_key = uint64_t(e.thread) + 1;
   const char* sampler = sampler_name(e.sampler);
   std::string body;
@@ -379,6 +409,58 @@ void JfrChunkWriter::append_event(std::string& out, const Event& e, uint64_t sta
       break;
   }
   put_event(out, body);
+}
+
+void JfrChunkWriter::see_thread(int thread) {
+  int seen = max_thread_.load(std::memory_order_relaxed);
+  while (thread > seen && !max_thread_.compare_exchange_weak(seen, thread, std::memory_order_relaxed)) {
+  }
+}
+
+void JfrChunkWriter::append_gc(std::string& out, const GcPause& gc) {
+  see_thread(gc.requester);
+  see_thread(gc.slowest_thread);
+  // A thread's key is its id + 1; 0 is none (not a Mini thread, or no thread waited for).
+  auto thread_key = [](int thread) { return thread < 0 ? uint64_t(0) : uint64_t(thread) + 1; };
+  // Its safepoint first, once (a full collection that shares the young one's has its events).
+  if (!gc.shares_safepoint) {
+    std::string begin;
+    put_varint(begin, kSafepointBegin);
+    put_varint(begin, gc.safepoint_start_ns);
+    put_varint(begin, gc.time_to_safepoint_ns);
+    put_varint(begin, thread_key(gc.requester));
+    put_varint(begin, gc.safepoint);
+    put_int(begin, gc.threads_stopped);
+    put_int(begin, 0);  // no JNI critical sections in Mini
+    put_event(out, begin);
+  }
+  std::string body;
+  put_varint(body, kGarbageCollection);
+  put_varint(body, gc.time_ns);
+  put_varint(body, gc.pause_ns);
+  put_int(body, int32_t(gc.gc));
+  put_string(body, gc.young ? "minivm young mark-sweep" : "minivm full mark-sweep");
+  put_string(body, gc.cause);
+  put_varint(body, gc.pause_ns);  // one pause: the collection stops every thread throughout
+  put_varint(body, gc.pause_ns);
+  put_bool(body, gc.young);
+  put_varint(body, gc.time_to_safepoint_ns);
+  put_int(body, gc.threads_stopped);
+  put_varint(body, thread_key(gc.slowest_thread));
+  put_varint(body, gc.slowest_cpu_ns);
+  put_varint(body, gc.heap_before);
+  put_varint(body, gc.heap_after);
+  put_varint(body, gc.safepoint);
+  put_event(out, body);
+  if (!gc.shares_safepoint) {
+    std::string end;
+    put_varint(end, kSafepointEnd);
+    put_varint(end, gc.safepoint_end_ns);
+    put_varint(end, 0);
+    put_varint(end, thread_key(gc.requester));
+    put_varint(end, gc.safepoint);
+    put_event(out, end);
+  }
 }
 
 std::string JfrChunkWriter::checkpoint(uint64_t ticks) const {

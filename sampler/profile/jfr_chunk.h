@@ -35,6 +35,10 @@ class JfrChunkWriter {
   // Appends `e` as one event whose stack is `stack_key` (stack_id's; ignored for events
   // without a stack). Safe to call from several threads at once, and beside stack_id.
   void append_event(std::string& out, const Event& e, uint64_t stack_key);
+  // Appends one collection as jdk.GarbageCollection, between the jdk.SafepointBegin and
+  // jdk.SafepointEnd of its safepoint (none for one that shares the previous one's). Safe
+  // beside append_event.
+  void append_gc(std::string& out, const GcPause& gc);
 
   // Ticks are CLOCK_MONOTONIC nanoseconds, the clock of Event::time_ns.
   struct Times {
@@ -47,6 +51,7 @@ class JfrChunkWriter {
               std::string& tail) const;
 
  private:
+  void see_thread(int thread);  // the thread pool holds every thread an event names
   uint64_t symbol(const std::string& s);
   uint64_t method(const FrameRef& f);
   std::string checkpoint(uint64_t ticks) const;

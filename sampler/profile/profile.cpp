@@ -74,4 +74,13 @@ uint32_t StackTraceRepository::intern(const StackTrace& trace, bool truncated) {
   return id;
 }
 
+void Collections::add(const GcPause& gc) {
+  count++;
+  (gc.young ? young : full)++;
+  pause_total_ns += gc.pause_ns;
+  pause_ns.push_back(gc.pause_ns);
+  if (!gc.shares_safepoint) time_to_safepoint_ns.push_back(gc.time_to_safepoint_ns);  // the first one's
+  if (gc.slowest_thread >= 0 && !gc.shares_safepoint) last_to_stop[gc.slowest_thread]++;
+}
+
 }  // namespace sampler

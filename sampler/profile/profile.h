@@ -123,6 +123,38 @@ struct CodeUnloading {
   uint64_t unwalkable_rounds = 0;  // of them, rounds that freed nothing: a stack was not walkable
 };
 
+// One garbage collection at a global safepoint (runtime/gc.h's GcEvent, as the reports
+// show it): each is an event of the .jsonl and .jfr streams, and the profile keeps their
+// totals (Collections).
+struct GcPause {
+  uint64_t gc = 0;                    // its number, from 1
+  bool young = false;                 // young, or full
+  std::string cause;                  // "allocation budget", "heap full", "gc-a-lot" (runtime::gc_cause_name)
+  int requester = -1;                 // the thread that asked (-1: not a Mini thread)
+  uint64_t time_ns = 0;               // the request (CLOCK_MONOTONIC, the clock of Event::time_ns)
+  uint64_t time_to_safepoint_ns = 0;  // until every thread was stopped
+  uint64_t pause_ns = 0;              // from the request until the threads resumed
+  int threads_stopped = 0;            // threads that had to stop
+  int slowest_thread = -1;            // the last to stop (-1: none had to be waited for)
+  uint64_t slowest_cpu_ns = 0;        // of the time to safepoint, that thread's time on a CPU
+  uint64_t heap_before = 0, heap_after = 0;  // bytes in use
+  // Its safepoint: id, request and resumption; a full collection that follows a young one
+  // in the same safepoint (the young one left no room) shares it.
+  uint64_t safepoint = 0;
+  uint64_t safepoint_start_ns = 0, safepoint_end_ns = 0;
+  bool shares_safepoint = false;
+};
+
+// The collections of a run, in all: what the text report and the statistics show.
+struct Collections {
+  uint64_t count = 0, young = 0, full = 0;
+  uint64_t pause_total_ns = 0;
+  Distribution pause_ns;               // per collection
+  Distribution time_to_safepoint_ns;   // per collection (a shared safepoint counted with the first)
+  std::map<int, uint64_t> last_to_stop;  // thread -> collections it was the last to stop for
+  void add(const GcPause& gc);
+};
+
 struct Profile {
   std::string program;                        // the .mini file
   // The program's files (the program first, then the files it imports) and the file of
@@ -158,6 +190,7 @@ struct Profile {
   Distribution sampler_cpu_ns;
   uint64_t sampler_thread_cpu_ns = 0;
   CodeUnloading unloading;
+  Collections collections;
   // The walks at the polls that served requests (cooperative, safepoint): the frames
   // walked and those taken from the stack watermark's cache, and the time each poll's
   // serving took (from the first request to the mark set again; the monotonic clock, read

@@ -23,6 +23,18 @@ namespace sampler {
 struct ReportOptions {
   bool lines = false;  // --profile-lines: frames as function:line (collapsed, speedscope, HTML)
   size_t top = 15;     // rows per table in the text report
+  // async-profiler's options, with its names and meanings (`minivm run --help`):
+  std::string title;      // --title: the flame graph page's title ("": "minivm profile: PROGRAM")
+  double min_width = 0;   // --minwidth: the flame graph leaves out frames under this % of the samples
+  bool reverse = false;   // --reverse: the flame graph opens in its reverse (callers) view
+  bool threads = false;   // -t: folded stacks and flame graph per thread, under a root frame naming it
+  bool total = false;     // --total: folded stacks count time (samples x the mean interval, ns)
+  bool annotate = false;  // -a: folded frames end in their type: _[j] compiled, _[i] inlined, _[0] interpreted
+  // -I / -X: folded stacks and the flame graph keep a stack only if one of its frames
+  // matches an `include` pattern (when there are any) and none matches an `exclude` one.
+  // A pattern matches a frame's function name, whole; a `*` at its start or end stands
+  // for any text.
+  std::vector<std::string> include, exclude;
 };
 
 // The text report (what `--profile` prints on stderr): per sampler, the accounting of
@@ -50,6 +62,10 @@ void write_pprof(const Profile&, std::ostream&);
 // FailedSample) and whether the depth limit cut it.
 void append_stack_json(std::string& out, const StackTrace& stack);  // report_jsonl.cpp
 void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated);
+// One collection's line: {"event":"GarbageCollection","gc":N,"young":B,"cause":C,"thread":T,
+// "time_ns":N,"pause_ns":N,"time_to_safepoint_ns":N,"threads_stopped":N,"slowest_thread":T,
+// "slowest_cpu_ns":N,"heap_before":N,"heap_after":N,"safepoint":N} (README: ".jsonl").
+void append_gc_line(std::string& out, const GcPause& gc);  // report_jsonl.cpp
 
 // The statistics as one JSON document (`--profile-stats FILE`): program, interval, run
 // time, the sampler thread's CPU, and per sampler in report order its accounting by
@@ -62,6 +78,15 @@ bool write_stats_file(const Profile&, const std::string& path, std::string& erro
 // (a full disk). report_text.cpp.
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write);
+// `path` with async-profiler's %n (or %n{MAX}: modulo MAX) made `n`, the number of the
+// profile's write (each dump and the end of the run write one file of their own); other
+// text as it is (report_files.cpp).
+std::string with_sequence_number(const std::string& path, uint64_t n);
+// The descriptor "-" writes to: standard output's (1) unless the command line moved the
+// profile's standard output to another one, so that the program's own output, sent to
+// stderr meanwhile, never enters a pipe that carries a profile (vm/cli/run_command.cpp).
+void set_standard_output_fd(int fd);  // report_text.cpp
+int standard_output_fd();
 
 // The formats `--profile-out` writes, one writer each. kProfileFormats is the one table
 // of their names: `--format NAME` takes `name` or `alias`, and so does a file's extension.
@@ -148,6 +173,21 @@ inline std::string function_name(const FrameRef& f) {
 // One sampler's samples folded: "root;...;top" -> count (root first, no sampler prefix).
 std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler,
                                             bool lines);  // report_collapsed.cpp
+// The same under every option of `opt` that shapes stacks: -I/-X, -t, --total, -a.
+std::map<std::string, uint64_t> fold_stacks(const Profile&, SamplerId sampler, const ReportOptions& opt);
+// The stacks a folded or flame graph report shows, after -I and -X: each distinct
+// (thread, stack) with its count; `thread` is -1 unless `opt.threads` (report_collapsed.cpp).
+struct ShownStack {
+  int thread;
+  uint32_t stack;
+  uint64_t count;
+};
+std::vector<ShownStack> shown_stacks(const Profile&, SamplerId sampler, const ReportOptions& opt);
+// -t's root frame: "[main]", "[thread_3]".
+std::string thread_label(int thread);
+// A -I / -X pattern against a name: equal, or with a `*` at either end, a prefix, suffix
+// or part of it.
+bool pattern_matches(std::string_view pattern, std::string_view name);
 
 // `s` as a JSON string literal, quotes included. Escapes '"', '\\', control characters,
 // and '<', '>', '&' (as \u003c...) so the text is also safe inside an HTML <script>;

@@ -27,7 +27,8 @@
 // "failed":[[reason, the reference's line, n]]}]}.
 // Timestamps and latencies of single samples exist only in the .jsonl stream (a Profile
 // aggregates by stack), so the timeline and the per-poll-site times are built from the
-// first `max_events` of its events; the page says when it kept fewer than all.
+// first `max_events` of its events (and every GarbageCollection, the timeline's bands); the
+// page says when it kept fewer than all.
 //
 // Every line the data names (rows, polls, stacks) is a key: its number in the program's
 // own file, and k * kFileStride + its number in the k-th file it imports (the .jsonl
@@ -232,16 +233,20 @@ class DataWriter {
   // '<', so they can stand inside the <script> element as they are.
   void events(std::string_view jsonl, size_t max_events) {
     out_ += ",\"events\":[";
-    size_t kept = 0, total = 0, pos = 0;
+    size_t kept = 0, total = 0, pos = 0, collections = 0;
     while (pos < jsonl.size()) {
       size_t end = jsonl.find('\n', pos);
       if (end == std::string_view::npos) end = jsonl.size();
       std::string_view line = jsonl.substr(pos, end - pos);
       pos = end + 1;
       if (line.empty() || line.front() != '{') continue;
+      // A collection is kept past the limit (the timeline's bands): there are few, each
+      // having stopped every thread.
+      bool collection = line.starts_with("{\"event\":\"GarbageCollection\"");
       total++;
-      if (kept == max_events) continue;
-      if (kept++) out_ += ',';
+      if (kept == max_events && !collection) continue;
+      if (kept > 0 || collections > 0) out_ += ',';
+      (collection ? collections : kept)++;
       out_ += line;
     }
     out_ += fmt::format("],\"eventsTotal\":{}", total);

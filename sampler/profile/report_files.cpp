@@ -65,4 +65,31 @@ std::optional<OutputFormat> output_format(const std::string& path, std::string& 
   return std::nullopt;
 }
 
+std::string with_sequence_number(const std::string& path, uint64_t n) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); i++) {
+    if (path[i] != '%' || i + 1 == path.size() || path[i + 1] != 'n') {
+      out += path[i];
+      continue;
+    }
+    i++;
+    uint64_t value = n;
+    size_t close = path.find('}', i);
+    if (i + 1 < path.size() && path[i + 1] == '{' && close != std::string::npos) {
+      uint64_t max = 0;
+      bool digits = close > i + 2;
+      for (size_t k = i + 2; k < close; k++) {
+        digits &= path[k] >= '0' && path[k] <= '9' && max < UINT64_MAX / 10;
+        if (digits) max = max * 10 + uint64_t(path[k] - '0');
+      }
+      if (digits && max > 0) {
+        value = n % max;
+        i = close;
+      }
+    }
+    out += std::to_string(value);
+  }
+  return out;
+}
+
 }  // namespace sampler

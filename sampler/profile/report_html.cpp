@@ -11,7 +11,12 @@
 // below each its callers. Hovering shows function, line(s), samples, self and percent.
 // Under several samplers a selector switches between them.
 //
-// Embedded data (id="profile-data"): {"program","lines","interval_ns","duration_ns",
+// async-profiler's options shape it (ReportOptions): --title names the page, --minwidth
+// leaves out frames under that share of the samples, --reverse opens the reverse view,
+// -t puts each thread's stacks under a root frame of its own, -I/-X keep some stacks.
+//
+// Embedded data (id="profile-data"): {"program","title","reverse": open in the reverse
+// view,"lines","interval_ns","duration_ns",
 // "rate": the interruption rate against the one asked for (format_rate, report.h; "" when
 // nothing was asked), "rate_short": [why it fell short, each cause with its numbers],
 // "kinds":[{"name","hue"}, per frame kind in FrameKind order: base/frame_kinds.def],
@@ -24,6 +29,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <ostream>
 #include <unordered_map>
@@ -44,11 +50,13 @@ struct Node {
   std::map<std::string, std::unique_ptr<Node>> children;  // by label: sorted output
 };
 
-Node build_tree(const Profile& p, SamplerId sampler, bool with_lines) {
+Node build_tree(const Profile& p, SamplerId sampler, const ReportOptions& opt) {
   Node root;
-  for (const auto& [id, count] : count_stacks(p, sampler)) {  // each distinct stack once
+  bool with_lines = opt.lines;
+  for (const ShownStack& s : shown_stacks(p, sampler, opt)) {  // each distinct stack once
+    uint32_t id = s.stack;
     const StackTrace& st = stack_of_id(p, id);
-    const uint64_t c = count;
+    const uint64_t c = s.count;
     Node* n = &root;
     n->total += c;
     auto step = [&](const std::string& label, const std::string& fn, uint32_t line,
@@ -64,6 +72,7 @@ Node build_tree(const Profile& p, SamplerId sampler, bool with_lines) {
       n->kinds[static_cast<size_t>(kind)] += c;
       if (!with_lines) n->lines[line] += c;
     };
+    if (s.thread >= 0) step(thread_label(s.thread), thread_label(s.thread), 0, FrameKind::stub);
     if (p.stacks.truncated(id)) step(kTruncatedLabel, kTruncatedLabel, 0, FrameKind::stub);
     if (st.empty()) step(kNoFramesLabel, kNoFramesLabel, 0, FrameKind::stub);
     for (size_t i = st.size(); i-- > 0;) {
@@ -79,7 +88,8 @@ class TreeWriter {
  public:
   TreeWriter(std::string& out, bool lines) : out_(out), lines_(lines) {}
 
-  void node(const Node& n, bool is_root) {
+  // `least`: a child with fewer samples is left out (--minwidth).
+  void node(const Node& n, bool is_root, uint64_t least = 0) {
     out_ += "{\"f\":";
     out_ += is_root ? "-1" : std::to_string(name_id(n.function));
     out_ += ",\"v\":" + std::to_string(n.total) + ",\"s\":" + std::to_string(n.self);
@@ -99,16 +109,14 @@ class TreeWriter {
         out_ += ']';
       }
     }
-    if (!n.children.empty()) {
-      out_ += ",\"c\":[";
-      bool first = true;
-      for (const auto& [label, child] : n.children) {
-        if (!first) out_ += ',';
-        first = false;
-        node(*child, false);
-      }
-      out_ += ']';
+    bool first = true;
+    for (const auto& [label, child] : n.children) {
+      if (child->total < least) continue;
+      out_ += first ? ",\"c\":[" : ",";
+      first = false;
+      node(*child, false, least);
     }
+    if (!first) out_ += ']';
     out_ += '}';
   }
 
@@ -151,7 +159,7 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
     for (size_t i = 0; i < samplers.size(); ++i) {
       SamplerId s = samplers[i];
       const SamplerStats& st = stats_of(p, s);
-      Node root = build_tree(p, s, opt.lines);
+      Node root = build_tree(p, s, opt);
       if (i) body += ",\n";
       body += "{\"name\":";
       append_json_string(body, sampler_name(s));
@@ -161,7 +169,8 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
       body += ",\"failed\":" + std::to_string(total(st.failed));
       body += ",\"dropped\":" + std::to_string(total(st.dropped));
       body += ",\"root\":";
-      tw.node(root, true);
+      // --minwidth: a frame under that share of the samples is not drawn, nor its callees.
+      tw.node(root, true, uint64_t(std::ceil(double(root.total) * opt.min_width / 100)));
       body += '}';
     }
     samplers_json = std::move(body);
@@ -170,6 +179,11 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
 
   std::string doc = "{\"program\":";
   append_json_string(doc, program);
+  std::string title = opt.title.empty() ? "minivm profile: " + program : opt.title;
+  doc += ",\"title\":";
+  append_json_string(doc, title);
+  doc += ",\"reverse\":";
+  doc += opt.reverse ? "true" : "false";
   doc += ",\"lines\":";
   doc += opt.lines ? "true" : "false";
   doc += ",\"interval_ns\":" + std::to_string(p.interval_ns);
@@ -191,7 +205,7 @@ void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
   doc += ']';
   doc += ",\n\"names\":" + names;
   doc += ",\n\"samplers\":[\n" + samplers_json + "]}";
-  pages::write_page(pages::kflame_page, "minivm profile: " + program, doc, out);
+  pages::write_page(pages::kflame_page, title, doc, out);
 }
 
 }  // namespace sampler

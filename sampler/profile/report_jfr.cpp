@@ -1,8 +1,8 @@
 // A JFR recording of an aggregated profile (`write_jfr`): one chunk whose events are the
 // profile's entries, each a sample event with its weight (the entry's count), as
 // write_jsonl writes them. The profiler writes a .jfr file as the events come instead
-// (sampler/jfr_stream.h), with every event; this is the format's other writer, for a
-// profile that is only in memory (standard output, and the tests).
+// (sampler/jfr_stream.h), with every event, collections too; this is the format's other
+// writer, for a profile that is only in memory (the tests).
 #include <time.h>
 
 #include <ostream>

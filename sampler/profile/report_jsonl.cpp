@@ -2,7 +2,7 @@
 // the keys and key order of DESIGN.md ("Output"):
 //   {"event":"ExecutionSample","sampler":S,"sample":N,"thread":T,"time_ns":N,"biased":B,"stack":[F,...]}
 //   {"event":"NativeMethodSample", ...the same keys...}
-//   {"event":"SafepointLatency","sampler":S,"sample":N,"thread":T,"latency_ns":N,"cpu_ns":N,"stack":[F,...]}
+//   {"event":"SafepointLatency","sampler":S,"sample":N,"thread":T,"time_ns":N,"latency_ns":N,"cpu_ns":N,"stack":[F,...]}
 //   {"event":"FailedSample","sampler":S,"sample":N,"thread":T,"reason":R}
 //   {"event":"DroppedSample","sampler":S,"sample":N,"thread":T,"time_ns":N,"reason":R}
 // F = {"function":NAME,"line":N,"bci":N,"kind":K}, top frame first; "bci" is -1 when
@@ -14,7 +14,10 @@
 // weight (sampler/request_reservoir.h). DroppedSample (one of this project's events, not
 // DESIGN.md's) names each interruption such a store left out, and SafepointLatency's
 // "cpu_ns" (this project's too) is the part of its latency the thread spent on a CPU, the
-// rest being time it waited for one. Also the JSON string escaping all writers share.
+// rest being time it waited for one; its "time_ns" (this project's too) is the
+// interruption's. GarbageCollection (this project's: append_gc_line) is one collection
+// with its time to safepoint, pause and the last thread to stop. Also the JSON string
+// escaping all writers share.
 #include <ostream>
 #include <unordered_map>
 
@@ -140,6 +143,8 @@ void append_event_line(std::string& b, const Event& e, std::string_view stack_js
       b += stack_json;
       break;
     case EventType::SafepointLatency:
+      b += ",\"time_ns\":";
+      b += std::to_string(e.time_ns);
       b += ",\"latency_ns\":";
       b += std::to_string(e.latency_ns);
       b += ",\"cpu_ns\":";
@@ -158,6 +163,24 @@ void append_event_line(std::string& b, const Event& e, std::string_view stack_js
       append_json_string(b, e.reason ? reason_name(*e.reason) : "");
       break;
   }
+  b += "}\n";
+}
+
+void append_gc_line(std::string& b, const GcPause& gc) {
+  b += "{\"event\":\"GarbageCollection\",\"gc\":" + std::to_string(gc.gc);
+  b += gc.young ? ",\"young\":true" : ",\"young\":false";
+  b += ",\"cause\":";
+  append_json_string(b, gc.cause);
+  b += ",\"thread\":" + std::to_string(gc.requester);
+  b += ",\"time_ns\":" + std::to_string(gc.time_ns);
+  b += ",\"pause_ns\":" + std::to_string(gc.pause_ns);
+  b += ",\"time_to_safepoint_ns\":" + std::to_string(gc.time_to_safepoint_ns);
+  b += ",\"threads_stopped\":" + std::to_string(gc.threads_stopped);
+  b += ",\"slowest_thread\":" + std::to_string(gc.slowest_thread);
+  b += ",\"slowest_cpu_ns\":" + std::to_string(gc.slowest_cpu_ns);
+  b += ",\"heap_before\":" + std::to_string(gc.heap_before);
+  b += ",\"heap_after\":" + std::to_string(gc.heap_after);
+  b += ",\"safepoint\":" + std::to_string(gc.safepoint);
   b += "}\n";
 }
 

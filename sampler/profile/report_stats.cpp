@@ -75,6 +75,24 @@ void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st,
   out += "}}";
 }
 
+// The collections: how many of each kind, their pauses and times to safepoint, and which
+// thread was the last to stop how often.
+void append_collections(std::string& out, const Collections& c) {
+  out += fmt::format("\n \"gc\": {{\"collections\": {}, \"young\": {}, \"full\": {}, \"pause_total_ns\": {},"
+                     "\n        \"pause_ns\": ",
+                     c.count, c.young, c.full, c.pause_total_ns);
+  append_percentiles(out, c.pause_ns);
+  out += ",\n        \"time_to_safepoint_ns\": ";
+  append_percentiles(out, c.time_to_safepoint_ns);
+  out += ",\n        \"last_to_stop\": {";
+  bool first = true;
+  for (const auto& [thread, n] : c.last_to_stop) {
+    out += fmt::format("{}\"{}\": {}", first ? "" : ", ", thread, n);
+    first = false;
+  }
+  out += "}},";
+}
+
 // The interruption rate achieved against the one asked for, with its shortfall by
 // cause (SamplingRate, report.h) and the schedule it is read from.
 void append_rate(std::string& out, const Profile& p) {
@@ -116,6 +134,7 @@ void write_stats_json(const Profile& p, std::ostream& os) {
   out += fmt::format("}},\n \"code_unloading\": {{\"retired\": {}, \"freed\": {}, \"rounds\": {}, "
                      "\"kept_in_use\": {}, \"unwalkable_rounds\": {}}},",
                      u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds);
+  append_collections(out, p.collections);
   append_rate(out, p);
   out += "\n \"samplers\": [";
   bool first = true;

@@ -8,6 +8,8 @@
 // total. Shares are of that sampler's samples and always come with their counts.
 // Several samplers: the compact comparison of report_summary.cpp. Both end with the
 // closing notes (what "biased" means, too few samples, debug info only at safepoints).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -18,6 +20,8 @@
 #include <iostream>
 #include <ostream>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -363,6 +367,29 @@ std::string more_often(const Profile& p) {
   return fmt::format(" or sample more often (--interval={}, half of this run's)", half);
 }
 
+// What stopped every thread besides the samplers: the collections (their pauses, times to
+// safepoint and the threads last to stop) and code unloading's totals; nothing when
+// neither happened.
+void vm_pause_lines(std::string& out, const Profile& p) {
+  const Collections& c = p.collections;
+  if (c.count > 0) {
+    Percentiles pause = percentiles(c.pause_ns), ttsp = percentiles(c.time_to_safepoint_ns);
+    std::string last;
+    for (const auto& [thread, n] : c.last_to_stop)
+      last += fmt::format("{}{} ({})", last.empty() ? "" : ", ", thread == 0 ? "main" : "thread " + std::to_string(thread), n);
+    out += fmt::format("  collections: {} ({} young, {} full), paused {} in all; pause p50 {}  p99 {}  max {}; "
+                       "time to safepoint p50 {}  p99 {}  max {}; last to stop: {}\n",
+                       c.count, c.young, c.full, format_duration(c.pause_total_ns), format_us(pause.p50),
+                       format_us(pause.p99), format_us(pause.max), format_us(ttsp.p50), format_us(ttsp.p99),
+                       format_us(ttsp.max), last.empty() ? "no thread was waited for" : last);
+  }
+  const CodeUnloading& u = p.unloading;
+  if (u.retired > 0)
+    out += fmt::format("  code unloading: {} compiled codes replaced, {} freed in {} rounds; {} kept while a pc lay "
+                       "in them, {} rounds with a stack not walkable\n",
+                       u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds);
+}
+
 }  // namespace
 
 void closing_notes(std::string& out, const Profile& p, uint64_t fewest, const std::string& fewest_sampler) {
@@ -414,6 +441,7 @@ void write_text(const Profile& p, std::ostream& os, const ReportOptions& opt) {
                        double(w.frames_walked) / double(w.polls), double(w.frames_cached) / double(w.polls),
                        format_us(q.p50), format_us(q.p99), w.polls);
   }
+  vm_pause_lines(out, p);
   if (samplers.empty()) {
     out += "\nNo samples: no sampler ran, so nothing was recorded.\n";
     os << out;
@@ -449,15 +477,35 @@ bool write_profile_format(const Profile& p, OutputFormat kind, const std::string
   });
 }
 
+namespace {
+int g_standard_output_fd = STDOUT_FILENO;
+}  // namespace
+
+void set_standard_output_fd(int fd) { g_standard_output_fd = fd; }
+int standard_output_fd() { return g_standard_output_fd; }
+
 bool write_output_file(const char* option, const std::string& path, std::string& error,
                        const std::function<void(std::ostream&)>& write) {
   if (path == "-") {
-    errno = 0;
-    write(std::cout);
-    std::cout.flush();
-    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      error = fmt::format("{} -: error while writing standard output{}{}", option, errno ? ": " : "",
-                          errno ? std::strerror(errno) : "");
+    std::ostringstream text;
+    write(text);
+    std::string_view rest = text.view();
+    if (g_standard_output_fd == STDOUT_FILENO) {  // after what went there through stdio
+      std::cout.flush();
+      std::fflush(stdout);
+    }
+    int write_errno = 0;
+    while (!rest.empty() && write_errno == 0) {
+      ssize_t n = ::write(g_standard_output_fd, rest.data(), rest.size());
+      if (n > 0)
+        rest.remove_prefix(size_t(n));
+      else if (n == 0)
+        write_errno = EIO;
+      else if (errno != EINTR)
+        write_errno = errno;
+    }
+    if (write_errno != 0) {
+      error = fmt::format("{} -: error while writing standard output: {}", option, std::strerror(write_errno));
       return false;
     }
     return true;

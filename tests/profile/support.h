@@ -1,6 +1,6 @@
-// What the profile library's tests share: a strict JSON parser to read the writers'
-// output, independent validators (python3's json, node's syntax check) used when
-// installed, and the files and pages they write.
+// What the profile library's tests share: a strict JSON parser (nlohmann-json's) to read
+// the writers' output, independent validators (python3's json, node's syntax check) used
+// when installed, and the files and pages they write.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sampler/profile/profile.h"
 
 namespace profile_test {
 
@@ -38,6 +40,7 @@ struct Json {
   uint64_t u64() const { return static_cast<uint64_t>(number); }
 };
 
+// `s` parsed strictly, or std::runtime_error saying where it is not JSON.
 Json parse_json(std::string_view s);
 
 // A temporary directory, removed with what it holds.
@@ -58,5 +61,11 @@ bool node_accepts_script(const std::string& html);
 
 // The JSON a page embeds in its <script type="application/json" id=`id`> element.
 std::string page_data(const std::string& html, const std::string& id);
+
+// Three collections: a young one that waited for thread 1 (time to safepoint 300 us, pause
+// 2 ms), a full one after it in the same safepoint (1 ms; its time to safepoint and last
+// thread are the young one's, counted once), and a young one no thread had to be waited
+// for (100 us, 4 ms).
+sampler::Collections three_collections();
 
 }  // namespace profile_test

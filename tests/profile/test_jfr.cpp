@@ -247,3 +247,32 @@ TEST_CASE("jfr: a chunk holds every event under its type, with its pools and met
   std::string err;
   CHECK(output_format("p.JFR", err) == OutputFormat::jfr);
 }
+
+TEST_CASE("jfr: a collection is jdk.GarbageCollection inside its safepoint's begin and end", "[jfr]") {
+  Profile p;
+  p.program = "prog.mini";
+  p.samplers = {SamplerId::cooperative};
+  JfrChunkWriter writer(p, SamplerId::cooperative);
+  // A young collection that waited for thread 3, asked by thread 1, and a full one in the
+  // same safepoint (no second begin and end); then one asked by a thread that is not a
+  // Mini thread, with no thread waited for.
+  GcPause young{.gc = 1, .young = true, .cause = "allocation budget", .requester = 1, .time_ns = 1000,
+                .time_to_safepoint_ns = 100, .pause_ns = 900, .threads_stopped = 2, .slowest_thread = 3};
+  young.safepoint = 1;
+  GcPause full = young;
+  full.gc = 2;
+  full.young = false;
+  full.shares_safepoint = true;
+  GcPause other{.gc = 3, .young = true, .cause = "gc-a-lot", .requester = -1, .time_ns = 5000,
+                .time_to_safepoint_ns = 0, .pause_ns = 400};
+  other.safepoint = 2;
+  std::string events;
+  for (const GcPause& gc : {young, full, other}) writer.append_gc(events, gc);
+  std::string header, tail;
+  writer.finish(events.size(), JfrChunkWriter::Times{1000, 9000, 0}, /*final_chunk=*/true, header, tail);
+  Chunk c = read_chunk(header + events + tail);
+  CHECK(c.events == std::map<std::string, int>{{"jdk.GarbageCollection", 3},
+                                               {"jdk.SafepointBegin", 2},
+                                               {"jdk.SafepointEnd", 2}});
+  CHECK(c.pool_sizes == std::map<std::string, uint64_t>{{"java.lang.Thread", 4}});  // threads 0 to 3
+}

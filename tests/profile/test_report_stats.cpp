@@ -12,8 +12,10 @@
 
 #include "sampler/profile/profile.h"
 #include "sampler/profile/report.h"
+#include "tests/profile/support.h"
 
 using namespace sampler;
+using profile_test::three_collections;
 
 namespace {
 
@@ -55,6 +57,7 @@ Profile two_samplers() {
   cls.suspension_ns = {20000};
   p.stats[SamplerId::async];
   p.unloading = CodeUnloading{5, 4, 3, 2, 1};
+  p.collections = three_collections();
   p.poll_walks.polls = 3;
   p.poll_walks.frames_walked = 7;
   p.poll_walks.frames_cached = 900;
@@ -107,6 +110,10 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
       " \"poll_walks\": {\"polls\": 3, \"frames_walked\": 7, \"frames_cached\": 900, \"time_ns\": "
       "{\"n\": 3, \"p50\": 2000, \"p99\": 3000, \"max\": 3000}},\n"
       " \"code_unloading\": {\"retired\": 5, \"freed\": 4, \"rounds\": 3, \"kept_in_use\": 2, \"unwalkable_rounds\": 1},\n"
+      " \"gc\": {\"collections\": 3, \"young\": 2, \"full\": 1, \"pause_total_ns\": 7000000,\n"
+      "        \"pause_ns\": {\"n\": 3, \"p50\": 2000000, \"p99\": 4000000, \"max\": 4000000},\n"
+      "        \"time_to_safepoint_ns\": {\"n\": 2, \"p50\": 100000, \"p99\": 300000, \"max\": 300000},\n"
+      "        \"last_to_stop\": {\"1\": 1}},\n"
       " \"rate\": {\"asked\": 10, \"achieved\": 10, \"asked_hz\": 1000.0, \"achieved_hz\": 1000.0, \"short\": false,\n"
       "          \"short_by\": {\"sampler_behind\": 0, \"signal_coalesced\": 0, \"other\": 0},\n"
       "          \"periods\": 12, \"periods_missed\": 0, \"visits_due\": 12, \"not_running\": 2, \"period_ns\": "
@@ -195,6 +202,10 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         " \"poll_walks\": {\"polls\": 0, \"frames_walked\": 0, \"frames_cached\": 0, \"time_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}},\n"
         " \"code_unloading\": {\"retired\": 0, \"freed\": 0, \"rounds\": 0, \"kept_in_use\": 0, \"unwalkable_rounds\": 0},\n"
+        " \"gc\": {\"collections\": 0, \"young\": 0, \"full\": 0, \"pause_total_ns\": 0,\n"
+        "        \"pause_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+        "        \"time_to_safepoint_ns\": {\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
+        "        \"last_to_stop\": {}},\n"
         " \"rate\": {\"asked\": 0, \"achieved\": 0, \"asked_hz\": 0.0, \"achieved_hz\": 0.0, \"short\": false,\n"
         "          \"short_by\": {\"sampler_behind\": 0, \"signal_coalesced\": 0, \"other\": 0},\n"
         "          \"periods\": 0, \"periods_missed\": 0, \"visits_due\": 0, \"not_running\": 0, \"period_ns\": "

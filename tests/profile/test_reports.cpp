@@ -112,6 +112,7 @@ Event latency_event(SamplerId sampler, uint64_t id, uint32_t stack, uint64_t ns,
   e.sampler = sampler;
   e.sample = id;
   e.thread = 1;
+  e.time_ns = id * 1'000'000;  // its interruption's
   e.latency_ns = ns;
   e.cpu_ns = cpu_ns;
   e.stack = stack;
@@ -636,7 +637,7 @@ TEST_CASE("reports: jsonl is one event per line, byte for byte the DESIGN.md sch
         "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
   CHECK(lines[1] ==
         "{\"event\":\"SafepointLatency\",\"sampler\":\"cooperative\",\"sample\":1,\"thread\":1,"
-        "\"latency_ns\":4200,\"cpu_ns\":3900,\"stack\":" + stackA + "}");
+        "\"time_ns\":1000000,\"latency_ns\":4200,\"cpu_ns\":3900,\"stack\":" + stackA + "}");
   CHECK(lines[2] ==
         "{\"event\":\"ExecutionSample\",\"sampler\":\"classical\",\"sample\":1,\"thread\":1,"
         "\"time_ns\":1000000,\"biased\":false,\"stack\":" + stackA + "}");
@@ -916,4 +917,116 @@ TEST_CASE("reports: the interruption rate against the one asked for, and why it 
   CHECK(plain.find("run it on its own") == std::string::npos);
   // Nothing asked (a profile without a schedule, or a program never running): no rate line.
   CHECK(text_of(two_sampler_profile()).find("  rate: ") == std::string::npos);
+}
+
+TEST_CASE("reports: collections and code unloading in the text report, byte for byte", "[reports]") {
+  Profile p = one_sampler_profile();
+  CHECK(text_of(p).find("collections:") == std::string::npos);  // none happened: no line
+  CHECK(text_of(p).find("code unloading:") == std::string::npos);
+  p.collections = three_collections();  // support.h
+  p.unloading = CodeUnloading{5, 4, 3, 2, 1};
+  std::string text = text_of(p);
+  CHECK(text.find("\n  collections: 3 (2 young, 1 full), paused 7 ms in all; pause p50 2000 µs  p99 4000 µs  "
+                  "max 4000 µs; time to safepoint p50 100 µs  p99 300 µs  max 300 µs; last to stop: thread 1 (1)\n"
+                  "  code unloading: 5 compiled codes replaced, 4 freed in 3 rounds; 2 kept while a pc lay in them, "
+                  "1 rounds with a stack not walkable\n") != std::string::npos);
+  // In the compact layout of several samplers too: the lines are the run's, not a sampler's.
+  CHECK(text_of([&] {
+          Profile both = two_sampler_profile();
+          both.collections = p.collections;
+          return both;
+        }()).find("  collections: 3 (2 young, 1 full)") != std::string::npos);
+}
+
+TEST_CASE("reports: a collection's .jsonl line, byte for byte", "[reports]") {
+  GcPause gc{.gc = 4, .young = false, .cause = "heap full", .requester = 2, .time_ns = 5'000'000,
+             .time_to_safepoint_ns = 30'000, .pause_ns = 900'000, .threads_stopped = 3, .slowest_thread = 0,
+             .slowest_cpu_ns = 20'000, .heap_before = 4096, .heap_after = 1024, .safepoint = 7};
+  std::string line;
+  append_gc_line(line, gc);
+  CHECK(line ==
+        "{\"event\":\"GarbageCollection\",\"gc\":4,\"young\":false,\"cause\":\"heap full\",\"thread\":2,"
+        "\"time_ns\":5000000,\"pause_ns\":900000,\"time_to_safepoint_ns\":30000,\"threads_stopped\":3,"
+        "\"slowest_thread\":0,\"slowest_cpu_ns\":20000,\"heap_before\":4096,\"heap_after\":1024,\"safepoint\":7}\n");
+}
+
+TEST_CASE("reports: async-profiler's -I, -X, -t, --total and -a shape folded stacks", "[reports]") {
+  Profile p = one_sampler_profile();  // main 1, main;compute 4, main;compute;sqrt 1, main;fib;fib;fib 2
+  ReportOptions o;
+  SECTION("-I: only the stacks with a matching frame; any of the patterns") {
+    o.include = {"comp*"};
+    CHECK(collapsed_of(p, o) == "main;compute 4\nmain;compute;sqrt (native) 1\n");
+    o.include = {"*ib", "sqrt*"};
+    CHECK(collapsed_of(p, o) == "main;compute;sqrt (native) 1\nmain;fib;fib;fib 2\n");
+  }
+  SECTION("-X: none with a matching frame, and it wins over -I") {
+    o.exclude = {"*qrt*"};
+    CHECK(collapsed_of(p, o) == "main 1\nmain;compute 4\nmain;fib;fib;fib 2\n");
+    o.include = {"compute"};
+    CHECK(collapsed_of(p, o) == "main;compute 4\n");
+  }
+  SECTION("-t: each thread under a root frame naming it") {
+    p.events.push_back(sample_event(SamplerId::cooperative, 99, p.stacks.intern(kD)));
+    p.events.back().thread = 0;
+    o.threads = true;
+    CHECK(collapsed_of(p, o) ==
+          "[main];main 1\n"
+          "[thread_1];main 1\n"
+          "[thread_1];main;compute 4\n"
+          "[thread_1];main;compute;sqrt (native) 1\n"
+          "[thread_1];main;fib;fib;fib 2\n");
+  }
+  SECTION("--total: each sample weighs the interval, in nanoseconds") {
+    o.total = true;
+    CHECK(collapsed_of(p, o) ==
+          "main 1000000\nmain;compute 4000000\nmain;compute;sqrt (native) 1000000\nmain;fib;fib;fib 2000000\n");
+  }
+  SECTION("-a: each frame's type; natives keep theirs") {
+    o.annotate = true;
+    CHECK(collapsed_of(p, o) == "main_[0] 1\nmain_[0];compute_[j] 4\nmain_[0];compute_[j];sqrt (native) 1\n"
+                                "main_[0];fib_[j];fib_[j];fib_[j] 2\n");
+  }
+  SECTION("patterns: whole names, or a * at either end") {
+    CHECK(pattern_matches("Vector.add", "Vector.add"));
+    CHECK_FALSE(pattern_matches("Vector", "Vector.add"));
+    CHECK(pattern_matches("Vector.*", "Vector.add"));
+    CHECK(pattern_matches("*.add", "Vector.add"));
+    CHECK(pattern_matches("*tor.a*", "Vector.add"));
+    CHECK(pattern_matches("*", "anything"));
+    CHECK_FALSE(pattern_matches("*.sub", "Vector.add"));
+  }
+}
+
+TEST_CASE("reports: the flame graph's --title, --reverse and --minwidth", "[reports]") {
+  Profile p = one_sampler_profile();  // 8 samples: main 1, compute 4 (sqrt 1 of them), fib 2
+  ReportOptions o;
+  o.title = "CPU <profile>";
+  o.reverse = true;
+  o.min_width = 30;  // at least 2.4 samples, so 3: fib (2) and sqrt (1) are left out
+  std::string html = html_of(p, o);
+  CHECK(html.find("<title>CPU &lt;profile&gt;</title>") != std::string::npos);
+  Json d = parse_json(page_data(html, "profile-data"));
+  CHECK(d["title"].str == "CPU <profile>");
+  CHECK(d["reverse"].boolean);
+  const Json& main = d["samplers"][0]["root"]["c"][0];
+  REQUIRE(main["c"].items.size() == 1);  // compute only
+  CHECK(d["names"][size_t(main["c"][0]["f"].number)].str == "compute");
+  CHECK_FALSE(main["c"][0].has("c"));  // sqrt left out
+}
+
+TEST_CASE("reports: %n in an output name is the number of the write", "[reports]") {
+  CHECK(with_sequence_number("p-%n.folded", 3) == "p-3.folded");
+  CHECK(with_sequence_number("p-%n{2}.folded", 3) == "p-1.folded");
+  CHECK(with_sequence_number("p-%n{x}.folded", 3) == "p-3{x}.folded");
+  CHECK(with_sequence_number("p-%p-%t.folded", 3) == "p-%p-%t.folded");
+  CHECK(with_sequence_number("100%", 3) == "100%");
+}
+
+TEST_CASE("reports: the tests' JSON parser is strict and keeps the writers' key order", "[reports]") {
+  Json d = parse_json("{\"b\":1,\"a\":[true,null,\"\\u00e9\\ud83d\\ude00\"],\"c\":-2.5e3}");
+  CHECK(d.keys == std::vector<std::string>{"b", "a", "c"});
+  CHECK(d["a"][2].str == "\xc3\xa9\xf0\x9f\x98\x80");
+  CHECK(d["c"].number == -2500);
+  for (const char* bad : {"{\"a\":1,}", "[1] 2", "\"\\ud800\"", "\"\xff\"", "{'a':1}", "[01]", "\"a\tb\""})
+    CHECK_THROWS_AS(parse_json(bad), std::runtime_error);
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -105,6 +106,27 @@ bool flush_stdout() {
     std::fprintf(stderr, "minivm: error writing standard output: %s\n", why);
   }
   return ok;
+}
+
+std::string expand_output_name(const std::string& path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); i++) {
+    if (path[i] != '%' || i + 1 == path.size() || (path[i + 1] != 'p' && path[i + 1] != 't')) {
+      out += path[i];
+      continue;
+    }
+    if (path[++i] == 'p') {
+      out += std::to_string(getpid());
+    } else {
+      time_t now = time(nullptr);
+      tm local{};
+      localtime_r(&now, &local);
+      char stamp[32];
+      strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+      out += stamp;
+    }
+  }
+  return out;
 }
 
 }  // namespace cli

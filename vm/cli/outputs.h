@@ -30,6 +30,11 @@ struct NamedFile {
 // overwrite the other, or two documents would run together on stdout).
 std::string clashing_outputs_reason(const std::string& program, const std::vector<NamedFile>& outputs);
 
+// An output name with async-profiler's patterns expanded as the run starts: %p is the
+// process id, %t the local time (YYYYMMDD-hhmmss); %n, the number of the write, is left
+// for the profiler (sampler::with_sequence_number).
+std::string expand_output_name(const std::string& path);
+
 // Flushes standard output; if anything written to it was lost (a full disk, a closed
 // descriptor), says so on stderr and returns false.
 bool flush_stdout();

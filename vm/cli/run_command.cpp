@@ -1,5 +1,8 @@
 #include "vm/cli/run_command.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -33,12 +36,27 @@ int exit_status_of_main(int64_t result) {
   return status;
 }
 
+// While a profile goes to standard output (`-o -`, `--profile-stats=-`) the pipe carries
+// only the profile, as `-o - --format=folded | flamegraph.pl` needs: the profile keeps
+// standard output under another descriptor, and the program's own output goes to stderr.
+// A closed standard output stays as it is (writing the profile then fails, reported).
+void give_standard_output_to_profile() {
+  int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0) return;
+  if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    close(fd);
+    return;
+  }
+  sampler::set_standard_output_fd(fd);
+}
+
 }  // namespace
 
 void run_command(RunOptions o, const AfterProfile& after) {
   // Held since the process started (profile_signals.h): with --profile until the
   // profiler has its handlers, which write the profile; without, not at all.
   if (!o.profile) release_profile_signals();
+  if (o.profile && (o.profiler.out_path == "-" || o.profiler.stats_path == "-")) give_standard_output_to_profile();
   auto module = compile_or_exit(o.program, o.slowdowns);
   for (const vm::SlowdownSite& s : o.slowdowns) o.profiler.slowdowns.push_back(vm::format_slowdown(s));
   std::string define_error;
@@ -78,7 +96,7 @@ void run_command(RunOptions o, const AfterProfile& after) {
   release_profile_signals();
   int64_t result = vm.run_main();
   // Checked here rather than in the exit hooks, which cannot change the status. The
-  // program's output comes first; a profile on stdout is checked by its writer.
+  // program's output is flushed first; a profile on stdout is checked by its writer.
   bool output_ok = flush_stdout();
   bool profile_ok = !o.profile || sampler::finish_profiler();
   if (o.profile && after) profile_ok &= after(sampler::current_profile());

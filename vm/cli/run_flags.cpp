@@ -15,8 +15,17 @@ namespace cli {
 
 namespace {
 
-// Every option of this group implies --profile (README, "Using it").
+// Every option of these groups implies --profile (README, "Using it"). The groups after the
+// first are async-profiler's, by the outputs an option applies to (its docs' tables).
 constexpr const char* kProfiling = "Profiling (any of these implies --profile)";
+constexpr const char* kFlameGraph = "Profiling, flame graph (.html) only";
+constexpr const char* kStacks = "Profiling, folded stacks (.collapsed) and flame graph (.html) only";
+constexpr const char* kJsonl = "Profiling, .jsonl only";
+bool is_profiling_group(const std::string& group) {
+  for (const char* g : {kProfiling, kFlameGraph, kStacks, kJsonl})
+    if (group == g) return true;
+  return false;
+}
 constexpr const char* kExecution = "Execution";
 constexpr const char* kCompiled = "Compiled code";
 constexpr const char* kMemory = "Memory and collection";
@@ -86,7 +95,7 @@ Value count_value(uint32_t& out) {
 // A duration; with `optional`, the option may be given without one and means `fallback`.
 template <typename T>
 Value duration_value(const char* noun, uint64_t min_ns, uint64_t max_ns, uint64_t fallback, T& out,
-                     bool optional = false) {
+                     bool optional = false, bool bare_ns = false) {
   return {optional ? "[T]" : "T",
           fmt::format("from {} to {}; default {}", format_duration(min_ns), format_duration(max_ns),
                       format_duration(fallback)),
@@ -96,7 +105,7 @@ Value duration_value(const char* noun, uint64_t min_ns, uint64_t max_ns, uint64_
               return;
             }
             std::string why;
-            auto v = parse_duration(text, min_ns, max_ns, why);
+            auto v = parse_duration(text, min_ns, max_ns, why, bare_ns);
             if (!v) bad(noun, option, text, why);
             out = *v;
           }};
@@ -111,6 +120,10 @@ Value choice_value(std::vector<std::string> names, size_t current, std::function
             if (it == names.end()) bad("value", option, text, "use " + one_of(names));
             pick(size_t(it - names.begin()));
           }};
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& more) {
+  to.insert(to.end(), more.begin(), more.end());
 }
 
 Value path_value(std::string& out) {
@@ -293,8 +306,8 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
   flag(run, "--profile", kProfiling, "sample the program and print a profile on stderr at exit",
        [&] { o.profile = true; });
   option(run, "-o,--profile-out", kProfiling,
-         "also write the profile to FILE (- for stdout, where the text report then goes instead of stderr), in the "
-         "format its extension names:\n" + sampler::profile_format_choices(/*dot=*/true),
+         "also write the profile to FILE (- for stdout, in exactly the file's format, .jsonl and .jfr streamed as "
+         "to a file, and the program's own output then on stderr), in the format its extension names:\n" + sampler::profile_format_choices(/*dot=*/true),
          path_value(o.profiler.out_path));
   option(run, "--format", kProfiling,
          "the format of --profile-out, whatever its name:\n" + sampler::profile_format_choices(false),
@@ -304,7 +317,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                  o.profiler.out_format = *format;
                }});
   option(run, "--profile-stats", kProfiling,
-         "also write the statistics as JSON to FILE (- for stdout): per sampler the accounting by reason, suspension "
+         "also write the statistics as JSON to FILE (- for stdout, the program's own output then on stderr): per sampler the accounting by reason, suspension "
          "and latency percentiles, and the sampler thread's CPU (schema: sampler/profile/README.md)",
          path_value(o.profiler.stats_path));
   flag(run, "--profile-lines", kProfiling, "folded stacks name frames function:line", [&] { o.profiler.lines = true; });
@@ -322,8 +335,61 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                  if (!ns) bad("period", option, text, why);
                  o.profiler.dump_every_ns = *ns;
                }});
-  option(run, "--interval", kProfiling, "time between samples: 250us, 1ms, 2s",
-         duration_value("interval", kMinPeriodNs, kMaxPeriodNs, o.profiler.interval_ns, o.profiler.interval_ns));
+  option(run, "-i,--interval", kProfiling, "time between samples: 250us, 1ms, 2s; a bare number is nanoseconds, as "
+         "async-profiler's (100000 is 100us)",
+         duration_value("interval", kMinPeriodNs, kMaxPeriodNs, o.profiler.interval_ns, o.profiler.interval_ns,
+                        /*optional=*/false, /*bare_ns=*/true));
+  option(run, "-d,--duration", kProfiling,
+         "stop sampling after T (async-profiler's -d); the program runs on to its end, and the profile is "
+         "written then",
+         Value{"T", "from 1ms to 24h; by default sampling lasts the whole run",
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto ns = parse_duration(text, 1'000'000, 86'400'000'000'000ull, why);
+                 if (!ns) bad("duration", option, text, why);
+                 o.profiler.duration_ns = *ns;
+               }});
+  run.add_option_function<std::vector<std::string>>(
+         "-I,--include",
+         [&](const std::vector<std::string>& v) { append(o.profiler.report.include, v); },
+         wrap("keep only the stacks with a frame whose function matches PATTERN, whole, a * at its start or end "
+              "standing for any text (Vector.*, *sort); repeatable: any one of them"))
+      ->type_name("PATTERN")->allow_extra_args(false)->group(kStacks);
+  run.add_option_function<std::vector<std::string>>(
+         "-X,--exclude",
+         [&](const std::vector<std::string>& v) { append(o.profiler.report.exclude, v); },
+         wrap("leave out the stacks with a frame whose function matches PATTERN (as for -I); repeatable"))
+      ->type_name("PATTERN")->allow_extra_args(false)->group(kStacks);
+  flag(run, "-t,--threads", kStacks, "each thread's stacks apart, under a root frame naming it ([main], [thread_3]); in "
+       "the flame graph too", [&] { o.profiler.report.threads = true; });
+  flag(run, "--total", kStacks, "folded stacks count time, not samples: each sample weighs the mean interval, in "
+       "nanoseconds",
+       [&] { o.profiler.report.total = true; });
+  flag(run, "-a,--ann", kStacks, "folded stacks end each frame's name with its type: _[j] compiled, _[i] inlined, _[0] interpreted "
+       "(flamegraph.pl --color=java colours them)", [&] { o.profiler.report.annotate = true; });
+  option(run, "--title", kFlameGraph, "the page's title, instead of minivm profile: PROGRAM",
+         Value{"TITLE", "", [&](const std::string&, const std::string& text) { o.profiler.report.title = text; }});
+  option(run, "--minwidth", kFlameGraph, "leave out frames narrower than this percentage of the samples (and their callees)",
+         Value{"PERCENT", "from 0 to 100; default 0: every frame",
+               [&](const std::string& option, const std::string& text) {
+                 char* end = nullptr;
+                 double v = std::strtod(text.c_str(), &end);
+                 if (text.empty() || end != text.c_str() + text.size() || !(v >= 0 && v <= 100))
+                   bad("width", option, text, "it is not a percentage from 0 to 100");
+                 o.profiler.report.min_width = v;
+               }});
+  flag(run, "--reverse", kFlameGraph, "open the flame graph in its reverse view: the frames samples were taken in first, "
+       "their callers below", [&] { o.profiler.report.reverse = true; });
+  option(run, "--profile-max-size", kJsonl,
+         "the .jsonl stops growing at SIZE (as JFR's maxsize caps a recording), at a whole line; the events after it "
+         "are counted on stderr, not written",
+         Value{"SIZE", "from 4k to 1t, e.g. 100m; by default no cap",
+               [&](const std::string& option, const std::string& text) {
+                 std::string why;
+                 auto v = parse_size(text, 4096, uint64_t(1) << 40, why);
+                 if (!v) bad("size", option, text, why);
+                 o.profiler.jsonl_max_bytes = *v;
+               }});
   option(run, "--interval-jitter", kProfiling,
          "draw each interval uniformly from --interval * (1 +- F), so that a program whose own rhythm is near the "
          "interval is not always sampled at the same phase of it; the mean interval stays --interval",
@@ -335,7 +401,7 @@ void add_run_flags(CLI::App& run, RunOptions& o) {
                  o.profiler.interval_jitter = *f;
                }});
   option(run, "--sampler", kProfiling, sampler_help(), samplers_value(o.profiler.samplers));
-  option(run, "--stack-depth", kProfiling,
+  option(run, "-j,--stack-depth", kProfiling,
          "the most frames a sample keeps: a deeper stack is cut to its top N frames and marked [truncated] "
          "(classical and async stop at 64 frames already, as JFR's default)",
          Value{"N", fmt::format("from 1 to {}; default {}", sampler::kMaxStackDepth, sampler::kDefaultStackDepth),
@@ -360,9 +426,11 @@ void resolve_run_flags(const CLI::App& run, RunOptions& o) {
   if (o.stress_unload_ns && o.mode == Mode::xint)
     throw CLI::ValidationError("--stress-unload needs the JIT (not with --xint)");
   for (const CLI::Option* opt : run.get_options())
-    if (opt->get_group() == kProfiling && opt->count() > 0) o.profile = true;
+    if (is_profiling_group(opt->get_group()) && opt->count() > 0) o.profile = true;
 
   sampler::ProfilerOptions& p = o.profiler;
+  p.out_path = expand_output_name(p.out_path);
+  p.stats_path = expand_output_name(p.stats_path);
   p.debug_info_at_safepoints = o.jit.safepoint_debug_info && o.mode != Mode::xint;
   bool format_given = run.count("--format") > 0;
   if (format_given && p.out_path.empty())

@@ -77,7 +77,8 @@ std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t
   return in_range(*v << shift, min, max, format_size, why);
 }
 
-std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why) {
+std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why,
+                                       bool bare_ns) {
   if (!text.empty() && text[0] == '-') {
     why = "it cannot be negative";
     return std::nullopt;
@@ -86,11 +87,13 @@ std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, u
   while (i < text.size() && (is_digit(text[i]) || text[i] == '.')) i++;
   std::string number(text.substr(0, i));
   std::string_view unit = text.substr(i);
-  double mult = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : unit == "m" ? 60e9 : unit == "h" ? 3600e9 : 0;
+  double mult = unit == "ns" || (unit.empty() && bare_ns) ? 1
+                : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : unit == "m" ? 60e9 : unit == "h" ? 3600e9 : 0;
   char* end = nullptr;
   double v = number.empty() ? 0 : std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || mult == 0) {
-    why = "a duration is a number with a unit, us, ms, s, m or h: 250us, 1ms, 2s, 5m";
+    why = bare_ns ? "a duration is a number of nanoseconds, or a number with a unit, ns, us, ms, s, m or h: 250us, 1ms, 2s"
+                  : "a duration is a number with a unit, ns, us, ms, s, m or h: 250us, 1ms, 2s, 5m";
     return std::nullopt;
   }
   // Compared as a double first: a huge value must not be converted to an integer.

@@ -330,6 +330,7 @@ function buildTimeline() {
   for (const e of samples) if (e.event === 'FailedSample') failedAt.set(e.sample, e);
   const timeOf = new Map(withTime.map(e => [e.sample, e.time_ns]));
   const x = t => L + (W - L - 8) * (t1 > t0 ? (t - t0) / (t1 - t0) : 0.5);
+  const bands = gcBands(x, t0, t1, ncol * rowH - 4);
   cols.forEach((name, c) => {
     const y = 4 + c * rowH;
     s.append(svg('text', {x: 0, y: y + 14}, name));
@@ -351,12 +352,35 @@ function buildTimeline() {
     const t = t0 + (t1 - t0) * i / 4;
     s.append(svg('text', {x: x(t) - (i === 4 ? 40 : i ? 15 : 0), y: yAxis + 8}, ((t - t0) / 1e6).toFixed(0) + ' ms'));
   }
+  s.append(bands);  // on top of the rows, translucent: the ticks show through
   $('timeline').append(s);
+  if (bands.childNodes.length)
+    $('timelineLegend').append(el('span', {}, el('span', {class: 'swatch', style: 'background:' + GC_BAND}),
+      'garbage collection (its time to safepoint darker)'));
   for (const [line, color] of lineColor) {
     if (color === '#b8bec6') continue;
     $('timelineLegend').append(el('span', {}, el('span', {class: 'swatch', style: 'background:' + color}),
       line ? `line ${labelOf(line)}` : 'no line'));
   }
+}
+// Each collection as a band across every row, from its request to the threads' resumption,
+// its time to safepoint darker; hover for its numbers. Only those in the samples' span.
+const GC_BAND = 'rgba(234, 88, 12, 0.28)';
+function gcBands(x, t0, t1, height) {
+  const g = svg('g', {class: 'gc-bands'});
+  for (const e of events) {
+    if (e.event !== 'GarbageCollection' || e.time_ns > t1 || e.time_ns + e.pause_ns < t0) continue;
+    const a = Math.max(t0, e.time_ns), b = Math.min(t1, e.time_ns + e.pause_ns);
+    const band = svg('g', {class: 'gc-band'});
+    const ttsp = Math.min(b, e.time_ns + e.time_to_safepoint_ns);
+    const last = e.slowest_thread < 0 ? 'no thread waited for' : `last to stop: ${e.slowest_thread ? 'thread ' + e.slowest_thread : 'main'}`;
+    band.append(svg('title', {}, `collection ${e.gc} (${e.young ? 'young' : 'full'}, ${e.cause}): pause ` +
+      `${fmtUs(e.pause_ns)}, time to safepoint ${fmtUs(e.time_to_safepoint_ns)}, ${last}`));
+    band.append(svg('rect', {x: x(a), y: 2, width: Math.max(1, x(b) - x(a)), height, fill: GC_BAND}));
+    if (ttsp > a) band.append(svg('rect', {x: x(a), y: 2, width: Math.max(1, x(ttsp) - x(a)), height, fill: GC_BAND}));
+    g.append(band);
+  }
+  return g;
 }
 function percentile(sorted, p) { return sorted[Math.max(0, Math.ceil(p / 100 * sorted.length) - 1)]; }
 function buildLatency() {

@@ -267,9 +267,10 @@ function choose(i) {
   render();
 }
 
-document.title = 'minivm profile: ' + D.program;
+document.title = D.title;
 $('rate').textContent = D.rate ? 'rate: ' + D.rate + (D.rate_short.length ? ' \u00b7 short by: ' + D.rate_short.join('; ') : '') : '';
-$('title').textContent = 'minivm profile: ' + D.program;
+$('title').textContent = D.title;
+if (D.reverse) { reversed = true; toggle('reverse', true); }  // --reverse
 D.samplers.forEach((s, i) => {
   const o = document.createElement('option');
   o.value = i;
