@@ -216,6 +216,56 @@ def safepoint_debug_info_compare_checks(b, page, shots):
     b.screenshot(os.path.join(shots, "compare_page_safepoint_debug_info.png"))
 
 
+# `compare --diff BEFORE AFTER --html`: two saved runs of the same program, complete debug
+# info then --debug-info=safepoints, set side by side; both configurations stamped.
+def diff_page(minivm, tmp, before, after):
+    out = os.path.join(tmp, "compare_diff.html")
+    r = subprocess.run([minivm, "compare", "--diff", before, after, "--html", out], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != 0 or not os.path.exists(out):
+        sys.exit(f"minivm compare --diff failed ({r.returncode}) writing {out}:\n{r.stderr[-2000:]}")
+    return out
+
+
+def diff_checks(b, page, shots, hot_line):
+    b.open(page)
+    errors, requests = b.console_errors(), b.network_requests()
+    check("diff page: no console errors", errors == [], errors)
+    check("diff page: no network requests", requests == [], requests)
+    before, after = b.text("#before"), b.text("#after")
+    check("diff page: both runs' configurations stamped side by side, each with its file and reference",
+          "Before:" in before and "--debug-info=all" in before and "oracle (exact)" in before
+          and "After:" in after and "--debug-info=safepoints" in after and "oracle (safepoint debug info)" in after
+          and "--debug-info=safepoints" not in before, (before, after))
+    data = b.js("return JSON.parse(document.getElementById('diff-data').textContent)")
+    shown = b.js("return [...document.querySelectorAll('#src tr.line')].map(tr => "
+                 "[...tr.querySelectorAll('td.before, td.after')].map(td => td.textContent))")
+    want = [[("-" if v is None else "." if v == 0 else f"{v:.1f}") for pair in zip(r["b"], r["a"]) for v in pair]
+            for r in data["rows"]]
+    check("diff page: a row per line, each sampler's before and after shares as the data says",
+          len(shown) == len(data["rows"]) > 0 and shown == want, (shown[:4], want[:4]))
+    k = next((i for i, r in enumerate(data["rows"]) if r["line"] == hot_line), None)
+    check(f"diff page: the loop's line {hot_line} is a row", k is not None, [r["line"] for r in data["rows"]])
+    if k is None:
+        return
+    r = data["rows"][k]
+    change = b.js(f"return document.querySelectorAll('#src tr.line')[{k}].querySelector('td.change').textContent")
+    check("diff page: the oracle's change on the loop's line is after - before, in points",
+          change == f"{r['a'][0] - r['b'][0]:+.1f}", (change, r))
+    b.js(f"document.querySelectorAll('#src tr.line')[{k}].dispatchEvent(new MouseEvent('click', {{bubbles: true}}))")
+    title = b.text("#detailTitle")
+    panel = b.js("return [...document.querySelectorAll('#detailBody .samp')].map(d => [d.dataset.sampler, d.textContent])")
+    check("diff page: clicking a line selects it", title.startswith(f"Line {hot_line}:")
+          and b.js(f"return document.querySelectorAll('#src tr.line')[{k}].classList.contains('sel')"), title)
+    check("diff page: the side panel gives every sampler's samples on the line before and after",
+          [p[0] for p in panel] == data["columns"]
+          and all(f"before {r['b'][i]:.1f}% ({r['cb'][i]} of {data['samplesBefore'][i]})" in p[1]
+                  and "after " in p[1] for i, p in enumerate(panel)), panel)
+    errors = b.console_errors()
+    check("diff page: no console errors after a click", errors == [], errors)
+    b.screenshot(os.path.join(shots, "compare_diff_page.png"))
+
+
 ROOT_BAR = "return [...document.querySelectorAll('#graph div')].find(d => d.node && d.node.f < 0)"
 # The current match: its label and the row (depth) it is drawn in.
 CURRENT = "const d = document.querySelector('#graph .f.cur'); return d ? [d.node.f, d.row, d.node.v] : null"
@@ -308,10 +358,12 @@ def main():
         mixed_page(b, profile_page(minivm, tmp, "examples/native_beside_java.mini", "--native-frames",
                                    "--interval=500us", "-D", "ROUNDS=200"), shots)
         program = "examples/counted_loop_then_setter.mini"
-        compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"),
-                       line_of(program, "for i in 0..n"))
+        full, lean = os.path.join(tmp, "all.json"), os.path.join(tmp, "safepoints.json")
+        compare_checks(b, compare_page(minivm, tmp, program, "--xcomp", "--save", full), shots,
+                       line_of(program, "acc = acc * 31"), line_of(program, "for i in 0..n"))
         safepoint_debug_info_compare_checks(
-            b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints"), shots)
+            b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints", "--save", lean), shots)
+        diff_checks(b, diff_page(minivm, tmp, full, lean), shots, line_of(program, "acc = acc * 31"))
     print(f"screenshots in {shots}")
     finish()
 

@@ -3,6 +3,7 @@
 // polls, and each sampler's failures and biased samples; --html FILE writes the page.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -17,12 +18,15 @@ struct CompareOptions {
   // --no-classical: every sampler but classical, which holds each thread it visits until
   // walked and so lowers the rate the others get.
   bool no_classical = false;
+  std::string save_path;                // --save: the comparison's data as JSON, for --diff
+  std::vector<std::string> diff_paths;  // --diff BEFORE AFTER: two saved runs set side by side, nothing run
 };
 
 // run's option table (run_flags.cpp) without the options that choose samplers or
 // outputs, and --html.
 void add_compare_flags(CLI::App& compare, CompareOptions& options);
-// resolve_run_flags, then every sampler on, no text report, the page's path checked.
+// resolve_run_flags, then every sampler on, no text report, the page's path checked; with
+// --diff, only the two files and --html, and no run.
 void resolve_compare_flags(const CLI::App& compare, CompareOptions& options);
 // Never returns: the process ends with main's status, as `run` does.
 [[noreturn]] void compare_command(CompareOptions options);
