@@ -216,6 +216,41 @@ def safepoint_debug_info_compare_checks(b, page, shots):
     b.screenshot(os.path.join(shots, "compare_page_safepoint_debug_info.png"))
 
 
+# A click on the timeline picks the interruption nearest in time and shows what every
+# sampler recorded for it, the oracle first: each cell is that sampler's event for the same
+# interruption id (its stack top first, or its failure or drop with the reason).
+def timeline_pick_checks(b, shots):
+    b.js("const s = document.querySelector('#timeline svg'); s.scrollIntoView();"
+         "const r = s.getBoundingClientRect();"
+         "s.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: r.left + r.width * 0.6, "
+         "clientY: r.top + 10}));")
+    title = b.text("#interruption h3")
+    m = re.match(r"Interruption (\d+), thread \d+, at [\d.]+ ms", title)
+    check("compare page: a click on the timeline picks one interruption", m, title)
+    if not m:
+        return
+    sid = int(m.group(1))
+    want = b.js(f"""const D = JSON.parse(document.getElementById('compare-data').textContent);
+      return D.columns.map(c => {{ const e = D.events.find(e => e.sample === {sid} && e.sampler === c &&
+        e.event !== 'SafepointLatency'); return !e ? null : e.stack ? e.stack[0].function + ':' + (e.stack[0].line || '?')
+        : e.reason; }});""")
+    shown = b.js("return [...document.querySelectorAll('#interruption table.one td')].map(td => [td.dataset.sampler, "
+                 "(td.querySelector('.topf') || td.querySelector('.biased') || td).textContent])")
+    columns = b.js("return JSON.parse(document.getElementById('compare-data').textContent).columns")
+    check("compare page: the interruption's panel has a column per sampler, the oracle first",
+          [s for s, _ in shown] == columns and columns[0] == "oracle", shown)
+    check("compare page: each column is that sampler's event for the same interruption: its top frame, or why it "
+          "failed or was dropped",
+          len(shown) == len(want) and all(w is not None and (t.startswith(w) or t.endswith(w))
+                                          for (_, t), w in zip(shown, want)), (shown, want))
+    check("compare page: the picked interruption is marked on the timeline",
+          b.js("return +document.getElementById('tlPick').getAttribute('x')") > 0)
+    errors = b.console_errors()
+    check("compare page: no console errors after picking an interruption", errors == [], errors)
+    b.js("document.getElementById('interruption').scrollIntoView()")
+    b.screenshot(os.path.join(shots, "compare_page_interruption.png"))
+
+
 # `compare --diff BEFORE AFTER --html`: two saved runs of the same program, complete debug
 # info then --debug-info=safepoints, set side by side; both configurations stamped.
 def diff_page(minivm, tmp, before, after):
@@ -361,6 +396,7 @@ def main():
         full, lean = os.path.join(tmp, "all.json"), os.path.join(tmp, "safepoints.json")
         compare_checks(b, compare_page(minivm, tmp, program, "--xcomp", "--save", full), shots,
                        line_of(program, "acc = acc * 31"), line_of(program, "for i in 0..n"))
+        timeline_pick_checks(b, shots)
         safepoint_debug_info_compare_checks(
             b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints", "--save", lean), shots)
         diff_checks(b, diff_page(minivm, tmp, full, lean), shots, line_of(program, "acc = acc * 31"))

@@ -139,7 +139,7 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
                           "and under it a confusion matrix per sampler (its line against the oracle's for the same "
                           "interruptions), their flame graphs side by side, a timeline of samples, safepoint latency "
                           "and the time to safepoint per poll site; click a line for its stacks and where they "
-                          "really came from"))
+                          "really came from, or the timeline for one interruption under every sampler"))
       ->type_name("FILE");
   compare.add_option("--save", o.save_path,
                      wrap("also write the comparison's data (the page's, without the events) to FILE as JSON, for "
