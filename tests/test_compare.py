@@ -331,4 +331,85 @@ for args, needle in ((["--sweep", "strip-mining=0,x"], "--strip-mining=x was ref
                      (["--sweep", "interval"], "write FLAG=V1,V2")):
     rc, out, err = run("compare", *args, prog)
     check(f"--sweep refused: {' '.join(args)} ({needle})", rc == 2 and needle in err, err)
+# --save and --diff: what a flag changes. The same program saved with complete debug info
+# and with --debug-info=safepoints, then the two set side by side.
+def diff_rows(out):
+    """The --diff listing's rows: line -> {sampler: (before, after)} (None for "-", 0 for "."),
+    and its columns."""
+    lines = out.splitlines()
+    head = next(i for i, l in enumerate(lines) if re.match(r"\s*line\s+poll\s", l))
+    columns = lines[head].split()[2:-1]
+    value = lambda v: None if v == "-" else 0.0 if v == "." else float(v)  # noqa: E731
+    rows = {}
+    for l in lines[head + 2:]:
+        m = re.match(r"\s*(\d+) (\S*)\s", l)
+        if not m:
+            continue
+        cells = re.findall(r"(?<!\S)(\d+\.\d|\.|-) -> (\d+\.\d|\.|-)(?: +[+-]\d+\.\d)?|(?<= )\.(?= )", l)
+        shares = [(value(b), value(a)) if b else (0.0, 0.0) for b, a in cells][:len(columns)]
+        rows[int(m.group(1))] = (m.group(2), dict(zip(columns, shares)), l)
+    return columns, rows
+
+
+inlined = os.path.join(ROOT, "examples", "lessons", "inlined.mini")
+body, call = line_of(inlined, "s += a[i] * w;"), line_of(inlined, "total += weigh(")
+with tempfile.TemporaryDirectory() as tmp:
+    full, lean, page = (os.path.join(tmp, n) for n in ("all.json", "safepoints.json", "diff.html"))
+    rc1, out1, err1 = run("compare", "--xcomp", "--no-classical", "--save", full, inlined)
+    rc2, out2, err2 = run("compare", "--xcomp", "--no-classical", "--debug-info=safepoints", "--save", lean, inlined)
+    check("--save: both runs exit 0 with their listing on stdout and write a JSON document",
+          rc1 == 0 and rc2 == 0 and "safepoint" in out1 and os.path.exists(full) and os.path.exists(lean), err1 + err2)
+    import json
+    docs = [json.load(open(f)) for f in (full, lean)] if rc1 == 0 and rc2 == 0 else [{}, {}]
+    check("--save: the document is the page's data without the events, the configuration stated",
+          all(d.get("columns", [None])[0] == "oracle" and d.get("events") == [] and "rows" in d for d in docs)
+          and "--debug-info=all" in docs[0]["config"][1] and "--debug-info=safepoints" in docs[1]["config"][1],
+          [d.get("config") for d in docs])
+    rc, out, err = run("compare", "--diff", full, lean, "--html", page)
+    check("--diff: exit 0, nothing run (no program output), the listing on stdout", rc == 0 and out.startswith(
+        "minivm compare --diff") and "\n0\n" not in out, out + err)
+    stamps = out.split("Each cell")[0]
+    check("--diff: both configurations stamped, each under its file, with its reference",
+          re.search(rf"^before: {re.escape(full)}: .*inlined\.mini.*--xcomp", stamps, re.M)
+          and re.search(rf"^after:  {re.escape(lean)}: ", stamps, re.M)
+          and stamps.index("--debug-info=all") < stamps.index("after:") < stamps.index("--debug-info=safepoints")
+          and "reference: oracle (exact)" in stamps and "reference: oracle (safepoint debug info)" in stamps, stamps)
+    columns, rows = diff_rows(out)
+    check("--diff: a column per sampler both runs had, the oracle first", columns == ["oracle", "cooperative",
+                                                                                      "async", "safepoint"], columns)
+    # Every cell is the saved documents' share, to the listing's one decimal.
+    saved = [{r["line"]: dict(zip(d["columns"], r["p"])) for r in d["rows"]} for d in docs]
+    wrong = [(n, c, shares[c]) for n, (_, shares, _) in rows.items() for c in columns
+             if shares.get(c) != (round(saved[0].get(n, {}).get(c, 0), 1), round(saved[1].get(n, {}).get(c, 0), 1))]
+    check("--diff: every cell is the two saved shares of its line and sampler", rows and not wrong, (wrong, out))
+    oracle_body, oracle_call = rows.get(body, ("", {}, ""))[1].get("oracle"), rows.get(call, ("", {}, ""))[1].get("oracle")
+    check(f"--diff: the oracle's share leaves weigh's loop body (line {body}) for main's call (line {call}) "
+          f"({oracle_body}, {oracle_call})",
+          oracle_body and oracle_body[0] >= 30 and oracle_body[1] == 0 and oracle_call and oracle_call[1] >= 80)
+    check(f"--diff: lines {body} and {call} are marked as moved, the safepoint sampler's busiest line is not",
+          "<== " in rows.get(body, ("", {}, ""))[2] and "<== " in rows.get(call, ("", {}, ""))[2], out)
+    text = open(page).read() if os.path.exists(page) else ""
+    check("--diff --html: one page with its data embedded, both configurations, nothing loaded from elsewhere",
+          'id="diff-data"' in text and "--debug-info=all" in text and "--debug-info=safepoints" in text
+          and "<script src" not in text and "<link" not in text, text[:500])
+    # Usage errors: --diff runs nothing and takes only --html.
+    rc, out, err = run("compare", "--diff", full)
+    check("--diff with one file is a usage error", usage_error(rc, err, "--diff takes two files"), err)
+    rc, out, err = run("compare", "--diff", full, lean, inlined)
+    check("--diff with a program is a usage error: it runs nothing", usage_error(rc, err, "runs nothing"), err)
+    rc, out, err = run("compare", "--diff", full, lean, "--xcomp")
+    check("--diff with a run option is a usage error naming it", usage_error(rc, err, "--xcomp is not for --diff"), err)
+    rc, out, err = run("compare", "--diff", full, lean, "--html", full)
+    check("--diff --html naming a file it reads is a usage error", usage_error(rc, err, "one of the files --diff reads")
+          and json.load(open(full))["columns"], err)
+    rc, out, err = run("compare", "--diff", full, inlined)
+    check("--diff of a file that is not a saved comparison: exit 2 naming it",
+          rc == 2 and f"--diff {inlined}: not a JSON document" in err and out == "", err)
+    rc, out, err = run("compare", "--diff", full, os.path.join(tmp, "missing.json"))
+    check("--diff of a missing file: exit 2 naming it", rc == 2 and "missing.json: cannot be read" in err, err)
+    rc, out, err = run("compare", "--save", "-", inlined)
+    check("--save - is a usage error (the listing is on stdout)", usage_error(rc, err, "--save -"), err)
+    rc, out, err = run("compare", "--save", inlined, inlined)
+    check("--save naming the program is a usage error before the run", usage_error(rc, err, "--save")
+          and open(inlined).read().startswith("//"), err)
 finish()

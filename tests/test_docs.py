@@ -52,7 +52,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DOCS = os.path.join(ROOT, "docs")
 # An option line of CLI11's help: 2 or 4 spaces, the names, maybe the value's name, the text.
-OPTION = re.compile(r"^ {2,4}((?:-\w,)?--[a-z][a-z0-9-]*|-\w,--[a-z][a-z0-9-]*)(?: (\S+))?(?: {2,}(.*))?$")
+# The value's name may be two words for an option that takes two (--diff BEFORE AFTER).
+OPTION = re.compile(r"^ {2,4}((?:-\w,)?--[a-z][a-z0-9-]*|-\w,--[a-z][a-z0-9-]*)(?: (\S+(?: [A-Z]+)?))?(?: {2,}(.*))?$")
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 STATED_DEFAULT = re.compile(r"(?:\(|; )default ([^;)]+)\)")
 # The sentence by which a command's section says it takes run's options (documented there).

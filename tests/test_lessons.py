@@ -42,7 +42,7 @@ ROOT = os.path.dirname(HERE)
 LESSONS = os.path.join(ROOT, "examples", "lessons")
 PAGE = re.compile(r"^\d\d-[a-z0-9-]+\.md$")
 GC_LINE = re.compile(r"^\[gc \d+\] .*\(time to safepoint (?P<ttsp>[\d.]+) ms, .*?"
-                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\), [\d.]+ ms of it on a CPU)?"
+                     r"(?:last to stop: thread \d+ at (?P<fn>\w+) \((?P<file>[^:]+):(?P<line>\d+)\), (?P<cpu>[\d.]+) ms of it on a CPU)?"
                      r"\), heap")
 SAMPLE_EVENTS = ("ExecutionSample", "NativeMethodSample")
 
@@ -251,6 +251,16 @@ def lesson_02(l):
           f"(median {med} ms, least {least})", med > 5 * least["mined"])
     check(f"{l.name}: --strip-mining=0 waits 5x longer than --counted-loop-polls at its best "
           f"(median {med} ms, least {least})", med > 5 * least["polls"])
+    # The part of each wait the last thread ran on a CPU is its own work until the poll,
+    # which a loaded machine does not stretch: the rest of a call of 30 million
+    # iterations without strip mining, at most 2^20 iterations with it, one iteration
+    # with a poll in the header.
+    cpu = {k: statistics.median(float(m["cpu"]) for m in v if m["cpu"])
+           for k, v in (("none", none), ("mined", mined), ("polls", polls)) if any(m["cpu"] for m in v)}
+    check(f"{l.name}: the on-CPU part of the wait is over 10x shorter with strip mining than without "
+          f"(medians {cpu} ms)", len(cpu) == 3 and cpu["none"] > 10 * cpu["mined"])
+    check(f"{l.name}: ... and over 10x shorter again with --counted-loop-polls (medians {cpu} ms)",
+          len(cpu) == 3 and cpu["mined"] > 10 * cpu["polls"])
     check(f"{l.name}: strip mining stops crunch at its loop's latch, line {latch}",
           any(m["fn"] == "crunch" and int(m["line"]) == latch for m in mined), [m.group(0) for m in mined])
     header = line_of("stall.mini", "acc = acc * 31")
@@ -557,6 +567,69 @@ def lesson_08(l):
               [e["stack"] for e in picked if e["event"] == "SafepointLatency"] == [by["cooperative"]], picked)
 
 
+def lesson_09(l):
+    first, second = (line_of("phases.mini", "a = a * 31"), line_of("phases.mini", "b = b * 31"))
+    ret = line_of("phases.mini", "print(a + b") + 1
+    in_first = lambda st: st[0]["function"] == "main" and st[0]["line"] in (first - 1, first)  # noqa: E731
+    ev = l.events("/tmp/phases.jsonl")
+    oracle, coop, sp = (samples(ev, s) for s in ("oracle", "cooperative", "safepoint"))
+    report = l.run("--profile-out=/tmp/phases.jsonl").stderr
+    rows = {m.group(1): [int(x) for x in m.groups()[1:]] for m in re.finditer(
+        r"^  (cooperative|safepoint|oracle) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  all accounted for", report, re.M)}
+    check(f"{l.name}: every sampler's accounting row says all accounted for ({sorted(rows)})",
+          sorted(rows) == ["cooperative", "oracle", "safepoint"], report[-2500:])
+    if len(rows) < 3 or not enough(l, "the two phases", len(oracle), 100):
+        return
+    interruptions, taken, _, failed, dropped = rows["cooperative"]
+    drops = [e for e in ev if e["event"] == "DroppedSample" and e["sampler"] == "cooperative"]
+    # The samples kept from the overflowing stretch each stand for several (their "count").
+    in_loops = sum(1 for e in ev if e["event"] == "ExecutionSample" and e["sampler"] == "cooperative"
+                   and e.get("count", 1) > 1)
+    # Of the interruptions that made a request (on a loaded machine many signals are not
+    # sent, signal_coalesced, and fail for every sampler alike).
+    requests = interruptions - failed
+    check(f"{l.name}: the one stretch overflowed the store: cooperative dropped most requests, ring_full "
+          f"({dropped} of {requests}), kept 256 from it ({in_loops}, weighted) and few elsewhere ({taken} in all)",
+          dropped > requests / 2 and in_loops == 256 and taken <= 256 + 10 and re.search(r"^  cooperative .*dropped: ring_full \d+$",
+                                                                      report, re.M))
+    check(f"{l.name}: each drop is a DroppedSample event, ring_full, with its id, and the grep counts them "
+          f"({len(drops)} events, the row's {dropped})",
+          len(drops) == dropped and all(e["reason"] == "ring_full" for e in drops)
+          and l.run("grep -c").stdout.strip() == str(dropped))
+    w = weights(ev, "cooperative")
+    check(f"{l.name}: the kept samples' weights add up to the samples and drops ({sum(w.values())} against "
+          f"{taken} + {dropped})", sum(w.values()) == taken + dropped)
+    as_oracle(l, f"cooperative's share of the first loop, lines {first - 1}-{first}, by weight", coop, oracle,
+              in_first, w)
+    check(f"{l.name}: both loops are in the cooperative profile",
+          0 < share(coop, in_first, w) < 1)
+    check(f"{l.name}: the safepoint sampler puts every execution sample on main:{ret}, the return poll",
+          share(samples(ev, "safepoint", ("ExecutionSample",)), lambda st: top(st) == ("main", ret)) == 1.0)
+    check(f"{l.name}: ... and has the same drops as the cooperative sampler ({rows['safepoint'][4]}, {dropped})",
+          rows["safepoint"][4] == dropped)
+    top_row = re.search(r"^  cooperative +main:\d+ .* of (\d+) by weight, (\d+) taken$", report, re.M)
+    check(f"{l.name}: the top line's row gives the weighted count and the samples taken",
+          top_row and int(top_row.group(2)) == taken, report[-2500:])
+    # compare: where the dropped interruptions really were, both loops.
+    out = l.run("compare --xcomp").stdout
+    m = re.search(r"^  failed ring_full (\d+): really (.*)$", out[out.find("cooperative  on the oracle"):], re.M)
+    really = {int(a): int(n) for a, n in re.findall(r"line (\d+) x(\d+)", m.group(2))} if m else {}
+    if m and int(m.group(1)) >= 40:
+        check(f"{l.name}: compare puts the cooperative drops in both loops ({really})",
+              any(k in really for k in (first - 1, first)) and any(k in really for k in (second - 1, second)), out)
+    else:
+        check(f"{l.name}: compare lists the cooperative ring_full drops with where they really were", m, out)
+    # Strip mining: short stretches; the latency's part on a CPU falls from most of the run.
+    mined = l.stats("/tmp/phases-mined.json")["cooperative"]
+    cpu = re.search(r"^    on a CPU +p50 (\d+(?:\.\d+)?) (µs|ms)", report, re.M)
+    long_cpu = float(cpu.group(1)) * (1000 if cpu.group(2) == "ms" else 1) if cpu else 0
+    check(f"{l.name}: with strip mining the cooperative sampler drops at most a few percent "
+          f"({mined['dropped']} of {mined['interruptions']})",
+          mined["dropped"].get("ring_full", 0) <= 0.05 * mined["interruptions"])
+    check(f"{l.name}: ... and its latency's part on a CPU is 10x shorter (p50 {mined['latency_cpu_ns']['p50'] / 1000} "
+          f"us against {long_cpu} us)", cpu and mined["latency_cpu_ns"]["p50"] / 1000 * 10 < long_cpu)
+
+
 # ---- what every page says in its text ----
 
 FEW_SAMPLES = re.compile(r"^Few samples: .*$", re.M)
@@ -631,6 +704,32 @@ def flags_and_commands(page, minivm, tmp):
         check(f"{name}: `minivm {' '.join(args)}`, named in the text, runs", q.returncode == 0, q.stderr)
 
 
+# What every lesson's commands printed (stdout and stderr), for the glossary's quotes of
+# the text report.
+PRINTED = []
+# The glossary's entries that quote the text report: each of their "quotes" of three
+# words or more is a line the report prints (`...` for the numbers).
+GLOSSARY_QUOTING = ("accounted", "thread stopped")
+
+
+def glossary_quotes():
+    text = open(os.path.join(ROOT, "docs", "glossary.md")).read()
+    out = []
+    for term in GLOSSARY_QUOTING:
+        entry = re.search(rf"^\*\*{re.escape(term)}\*\*.*?(?=\n\n)", text, re.M | re.S).group(0)
+        out += [(term, " ".join(q.split())) for q in re.findall(r'"([^"]+)"', entry) if len(q.split()) >= 3]
+    return out
+
+
+def glossary_quotes_printed():
+    """The glossary says how the text report names a few things; each quote is printed by
+    some lesson's command today."""
+    lines = {" ".join(l.split()) for text in PRINTED for l in text.splitlines()}
+    for term, quote in glossary_quotes():
+        want = re.compile(".*?".join(re.escape(part.strip()) for part in quote.split("...")))
+        check(f"glossary, {term}: the text report prints \"{quote}\"", any(want.search(l) for l in lines))
+
+
 def collected(fn, lesson):
     """Runs a lesson's checks with their outcomes collected, not yet counted:
     [(name, holds, detail)]."""
@@ -664,6 +763,7 @@ def run_lesson(minivm, page, fn, first):
                 check(f"{page}: its program listing is exactly one of the programs it runs ({sorted(programs)})",
                       any(listing == open(os.path.join(LESSONS, p)).read() for p in programs))
             flags_and_commands(os.path.join(LESSONS, page), minivm, tmp)
+        PRINTED.extend(p.stdout + p.stderr for _, p in lesson.runs)
         ran = all(p.returncode == 0 for _, p in lesson.runs)
         return (collected(fn, lesson) if ran else []), ran
     finally:
@@ -699,6 +799,8 @@ def main():
             results, ran = run_lesson(minivm, page, fn, False)
         for name, ok, detail in results:
             check(name, ok, detail)
+    if not only:
+        glossary_quotes_printed()
     finish()
 
 

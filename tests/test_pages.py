@@ -237,6 +237,89 @@ def gc_compare_checks(b, page, shots):
     check("compare page, collections: the legend names the bands", "garbage collection" in b.text("#timelineLegend"),
           b.text("#timelineLegend"))
     b.screenshot(os.path.join(shots, "compare_page_collections.png"))
+# A click on the timeline picks the interruption nearest in time and shows what every
+# sampler recorded for it, the oracle first: each cell is that sampler's event for the same
+# interruption id (its stack top first, or its failure or drop with the reason).
+def timeline_pick_checks(b, shots):
+    b.js("const s = document.querySelector('#timeline svg'); s.scrollIntoView();"
+         "const r = s.getBoundingClientRect();"
+         "s.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: r.left + r.width * 0.6, "
+         "clientY: r.top + 10}));")
+    title = b.text("#interruption h3")
+    m = re.match(r"Interruption (\d+), thread \d+, at [\d.]+ ms", title)
+    check("compare page: a click on the timeline picks one interruption", m, title)
+    if not m:
+        return
+    sid = int(m.group(1))
+    want = b.js(f"""const D = JSON.parse(document.getElementById('compare-data').textContent);
+      return D.columns.map(c => {{ const e = D.events.find(e => e.sample === {sid} && e.sampler === c &&
+        e.event !== 'SafepointLatency'); return !e ? null : e.stack ? e.stack[0].function + ':' + (e.stack[0].line || '?')
+        : e.reason; }});""")
+    shown = b.js("return [...document.querySelectorAll('#interruption table.one td')].map(td => [td.dataset.sampler, "
+                 "(td.querySelector('.topf') || td.querySelector('.biased') || td).textContent])")
+    columns = b.js("return JSON.parse(document.getElementById('compare-data').textContent).columns")
+    check("compare page: the interruption's panel has a column per sampler, the oracle first",
+          [s for s, _ in shown] == columns and columns[0] == "oracle", shown)
+    check("compare page: each column is that sampler's event for the same interruption: its top frame, or why it "
+          "failed or was dropped",
+          len(shown) == len(want) and all(w is not None and (t.startswith(w) or t.endswith(w))
+                                          for (_, t), w in zip(shown, want)), (shown, want))
+    check("compare page: the picked interruption is marked on the timeline",
+          b.js("return +document.getElementById('tlPick').getAttribute('x')") > 0)
+    errors = b.console_errors()
+    check("compare page: no console errors after picking an interruption", errors == [], errors)
+    b.js("document.getElementById('interruption').scrollIntoView()")
+    b.screenshot(os.path.join(shots, "compare_page_interruption.png"))
+
+
+# `compare --diff BEFORE AFTER --html`: two saved runs of the same program, complete debug
+# info then --debug-info=safepoints, set side by side; both configurations stamped.
+def diff_page(minivm, tmp, before, after):
+    out = os.path.join(tmp, "compare_diff.html")
+    r = subprocess.run([minivm, "compare", "--diff", before, after, "--html", out], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != 0 or not os.path.exists(out):
+        sys.exit(f"minivm compare --diff failed ({r.returncode}) writing {out}:\n{r.stderr[-2000:]}")
+    return out
+
+
+def diff_checks(b, page, shots, hot_line):
+    b.open(page)
+    errors, requests = b.console_errors(), b.network_requests()
+    check("diff page: no console errors", errors == [], errors)
+    check("diff page: no network requests", requests == [], requests)
+    before, after = b.text("#before"), b.text("#after")
+    check("diff page: both runs' configurations stamped side by side, each with its file and reference",
+          "Before:" in before and "--debug-info=all" in before and "oracle (exact)" in before
+          and "After:" in after and "--debug-info=safepoints" in after and "oracle (safepoint debug info)" in after
+          and "--debug-info=safepoints" not in before, (before, after))
+    data = b.js("return JSON.parse(document.getElementById('diff-data').textContent)")
+    shown = b.js("return [...document.querySelectorAll('#src tr.line')].map(tr => "
+                 "[...tr.querySelectorAll('td.before, td.after')].map(td => td.textContent))")
+    want = [[("-" if v is None else "." if v == 0 else f"{v:.1f}") for pair in zip(r["b"], r["a"]) for v in pair]
+            for r in data["rows"]]
+    check("diff page: a row per line, each sampler's before and after shares as the data says",
+          len(shown) == len(data["rows"]) > 0 and shown == want, (shown[:4], want[:4]))
+    k = next((i for i, r in enumerate(data["rows"]) if r["line"] == hot_line), None)
+    check(f"diff page: the loop's line {hot_line} is a row", k is not None, [r["line"] for r in data["rows"]])
+    if k is None:
+        return
+    r = data["rows"][k]
+    change = b.js(f"return document.querySelectorAll('#src tr.line')[{k}].querySelector('td.change').textContent")
+    check("diff page: the oracle's change on the loop's line is after - before, in points",
+          change == f"{r['a'][0] - r['b'][0]:+.1f}", (change, r))
+    b.js(f"document.querySelectorAll('#src tr.line')[{k}].dispatchEvent(new MouseEvent('click', {{bubbles: true}}))")
+    title = b.text("#detailTitle")
+    panel = b.js("return [...document.querySelectorAll('#detailBody .samp')].map(d => [d.dataset.sampler, d.textContent])")
+    check("diff page: clicking a line selects it", title.startswith(f"Line {hot_line}:")
+          and b.js(f"return document.querySelectorAll('#src tr.line')[{k}].classList.contains('sel')"), title)
+    check("diff page: the side panel gives every sampler's samples on the line before and after",
+          [p[0] for p in panel] == data["columns"]
+          and all(f"before {r['b'][i]:.1f}% ({r['cb'][i]} of {data['samplesBefore'][i]})" in p[1]
+                  and "after " in p[1] for i, p in enumerate(panel)), panel)
+    errors = b.console_errors()
+    check("diff page: no console errors after a click", errors == [], errors)
+    b.screenshot(os.path.join(shots, "compare_diff_page.png"))
 
 
 ROOT_BAR = "return [...document.querySelectorAll('#graph div')].find(d => d.node && d.node.f < 0)"
@@ -347,11 +430,15 @@ def main():
         titled_reverse_page(b, profile_page(minivm, tmp, "examples/counted_loop_then_setter.mini", "--xcomp",
                                             "--title", "CPU <profile>", "--reverse"), shots)
         program = "examples/counted_loop_then_setter.mini"
-        compare_checks(b, compare_page(minivm, tmp, program, "--xcomp"), shots, line_of(program, "acc = acc * 31"),
-                       line_of(program, "for i in 0..n"))
+        full, lean = os.path.join(tmp, "all.json"), os.path.join(tmp, "safepoints.json")
+        compare_checks(b, compare_page(minivm, tmp, program, "--xcomp", "--save", full), shots,
+                       line_of(program, "acc = acc * 31"), line_of(program, "for i in 0..n"))
+        timeline_pick_checks(b, shots)
         safepoint_debug_info_compare_checks(
             b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints"), shots)
         gc_compare_checks(b, compare_page(minivm, tmp, "tests/programs/gc_churn_small_heap.mini", "--heap=4m"), shots)
+            b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints", "--save", lean), shots)
+        diff_checks(b, diff_page(minivm, tmp, full, lean), shots, line_of(program, "acc = acc * 31"))
     print(f"screenshots in {shots}")
     finish()
 

@@ -1,4 +1,4 @@
-// The profile's two web pages: sampler/profile/pages/NAME.html with its NAME.css and
+// The profile's web pages: sampler/profile/pages/NAME.html with its NAME.css and
 // NAME.js inlined at build time (pages/embed.cmake), so a report is one file that needs no
 // network. A writer fills each page's two slots: its title, and the JSON its script reads.
 #pragma once
@@ -10,6 +10,7 @@ namespace sampler::pages {
 
 extern const std::string_view kflame_page;    // --profile-out FILE.html (report_html.cpp)
 extern const std::string_view kcompare_page;  // minivm compare --html (report_compare_html.cpp)
+extern const std::string_view kdiff_page;     // minivm compare --diff A B --html (compare_diff.cpp)
 
 // `s` as HTML text: &, <, > and " escaped.
 std::string html_text(std::string_view s);

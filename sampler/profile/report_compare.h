@@ -78,4 +78,8 @@ void write_compare_text(const CompareReport& report, std::ostream& out);
 void write_compare_html(const CompareReport& report, std::string_view events_jsonl, std::ostream& out,
                         size_t max_events = 60000);
 
+// The page's data alone, one JSON document without the events (`compare --save FILE`):
+// what `compare --diff BEFORE AFTER` reads (compare_diff.h).
+void write_compare_data(const CompareReport& report, std::ostream& out);
+
 }  // namespace sampler

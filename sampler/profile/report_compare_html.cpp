@@ -266,4 +266,8 @@ void write_compare_html(const CompareReport& report, std::string_view events_jso
                     DataWriter(report).json(events_jsonl, max_events), out);
 }
 
+void write_compare_data(const CompareReport& report, std::ostream& out) {
+  out << DataWriter(report).json("", 0) << "\n";
+}
+
 }  // namespace sampler

@@ -112,10 +112,14 @@ void top_lines(std::string& out, const Profile& p, const std::vector<SamplerId>&
       continue;
     }
     const Row& t = sorted[i][0];
-    out += fmt::format("  {:<{}}  {:<{}}  {:>6}  {:>12}  of {}\n", sampler_name(samplers[i]), sw, t.name(), nw,
-                       pct(t.self, aggs[i].samples),
-                       format_interval(share_interval(t.self, aggs[i].samples, stats_of(p, samplers[i]).samples)),
-                       aggs[i].samples);
+    // Samples kept from a stretch too long to keep whole stand for several each: the
+    // share counts by weight, its interval rests on the samples taken, and the row says both.
+    uint64_t taken = stats_of(p, samplers[i]).samples;
+    std::string rests = aggs[i].samples == taken ? fmt::format("of {}", taken)
+                                                 : fmt::format("of {} by weight, {} taken", aggs[i].samples, taken);
+    out += fmt::format("  {:<{}}  {:<{}}  {:>6}  {:>12}  {}\n", sampler_name(samplers[i]), sw, t.name(), nw,
+                       pct(t.self, aggs[i].samples), format_interval(share_interval(t.self, aggs[i].samples, taken)),
+                       rests);
   }
 }
 

@@ -469,6 +469,20 @@ TEST_CASE("reports: samples kept from a long stretch count by their weight", "[r
   CHECK(lines[2] == "{\"event\":\"DroppedSample\",\"sampler\":\"cooperative\",\"sample\":2,\"thread\":1,"
                     "\"time_ns\":2000000,\"reason\":\"ring_full\"}");
   CHECK(std::string(event_type_name(EventType::DroppedSample)) == "DroppedSample");
+
+  // Beside the oracle (the summary of several samplers), the top line's row says both
+  // counts: its share by weight, its interval on the samples taken.
+  Profile both = weighted_profile();
+  both.samplers = {SamplerId::cooperative, SamplerId::oracle};
+  uint32_t a = both.stacks.intern(kA), b = both.stacks.intern(kB);
+  for (uint64_t id = 1; id <= 42; id++) both.add_sample(sample_event(SamplerId::oracle, id, id <= 30 ? a : b));
+  both.stats[SamplerId::oracle].interruptions = 42;
+  both.stats[SamplerId::oracle].samples = 42;
+  std::string summary = text_of(both);
+  INFO(summary);
+  CHECK(has_line(summary, "cooperative compute:19 71.4% " + format_interval(share_interval(30, 42, 6)) +
+                              " of 42 by weight, 6 taken"));
+  CHECK(has_line(summary, "oracle compute:19 71.4% " + format_interval(wilson95(30, 42)) + " of 42"));
 }
 
 TEST_CASE("reports: --debug-info=safepoints is said to limit every sampler, the oracle too", "[reports]") {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "runtime/errors.h"
+#include "sampler/profile/compare_diff.h"
 #include "runtime/poll_lines.h"
 #include "runtime/vm.h"
 #include "sampler/profile/bias_budget.h"
@@ -18,6 +19,7 @@
 #include "sampler/profile/report_compare.h"
 #include "vm/cli/help_format.h"
 #include "vm/cli/outputs.h"
+#include "vm/cli/profile_signals.h"
 #include "vm/cli/run_command.h"
 #include "vm/cli/run_flags.h"
 #include "vm/cli/source_file.h"
@@ -97,8 +99,42 @@ std::string read_events(const std::string& path) {
 
 }  // namespace
 
+// `--diff BEFORE AFTER`: reads two files --save wrote and prints (and with --html draws)
+// what changed, running nothing.
+[[noreturn]] void diff_command(const CompareOptions& o) {
+  release_profile_signals();  // held from the start (profile_signals.h); nothing is sampled here
+  sampler::SavedCompare runs[2];
+  for (int i = 0; i < 2; i++) {
+    std::string text, why;
+    std::ifstream in(o.diff_paths[i], std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "minivm: --diff %s: cannot be read\n", o.diff_paths[i].c_str());
+      std::exit(2);
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    runs[i].path = o.diff_paths[i];
+    if (!sampler::read_saved_compare(s.str(), runs[i], why)) {
+      std::fprintf(stderr, "minivm: --diff %s: %s\n", o.diff_paths[i].c_str(), why.c_str());
+      std::exit(2);
+    }
+  }
+  sampler::CompareDiff diff = sampler::diff_compares(std::move(runs[0]), std::move(runs[1]));
+  sampler::write_diff_text(diff, std::cout);
+  bool ok = flush_stdout();
+  if (!o.html_path.empty()) {
+    std::string why;
+    bool written = sampler::write_output_file("--html", o.html_path, why,
+                                              [&](std::ostream& out) { sampler::write_diff_html(diff, out); });
+    if (!written) std::fprintf(stderr, "minivm: %s\n", why.c_str());
+    ok &= written;
+  }
+  std::exit(ok ? 0 : 1);
+}
+
 void add_compare_flags(CLI::App& compare, CompareOptions& o) {
   add_run_flags(compare, o.run);
+  compare.get_option("program")->required(false);  // not with --diff; resolve_compare_flags asks for it otherwise
   // Kept in the table (resolve_run_flags reads them) but hidden from the help, and refused.
   for (const char* name : kNotForCompare) compare.get_option(name)->group("");
   compare.add_option("--html", o.html_path,
@@ -106,7 +142,7 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
                           "and under it a confusion matrix per sampler (its line against the oracle's for the same "
                           "interruptions), their flame graphs side by side, a timeline of samples, safepoint latency "
                           "and the time to safepoint per poll site; click a line for its stacks and where they "
-                          "really came from"))
+                          "really came from, or the timeline for one interruption under every sampler"))
       ->type_name("FILE");
   compare.add_option("--sweep", o.sweep_text,
                      wrap("run once per value of one option and print each sampler's bias budget (its distance from "
@@ -114,6 +150,17 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
                           "interval=100us,1ms,10ms; with --html, drawn on the page"))
       ->type_name("FLAG=V1,V2,...");
   compare.add_option("--budget-out", o.budget_out, "where a run of a sweep writes its bias budgets")->group("");
+  compare.add_option("--save", o.save_path,
+                     wrap("also write the comparison's data (the page's, without the events) to FILE as JSON, for "
+                          "--diff"))
+      ->type_name("FILE");
+  compare.add_option("--diff", o.diff_paths,
+                     wrap("run nothing: read two files --save wrote and print, for every line and sampler, its share "
+                          "before (the first) and after (the second) and the change, both runs' configurations "
+                          "stamped; with --html, the same as a page"))
+      ->type_name("BEFORE AFTER")
+      ->expected(2)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // every value, so that a third one is refused
   compare.add_flag("--no-classical", o.no_classical,
                    wrap("every sampler but classical: classical holds each thread it visits until it has walked it, "
                         "which on a busy machine or with more running threads than cores makes the sampler thread "
@@ -121,6 +168,24 @@ void add_compare_flags(CLI::App& compare, CompareOptions& o) {
 }
 
 void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
+  if (!o.diff_paths.empty()) {
+    if (o.diff_paths.size() != 2)
+      throw CLI::ValidationError("--diff takes two files, BEFORE and AFTER, and runs nothing (given " +
+                                 std::to_string(o.diff_paths.size()) + ")");
+    if (!o.run.program.empty())
+      throw CLI::ValidationError("--diff reads two files compare --save wrote and runs nothing: no program (" +
+                                 o.run.program + ")");
+    for (const CLI::Option* opt : compare.get_options())
+      if (opt->count() > 0 && opt->get_name() != "--diff" && opt->get_name() != "--html")
+        throw CLI::ValidationError(opt->get_name() + " is not for --diff: it runs nothing, and takes only --html");
+    if (!o.html_path.empty()) {
+      std::string why = o.html_path == "-" ? "the page needs a file name" : unwritable_reason(o.html_path);
+      for (const std::string& in : o.diff_paths)
+        if (same_file(in, o.html_path)) why = "it is one of the files --diff reads";
+      if (!why.empty()) throw CLI::ValidationError("--html " + o.html_path + ": " + why);
+    }
+    return;
+  }
   if (o.run.program.empty()) throw CLI::ValidationError("compare needs a program file");
   for (const char* name : kNotForCompare)
     if (compare.count(name) > 0)
@@ -133,13 +198,18 @@ void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
     if (!o.sweep) throw CLI::ValidationError("--sweep " + o.sweep_text + ": " + why);
     if (compare.count(o.sweep->flag) > 0)
       throw CLI::ValidationError("--sweep " + o.sweep_text + ": " + o.sweep->flag + " is given too; the sweep sets it");
+    if (!o.save_path.empty())
+      throw CLI::ValidationError("--save is for one run, and --sweep makes one per value: save each with compare --save");
   }
-  if (!o.html_path.empty()) {
-    std::string clash = clashing_outputs_reason(o.run.program, {{"--html", o.html_path}});
-    if (!clash.empty()) throw CLI::ValidationError(clash);
-    std::string why = unwritable_reason(o.html_path);
-    if (o.html_path == "-") why = "the page needs a file name";
-    if (!why.empty()) throw CLI::ValidationError("--html " + o.html_path + ": " + why);
+  std::vector<NamedFile> outputs;
+  if (!o.html_path.empty()) outputs.push_back({"--html", o.html_path});
+  if (!o.save_path.empty()) outputs.push_back({"--save", o.save_path});
+  std::string clash = clashing_outputs_reason(o.run.program, outputs);
+  if (!clash.empty()) throw CLI::ValidationError(clash);
+  for (const NamedFile& f : outputs) {
+    std::string why = unwritable_reason(f.path);
+    if (f.path == "-") why = f.option == "--html" ? "the page needs a file name" : "the listing is on stdout: it needs a file name";
+    if (!why.empty()) throw CLI::ValidationError(f.option + " " + f.path + ": " + why);
   }
   o.run.profile = true;
   o.run.profiler.samplers.clear();
@@ -164,6 +234,7 @@ void resolve_compare_flags(const CLI::App& compare, CompareOptions& o) {
 }
 
 void compare_command(CompareOptions o) {
+  if (!o.diff_paths.empty()) diff_command(o);
   std::string text, error;
   if (!read_source(o.run.program, text, error)) {
     std::fprintf(stderr, "minivm: %s\n", error.c_str());
@@ -172,7 +243,7 @@ void compare_command(CompareOptions o) {
   Mode mode = o.run.mode;
   sampler::RunConfig config = run_config(o.run);
   std::string program = o.run.program;
-  std::string html = o.html_path, events = o.events_path, budget_out = o.budget_out;
+  std::string html = o.html_path, save = o.save_path, events = o.events_path, budget_out = o.budget_out;
   run_command(std::move(o.run), [&](const sampler::Profile& profile) {
     sampler::CompareReport report;
     report.profile = &profile;
@@ -205,6 +276,13 @@ void compare_command(CompareOptions o) {
       std::string why;
       bool written = sampler::write_output_file(
           "--html", html, why, [&](std::ostream& out) { sampler::write_compare_html(report, jsonl, out); });
+      if (!written) std::fprintf(stderr, "minivm: %s\n", why.c_str());
+      ok &= written;
+    }
+    if (!save.empty()) {
+      std::string why;
+      bool written = sampler::write_output_file("--save", save, why,
+                                                [&](std::ostream& out) { sampler::write_compare_data(report, out); });
       if (!written) std::fprintf(stderr, "minivm: %s\n", why.c_str());
       ok &= written;
     }

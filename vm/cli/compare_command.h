@@ -27,12 +27,15 @@ struct CompareOptions {
   std::vector<std::string> args;
   // Where a run of a sweep writes its bias budgets, a line per sampler (hidden option).
   std::string budget_out;
+  std::string save_path;                // --save: the comparison's data as JSON, for --diff
+  std::vector<std::string> diff_paths;  // --diff BEFORE AFTER: two saved runs set side by side, nothing run
 };
 
 // run's option table (run_flags.cpp) without the options that choose samplers or
 // outputs, and --html.
 void add_compare_flags(CLI::App& compare, CompareOptions& options);
-// resolve_run_flags, then every sampler on, no text report, the page's path checked.
+// resolve_run_flags, then every sampler on, no text report, the page's path checked; with
+// --diff, only the two files and --html, and no run.
 void resolve_compare_flags(const CLI::App& compare, CompareOptions& options);
 // Never returns: the process ends with main's status, as `run` does.
 [[noreturn]] void compare_command(CompareOptions options);

@@ -24,7 +24,7 @@ namespace cli {
 namespace {
 
 // What compare decides itself or a sweep cannot vary.
-constexpr const char* kNotSweepable[] = {"--html", "--sweep", "--budget-out", "--help"};
+constexpr const char* kNotSweepable[] = {"--html", "--sweep", "--budget-out", "--help", "--save", "--diff"};
 
 // One sampler's budget in one run, as the run's --budget-out file gives it.
 struct Point {

@@ -357,6 +357,7 @@ function buildTimeline() {
   if (bands.childNodes.length)
     $('timelineLegend').append(el('span', {}, el('span', {class: 'swatch', style: 'background:' + GC_BAND}),
       'garbage collection (its time to safepoint darker)'));
+  pickableTimeline(s, withTime, t => x(t), sx => t0 + (t1 - t0) * (sx - L) / (W - L - 8));
   for (const [line, color] of lineColor) {
     if (color === '#b8bec6') continue;
     $('timelineLegend').append(el('span', {}, el('span', {class: 'swatch', style: 'background:' + color}),
@@ -381,6 +382,50 @@ function gcBands(x, t0, t1, height) {
     g.append(band);
   }
   return g;
+// ---- one interruption, every sampler beside the oracle: a click on the timeline picks
+// the interruption nearest in time and the side panel shows each sampler's outcome ----
+function pickableTimeline(s, withTime, xOf, timeAt) {
+  $('timelineNote').append(' Click the timeline for one interruption under every sampler, side by side.');
+  s.classList.add('pickable');
+  const mark = svg('rect', {id: 'tlPick', x: -10, y: 0, width: 2, height: ncol * 26, fill: '#2563eb', opacity: 0.8});
+  s.append(mark);
+  s.addEventListener('click', ev => {
+    const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(s.getScreenCTM().inverse());
+    const t = timeAt(p.x);
+    let best = null;
+    for (const e of withTime) if (!best || Math.abs(e.time_ns - t) < Math.abs(best.time_ns - t)) best = e;
+    if (!best) return;
+    mark.setAttribute('x', xOf(best.time_ns) - 0.2);
+    showInterruption(best.sample, withTime[0].time_ns);
+  });
+}
+function showInterruption(id, t0) {
+  const mine = events.filter(e => e.sample === id);
+  const first = mine.find(e => e.time_ns !== undefined);
+  const title = el('h3', {}, `Interruption ${id}` + (first ? `, thread ${first.thread}, at ` +
+    `${((first.time_ns - t0) / 1e6).toFixed(2)} ms` : ''));
+  const table = el('table', {class: 'one'});
+  const head = el('tr'), row = el('tr');
+  cols.forEach(name => {
+    head.append(el('th', {}, name));
+    const e = mine.find(x => x.sampler === name && x.event !== 'SafepointLatency');
+    const cell = el('td', {'data-sampler': name});
+    if (!e) cell.append(el('span', {class: 'empty'}, 'no event (beyond the events kept)'));
+    else if (e.event === 'FailedSample' || e.event === 'DroppedSample')
+      cell.append(el('span', {class: 'biased'}, `${e.event === 'FailedSample' ? 'failed' : 'dropped'}: ${e.reason}`));
+    else {
+      e.stack.forEach((f, i) => cell.append(el('div', {class: 'fr' + (i ? '' : ' topf')},
+        `${f.function}:${f.line || '?'}` + (f.kind === 'jit' || f.kind === 'interp' ? '' : ` (${f.kind})`))));
+      if (e.biased) cell.append(el('div', {class: 'biased'}, 'biased' + (e.reason ? ': ' + e.reason : '')));
+      if (e.count > 1) cell.append(el('div', {class: 'note'}, `stands for ${e.count}`));
+    }
+    const lat = mine.find(x => x.sampler === name && x.event === 'SafepointLatency');
+    if (lat) cell.append(el('div', {class: 'note'}, `served at its poll after ${fmtUs(lat.latency_ns)}`));
+    row.append(cell);
+  });
+  table.append(head, row);
+  $('interruption').replaceChildren(title, el('div', {class: 'note'}, `What each sampler recorded for this one ` +
+    `interruption; ${refName} first. Top frame first, in bold.`), el('div', {class: 'scroll'}, table));
 }
 function percentile(sorted, p) { return sorted[Math.max(0, Math.ceil(p / 100 * sorted.length) - 1)]; }
 function buildLatency() {
