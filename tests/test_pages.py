@@ -435,10 +435,9 @@ def main():
                        line_of(program, "acc = acc * 31"), line_of(program, "for i in 0..n"))
         timeline_pick_checks(b, shots)
         safepoint_debug_info_compare_checks(
-            b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints"), shots)
-        gc_compare_checks(b, compare_page(minivm, tmp, "tests/programs/gc_churn_small_heap.mini", "--heap=4m"), shots)
             b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints", "--save", lean), shots)
         diff_checks(b, diff_page(minivm, tmp, full, lean), shots, line_of(program, "acc = acc * 31"))
+        gc_compare_checks(b, compare_page(minivm, tmp, "tests/programs/gc_churn_small_heap.mini", "--heap=4m"), shots)
     print(f"screenshots in {shots}")
     finish()
 

@@ -382,6 +382,8 @@ function gcBands(x, t0, t1, height) {
     g.append(band);
   }
   return g;
+}
+
 // ---- one interruption, every sampler beside the oracle: a click on the timeline picks
 // the interruption nearest in time and the side panel shows each sampler's outcome ----
 function pickableTimeline(s, withTime, xOf, timeAt) {
