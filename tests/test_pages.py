@@ -274,6 +274,29 @@ def timeline_pick_checks(b, shots):
 
 # `compare --diff BEFORE AFTER --html`: two saved runs of the same program, complete debug
 # info then --debug-info=safepoints, set side by side; both configurations stamped.
+def sweep_checks(b, minivm, tmp, shots):
+    """compare --sweep --html: the bias budget against each value, drawn as it is rendered."""
+    out = os.path.join(tmp, "compare_sweep.html")
+    r = subprocess.run([minivm, "compare", "--xcomp", "--sweep", "strip-mining=0,64,1048576", "--html", out,
+                        os.path.join(ROOT, "examples", "counted_loop_then_setter.mini")],
+                       capture_output=True, text=True, timeout=600)
+    check("sweep page: written", r.returncode == 0 and os.path.exists(out), r.stderr[-1500:])
+    if not os.path.exists(out):
+        return
+    b.open(out)
+    errors, requests = b.console_errors(), b.network_requests()
+    check("sweep page: no console errors, no network requests", errors == [] and requests == [], (errors, requests))
+    charts = b.js("return [...document.querySelectorAll('svg')].map(s => [s.querySelectorAll('polyline').length, "
+                  "s.querySelectorAll('circle').length, s.getBoundingClientRect().width])")
+    check("sweep page: two charts, a line per sampler but the oracle, a point per value, drawn with a width",
+          len(charts) == 2 and all(c[0] == 4 and c[1] == 12 and c[2] > 300 for c in charts), charts)
+    tips = b.js("return [...document.querySelectorAll('svg circle title')].map(t => t.textContent)")
+    check("sweep page: each point's tooltip names its sampler, value and budget with its range",
+          all(re.match(r"(cooperative|classical|async|safepoint) (0|64|1048576): \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$", t)
+              for t in tips) and len(tips) == 24, tips[:4])
+    b.screenshot(os.path.join(shots, "compare_sweep.png"))
+
+
 def diff_page(minivm, tmp, before, after):
     out = os.path.join(tmp, "compare_diff.html")
     r = subprocess.run([minivm, "compare", "--diff", before, after, "--html", out], capture_output=True, text=True,
@@ -438,6 +461,7 @@ def main():
             b, compare_page(minivm, tmp, program, "--xcomp", "--debug-info=safepoints", "--save", lean), shots)
         diff_checks(b, diff_page(minivm, tmp, full, lean), shots, line_of(program, "acc = acc * 31"))
         gc_compare_checks(b, compare_page(minivm, tmp, "tests/programs/gc_churn_small_heap.mini", "--heap=4m"), shots)
+        sweep_checks(b, minivm, tmp, shots)
     print(f"screenshots in {shots}")
     finish()
 
