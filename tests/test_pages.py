@@ -100,6 +100,11 @@ def compare_checks(b, page, shots, hot_line, loop_header):
     check("compare page: the run's configuration is stated",
           all(v in b.text("#config") for v in ("samplers: oracle", "--suspend=signal", "--debug-info=all")),
           b.text("#config"))
+    budget = b.text("#budget")
+    m = {k: float(v) for k, v in re.findall(r"(cooperative|classical|async|safepoint) (\d\.\d{3}) \[", budget)}
+    check("compare page: the header states each sampler's bias budget, safepoint's beyond cooperative's",
+          budget.startswith("bias budget") and sorted(m) == ["async", "classical", "cooperative", "safepoint"]
+          and m["safepoint"] > m["cooperative"], budget)
     heads = b.js("return [...document.querySelectorAll('#src thead th')].map(th => th.textContent)")
     check("compare page: a heat column per sampler, the oracle first",
           len(heads) == 9 and heads[2].startswith("oracle") and any(h.startswith("safepoint") for h in heads), heads)
