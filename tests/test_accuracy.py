@@ -163,9 +163,12 @@ with tempfile.TemporaryDirectory() as tmp:
 
 # --- the bench on the real VM -------------------------------------------------------------
 # What holds on any CPU and under load: cooperative sees what the oracle sees on the same
-# interruptions (distance within the oracle's own sampling error in every run), and a line
-# slowed by its own time again gains share in the oracle's profile. A run that misses is
-# retried with more runs before the check fails.
+# interruptions (distance within the oracle's own sampling error in every run, and the same
+# share moved onto each slowed line), and the slowdown adds time somewhere: a line slowed by
+# its own time again gains share in the oracle's profile on at least one benchmark. Not on
+# every one: on an out-of-order core the multiply chain can run beside the line's own work
+# and add nothing (Richards' Scheduler.schedule:494 often moves nothing; bench/accuracy/
+# README.md). A run that misses is retried with more runs before the check fails.
 for runs_n, slow_runs in ((3, 2), (6, 5)):
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, os.path.join(ROOT, "bench", "accuracy", "run.py"), "--quick", "--no-plots",
@@ -176,17 +179,21 @@ for runs_n, slow_runs in ((3, 2), (6, 5)):
         text = open(os.path.join(tmp, "report.md")).read() if ok else ""
     coop_ok = ok and all(r["cooperative"]["tvd_method"] <= max(r["oracle"]["bound_method"], 0.02)
                          for b in data["benchmarks"].values() for r in b["runs"])
-    moved = [r["moved"]["oracle"] for r in data.get("actionability", [])]
-    if coop_ok and moved and all(m > 0 for m in moved):
+    moved = [(r["moved"]["oracle"], r["moved"]["cooperative"]) for r in data.get("actionability", [])]
+    same_moved = bool(moved) and all(abs(o - c) <= 0.02 for o, c in moved)
+    if coop_ok and same_moved and max(o for o, _ in moved) > 0.02:
         break
-    print(f"retrying with more runs: cooperative within the error {coop_ok}, moved {moved}", flush=True)
+    print(f"retrying with more runs: cooperative within the error {coop_ok}, moved (oracle, cooperative) {moved}",
+          flush=True)
 check(f"run.py --quick: exits 0 and writes its report ({' '.join(cmd[1:])})", ok, p.stdout[-1500:] + p.stderr[-1500:])
 check("run.py --quick: the three benchmarks, each run with all five samplers",
       ok and sorted(data["benchmarks"]) == ["DeltaBlue", "Json", "Richards"] and
       all(sorted(r) == sorted(report.SAMPLERS) for b in data["benchmarks"].values() for r in b["runs"]))
 check("run.py --quick: cooperative's method profile within the oracle's sampling error in every run", coop_ok,
       [(n, [round(r["cooperative"]["tvd_method"], 4) for r in b["runs"]]) for n, b in data.get("benchmarks", {}).items()])
-check(f"run.py --quick: each slowed line gains share in the oracle's profile ({moved})", moved and all(m > 0 for m in moved))
+check(f"run.py --quick: cooperative moves as much onto each slowed line as the oracle ({moved})", same_moved)
+check(f"run.py --quick: a slowed line gains share in the oracle's profile ({moved})",
+      bool(moved) and max(o for o, _ in moved) > 0.02)
 check("run.py --quick: the report states the verdicts and the sections",
       all(s in text for s in ("## Verdicts", "## 1. Aliasing", "## 2. Hottest methods", "## 3. Actionability")), text[:800])
 finish()
