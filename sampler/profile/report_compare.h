@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/compare.h"
 #include "sampler/profile/confusion.h"
 
@@ -42,6 +43,9 @@ struct CompareReport {
   // after the reference, from the run's .jsonl events; empty without an oracle, whose
   // lines alone are the truth to pair with.
   std::vector<Confusion> confusion;
+  // Each sampler's bias budget (bias_budget.h): computed once, for the listing, the page
+  // and a sweep's --budget-out; empty without an oracle.
+  std::vector<BiasBudget> budgets;
 };
 
 // The run's configuration beyond the mode and the interval (which the first line of the

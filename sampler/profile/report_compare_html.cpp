@@ -40,7 +40,6 @@
 
 #include <fmt/format.h>
 
-#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/pages.h"
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_compare.h"
@@ -64,7 +63,7 @@ class DataWriter {
     list("config", configuration_lines(r_), [&](const std::string& l) { append_json_string(out_, l); });
     out_ += ",\"reference\":" + json_string(reference_label(r_, true)) + ",\"oracleHow\":" + json_string(oracle_how());
     out_ += ",\"banner\":" + json_string(p_.debug_info_at_safepoints ? kDebugInfoAtSafepointsNote : "");
-    list("budget", bias_budgets(p_), [&](const BiasBudget& b) {
+    list("budget", r_.budgets, [&](const BiasBudget& b) {
       out_ += fmt::format("{{\"sampler\":{},\"lines\":[{:.4f},{:.4f},{:.4f}],\"functions\":[{:.4f},{:.4f},{:.4f}]}}",
                           json_string(sampler_name(b.sampler)), b.lines.tvd, b.lines.low, b.lines.high,
                           b.functions.tvd, b.functions.low, b.functions.high);

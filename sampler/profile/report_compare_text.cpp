@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "sampler/profile/bias_budget.h"
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_compare.h"
 #include "sampler/profile/report_text.h"
@@ -251,7 +250,7 @@ void write_compare_text(const CompareReport& rep, std::ostream& out) {
   }
   out << "Reasons: minivm help reasons. A share of n samples is uncertain by up to about +-100/sqrt(n) points "
          "(95%).\n";
-  if (std::string budget = bias_budget_text(bias_budgets(p)); !budget.empty()) out << "\n" << budget;
+  if (std::string budget = bias_budget_text(rep.budgets); !budget.empty()) out << "\n" << budget;
   if (p.debug_info_at_safepoints) out << kDebugInfoAtSafepointsNote << "\n";
 }
 

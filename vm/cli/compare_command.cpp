@@ -262,12 +262,13 @@ void compare_command(CompareOptions o) {
     std::string jsonl = read_events(events);
     if (report.table.has_oracle)
       report.confusion = sampler::confusion_matrices(sampler::read_outcomes(jsonl, profile), report.table.columns);
+    report.budgets = sampler::bias_budgets(profile);
     sampler::write_compare_text(report, std::cout);
     bool ok = flush_stdout();
     if (!budget_out.empty()) {
       std::string why;
       ok &= sampler::write_output_file("--budget-out", budget_out, why, [&](std::ostream& out) {
-        for (const sampler::BiasBudget& b : sampler::bias_budgets(profile))
+        for (const sampler::BiasBudget& b : report.budgets)
           out << fmt::format("{} {:.4f} {:.4f} {:.4f} {:.4f} {:.4f} {:.4f}\n", sampler::sampler_name(b.sampler),
                              b.lines.tvd, b.lines.low, b.lines.high, b.functions.tvd, b.functions.low, b.functions.high);
       });
