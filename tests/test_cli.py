@@ -306,10 +306,17 @@ with tempfile.TemporaryDirectory() as tmp:
                          (["--interval=99999999999999999999999s"], "the most is 10s"),
                          (["--interval=-1ms"], "cannot be negative"), (["--strip-mining=-1"], "cannot be negative"),
                          (["--interval-jitter=1"], "below 1 (100%)"), (["--interval-jitter=150%"], "below 1"),
-                         (["--interval-jitter=-0.5"], "not a fraction"), (["--interval-jitter=lots"], "not a fraction")):
+                         (["--interval-jitter=-0.5"], "not a fraction"), (["--interval-jitter=lots"], "not a fraction"),
+                         (["--heap=1.5g"], "whole number of bytes"), (["--heap=3x"], "whole number of bytes"),
+                         (["--heap=2e"], "the most is 1t"), (["--profile-max-size=1k"], "the least is 4k")):
         rc, out, err = run("run", *args, hello)
         check(f"{' '.join(args)} is a usage error ({needle})", usage_error(rc, err, needle, args[0].split("=")[0])
               and out == "", err)
+
+    # A size's unit as CLI11 reads it: k to e, with b or ib, either case, a space before it.
+    for size in ("64m", "64M", "64mb", "64MiB", "64 mb", "1g", "1073741824"):
+        rc, out, err = run("run", f"--heap={size}", hello)
+        check(f"--heap={size} is a size", rc == 7 and out == "hello 3\n", err)
 
     # Profiling options imply --profile.
     rc, out, err = run("run", "--sampler=all", hello)
