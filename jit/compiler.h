@@ -301,6 +301,7 @@ class Compiler {
   // Bodies shared by several opcodes' emitters.
   void global_access(const Insn& i, bool store);
   void divide(const Insn& i, bool remainder);
+  void divide_by_power_of_two(const Operand& x, int64_t v, bool remainder);  // v = 2^k, k >= 1
   void shift(const Insn& i, Inst::Id id);
   void int_compare(const Insn& i, CondCode cc);
   void float_compare(const Insn& i);

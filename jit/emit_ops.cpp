@@ -107,8 +107,24 @@ EMIT(isub, REGS | FUSE_I) { binop(Inst::kIdSub, i); }
 EMIT(imul, REGS | FUSE_I) { binop(Inst::kIdImul, i); }
 void Compiler::divide(const Insn& i, bool remainder) {
   int d = i.d;
+  Operand right = right_operand(i, vm::Type::Int);
+  if (right.isImm()) {
+    int64_t v = right.as<Imm>().value();
+    if (v > 1 && (v & (v - 1)) == 0) {
+      divide_by_power_of_two(expr(d - 2), v, remainder);
+      return;
+    }
+    if (v != 0 && v != -1) {  // neither throws nor wraps: idiv alone
+      load(rax, expr(d - 2));
+      a.mov(rcx, right.as<Imm>());
+      a.cqo();
+      a.idiv(rcx);
+      a.emit(Inst::kIdMov, expr(d - 2), remainder ? rdx : rax);
+      return;
+    }
+  }
   Label minus_one = a.newLabel(), done = a.newLabel();
-  load(rcx, expr(d - 1));
+  load(rcx, right);
   a.test(rcx, rcx);
   a.jz(cold([this] { throw_call(reinterpret_cast<void*>(&minivm_rt_throw_div_zero)); }));
   load(rax, expr(d - 2));
@@ -127,8 +143,29 @@ void Compiler::divide(const Insn& i, bool remainder) {
   }
   a.bind(done);
 }
-EMIT(idiv, CALLS) { divide(i, false); }
-EMIT(irem, CALLS) { divide(i, true); }
+
+// x / 2^k and x % 2^k as Java defines them (the quotient truncated toward zero, the
+// remainder with the dividend's sign) without idiv, whose latency is that of tens of
+// adds: a negative x is biased by 2^k - 1 before the arithmetic shift, so it rounds
+// toward zero, and the remainder is x minus the quotient's multiple.
+void Compiler::divide_by_power_of_two(const Operand& x, int64_t v, bool remainder) {
+  int k = __builtin_ctzll(uint64_t(v));
+  load(rax, x);
+  a.mov(rdx, rax);
+  a.sar(rdx, 63);
+  a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
+  a.add(rdx, rax);
+  if (!remainder) {
+    a.sar(rdx, k);
+    a.emit(Inst::kIdMov, x, rdx);
+  } else {
+    a.and_(rdx, imm(-v));  // a fused immediate is an int32 (operand_of), so -v is one too
+    a.sub(rax, rdx);
+    a.emit(Inst::kIdMov, x, rax);
+  }
+}
+EMIT(idiv, CALLS | FUSE_I) { divide(i, false); }
+EMIT(irem, CALLS | FUSE_I) { divide(i, true); }
 EMIT(ineg, REGS) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
 EMIT(inot, REGS) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
 EMIT(iand, REGS | FUSE_I) { binop(Inst::kIdAnd, i); }
