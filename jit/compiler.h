@@ -309,6 +309,7 @@ class Compiler {
   void if_bool(const Insn& i, bool when);
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
+  void array_load(const Insn& i, vm::Type elem, const Operand& index, int array);
   void array_store(const Insn& i, vm::Type elem);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);

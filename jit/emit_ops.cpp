@@ -356,13 +356,22 @@ EMIT(newarray, CALLS) {
   new_array(i, kTypes[i.p[1]], i.p[1] == 1 ? runtime::ArrayKind::Float : runtime::ArrayKind::Int);
 }
 EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
-void Compiler::array_load(const Insn& i, vm::Type elem) {
-  Operand index = right_operand(i, vm::Type::Int);
-  load(rax, expr(i.d - 2));
+void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(i, elem, right_operand(i, vm::Type::Int), i.d - 2); }
+// The array at expression depth `array`, which the element replaces.
+void Compiler::array_load(const Insn& i, vm::Type elem, const Operand& index, int array) {
+  load(rax, expr(array));
   load(rcx, index);
   bounds_check(rax, rcx);
-  a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
-  move(expr(i.d - 2, elem), rax);
+  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
+  Operand dst = expr(array, elem);
+  if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
+    a.movsd(dst.as<Xmm>(), slot);
+  } else if (dst.isReg()) {
+    a.mov(dst.as<Gp>(), slot);
+  } else {
+    a.mov(rax, slot);
+    move(dst, rax);
+  }
 }
 EMIT(iaload, CALLS | FUSE_I) { array_load(i, vm::Type::Int); }
 EMIT(faload, CALLS | FUSE_I) { array_load(i, vm::Type::Float); }
@@ -374,6 +383,8 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
   Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
     a.mov(slot, value.as<Imm>());
+  } else if (value.isReg() && value.as<Reg>().isXmm()) {
+    a.movsd(slot, value.as<Xmm>());
   } else {
     load(rdx, value);
     a.mov(slot, rdx);
@@ -777,6 +788,8 @@ EMIT(fmull, REGS) {
   float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
 }
 EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(ialoadl, CALLS) { array_load(i, vm::Type::Int, local(i.a()), i.d - 1); }
+EMIT(faloadl, CALLS) { array_load(i, vm::Type::Float, local(i.a()), i.d - 1); }
 
 #undef EMIT
 
