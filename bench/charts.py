@@ -7,10 +7,11 @@ root, with apt-get) and runs the script again under /usr/bin/python3, as tests/t
 does for python3-protobuf.
 
 bench/run.py, bench/stability.py and bench/awfy/run.py draw with the three charts below;
-bench/accuracy/plots.py draws its own on figure() and save(). Every file is 800x450 or
-wider, with a title, labelled axes and a legend when there is more than one series; text
-stays text (svg.fonttype none), so the files are small and searchable, and the same data
-draws the same file. A sampler has the same colour in every plot.
+bench/accuracy/plots.py draws its own on figure() and save(). Each chart is 8 x 4.5 inches
+(wider with many bars), with a title, labelled axes and a legend when there is more than
+one series. In every file text stays text (svg.fonttype none), so files are small and
+searchable, and the same data draws the same file. A sampler has the same colour in every
+plot.
 
     bar_chart(path, title, categories, series, y_label, y_max=None)
     line_chart(path, title, x_label, y_label, series, log_x=False, log_y=False)
