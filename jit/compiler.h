@@ -50,6 +50,7 @@ struct InlineScope {
   vm::VerifyInfo info;
   const InlineScope* caller = nullptr;
   uint32_t call_bci = 0;
+  bool in_loop = false;  // a loop of a body up the inline chain contains this body's call
   int local_base = -1;  // -1: the root's own homes; else first slot in the inline-locals area
   int depth_base = 0;   // absolute expression depth of this body's depth 0
   std::vector<Label> labels;
@@ -241,7 +242,7 @@ class Compiler {
     int32_t table = runtime::kClassShapeVtableOffset;  // which of the class's tables
   };
   DispatchTarget dispatch_target(const uint8_t* p) const;
-  bool should_inline(const Method* callee, const InlineScope* chain) const;
+  bool should_inline(const Method* callee, const InlineScope* chain, bool frequent) const;
   void plan(InlineScope& s);
   void inline_call(size_t bci, int d, Method* callee);
 
@@ -309,7 +310,7 @@ class Compiler {
   void if_bool(const Insn& i, bool when);
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
-  void array_load(const Insn& i, vm::Type elem, const Operand& index, int array);
+  void array_load(vm::Type elem, const Operand& index, int array);
   void array_store(const Insn& i, vm::Type elem);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);

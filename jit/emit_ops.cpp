@@ -356,9 +356,9 @@ EMIT(newarray, CALLS) {
   new_array(i, kTypes[i.p[1]], i.p[1] == 1 ? runtime::ArrayKind::Float : runtime::ArrayKind::Int);
 }
 EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
-void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(i, elem, right_operand(i, vm::Type::Int), i.d - 2); }
+void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(elem, right_operand(i, vm::Type::Int), i.d - 2); }
 // The array at expression depth `array`, which the element replaces.
-void Compiler::array_load(const Insn& i, vm::Type elem, const Operand& index, int array) {
+void Compiler::array_load(vm::Type elem, const Operand& index, int array) {
   load(rax, expr(array));
   load(rcx, index);
   bounds_check(rax, rcx);
@@ -788,8 +788,8 @@ EMIT(fmull, REGS) {
   float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
 }
 EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
-EMIT(ialoadl, CALLS) { array_load(i, vm::Type::Int, local(i.a()), i.d - 1); }
-EMIT(faloadl, CALLS) { array_load(i, vm::Type::Float, local(i.a()), i.d - 1); }
+EMIT(ialoadl, CALLS) { array_load(vm::Type::Int, local(i.a()), i.d - 1); }
+EMIT(faloadl, CALLS) { array_load(vm::Type::Float, local(i.a()), i.d - 1); }
 
 #undef EMIT
 

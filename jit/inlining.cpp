@@ -12,9 +12,17 @@ namespace jit::baseline {
 namespace {
 
 // Inlining rule: @inline always (unless recursive), @noinline never, otherwise callees
-// of at most kMaxInlineBytes bytecode bytes; never a method already on the inline
-// chain (recursion), at most kMaxInlineDepth levels, kInlineBudget bytes per compilation.
+// of at most kMaxInlineBytes bytecode bytes, or kFreqInlineBytes where the call runs
+// often; never a method already on the inline chain (recursion), at most
+// kMaxInlineDepth levels, kInlineBudget bytes per compilation. The two sizes are
+// HotSpot's MaxInlineSize and FreqInlineSize. HotSpot calls a site frequent from its
+// profiled count; a baseline compiler has no counts, so here a site is frequent when a
+// loop of its own body, or of a body it is inlined into, contains it: a call in a loop
+// pays its call, spills and return on every iteration. A callee with a loop of its own
+// keeps the smaller size: its time is in that loop, which runs faster in its own frame,
+// where its locals get registers (an inlined body's live in the caller's frame slots).
 constexpr size_t kMaxInlineBytes = 35;
+constexpr size_t kFreqInlineBytes = 325;
 constexpr size_t kMaxInlineDepth = 6;
 constexpr size_t kInlineBudget = 2000;
 
@@ -63,7 +71,7 @@ Compiler::DispatchTarget Compiler::dispatch_target(const uint8_t* p) const {
   return t;
 }
 
-bool Compiler::should_inline(const Method* callee, const InlineScope* chain) const {
+bool Compiler::should_inline(const Method* callee, const InlineScope* chain, bool frequent) const {
   const vm::Function& f = *callee->function;
   if (f.inline_hint == vm::InlineHint::NoInline) return false;
   size_t depth = 0;
@@ -72,7 +80,8 @@ bool Compiler::should_inline(const Method* callee, const InlineScope* chain) con
   if (depth > kMaxInlineDepth) return false;
   if (f.inline_hint == vm::InlineHint::Inline) return true;
   size_t size = f.code.size() - f.slowdown_bytes;  // a --slowdown changes no decision
-  return size <= kMaxInlineBytes && inline_bytes_ + size <= kInlineBudget;
+  size_t limit = frequent && f.loops.empty() ? kFreqInlineBytes : kMaxInlineBytes;
+  return size <= limit && inline_bytes_ + size <= kInlineBudget;
 }
 
 // Decides every inlining of body `s` (recursively, in emission order) and sizes the
@@ -92,7 +101,10 @@ void Compiler::plan(InlineScope& s) {
       if (!t.direct) continue;  // no decision: emit dispatches
       callee = t.callee;
     }
-    bool yes = should_inline(callee, &s);
+    bool frequent = s.in_loop || std::any_of(f.loops.begin(), f.loops.end(), [&](const vm::LoopEntry& l) {
+                      return bci >= l.header_bci && bci <= l.latch_bci;
+                    });
+    bool yes = should_inline(callee, &s, frequent);
     inline_decisions_.push_back(yes);
     if (!yes) continue;
     inline_bytes_ += callee->function->code.size() - callee->function->slowdown_bytes;
@@ -102,6 +114,7 @@ void Compiler::plan(InlineScope& s) {
     ns.info = verified(callee);
     ns.caller = &s;
     ns.call_bci = uint32_t(bci);
+    ns.in_loop = frequent;
     ns.local_base = inline_slots_;
     inline_slots_ += callee->function->local_count();
     ns.depth_base = s.depth_base + s.info.depth_at[bci] - callee->param_count;

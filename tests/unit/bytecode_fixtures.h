@@ -31,11 +31,13 @@ inline uint16_t int_constant(vm::Function& fn, int64_t v) {
   return uint16_t(fn.constants.size() - 1);
 }
 
-// fn sum_to(n: int): int { var s = 0; var i = 0; while (i < n) { s += i; i += 1; } return s; }
-// A while loop: its backward branch polls in the interpreter.
+// @noinline fn sum_to(n: int): int { var s = 0; var i = 0; while (i < n) { s += i; i += 1; } return s; }
+// A while loop: its backward branch polls in the interpreter. Never inlined, so that
+// busy's call in its loop is a real one and the tests see, walk and unwind its frame.
 inline void add_sum_to(vm::Module& m) {
   using vm::Op;
   vm::Function& fn = add_function(m, "sum_to", {vm::Type::Int}, vm::Type::Int, {vm::Type::Int, vm::Type::Int});
+  fn.inline_hint = vm::InlineHint::NoInline;
   uint16_t zero = int_constant(fn, 0);
   vm::CodeBuilder b(fn.code);
   b.emit_u16(Op::ldc, zero);
