@@ -39,9 +39,11 @@ void append_stack_json(std::string& out, const StackTrace& stack) {
 }
 
 void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated) {
-  // Set key by key: an initializer list makes a pair of values for each key first, which
-  // about doubles the cost of a line in the profiler's stream.
+  // Set key by key into room for them all: an initializer list makes a pair of values for
+  // each key first, and a growing object copies its keys as it moves, each costing the
+  // profiler's stream about a third more per line.
   Json line(Json::value_t::object);
+  line.get_ref<Json::object_t&>().reserve(10);
   line["event"] = event_type_name(e.type);
   line["sampler"] = sampler_name(e.sampler);
   line["sample"] = e.sample;
