@@ -6,7 +6,8 @@
 Runs the workloads (bench/workloads/*.mini and the bias classics in examples/) under every
 sampler and writes DIR (default bench/results/<today>/): report.md (tables, targets met
 or not, a short reading), one CSV per table, and SVG plots. What each number means is in
-bench/README.md. Stdlib only; the plots come from bench/svgplot.py.
+bench/README.md. Stdlib only, but for the plots: bench/charts.py draws them with matplotlib
+(python3-matplotlib), running this script again under Debian's python3 if need be.
 
 Each profiled run's numbers come from the statistics it writes (`--profile-stats`) and,
 where stacks matter, its events (`.jsonl`). The `measure_*` functions run minivm and
@@ -36,7 +37,7 @@ sys.path.insert(0, HERE)
 import sample_cost  # noqa: E402
 import escapes  # noqa: E402
 import stability  # noqa: E402
-import svgplot  # noqa: E402
+import charts  # noqa: E402
 
 # The samplers in report order and those compared with the oracle: read from the binary's
 # own table (`minivm help samplers`, sampler/profile/samplers.def) by make_plan.
@@ -579,10 +580,10 @@ def write_accuracy(out_dir, names, acc):
     rows = [[n, acc[(n, True)]["oracle"]["hot_line"] or MISSING] + [pct(acc[(n, True)][s]["hot_line_share"]) for s in SAMPLERS]
             for n in names]
     md.append(table(["workload", "true hot line"] + SAMPLERS, rows))
-    svgplot.bar_chart(os.path.join(out_dir, "accuracy.svg"), "Exact-stack agreement with the oracle (--stub-metadata)",
-                      names, [(s, [None if acc[(n, True)][s]["exact"] is None else round(100 * acc[(n, True)][s]["exact"], 1)
-                                   for n in names]) for s in COMPARED],
-                      "% of oracle samples", y_max=100)
+    charts.bar_chart(os.path.join(out_dir, "accuracy.svg"), "Exact-stack agreement with the oracle (--stub-metadata)",
+                     names, [(s, [None if acc[(n, True)][s]["exact"] is None else round(100 * acc[(n, True)][s]["exact"], 1)
+                                  for n in names]) for s in COMPARED],
+                     "% of oracle samples", y_max=100)
     return md
 
 
@@ -619,10 +620,10 @@ def write_overhead(out_dir, cost_workloads, runs, over):
     md.append(table(["workload", "sampler"] + [f"slowdown at {r}" for r, _ in RATES], rows))
     write_csv(os.path.join(out_dir, "overhead.csv"), ["workload", "sampler", "slowdown_100hz", "slowdown_1khz", "unprofiled_s"], csv_rows)
     first = cost_workloads[0][0]
-    svgplot.line_chart(os.path.join(out_dir, "overhead.svg"), f"Slowdown versus sampling rate ({first})",
-                       "samples per second", "slowdown %",
-                       [(s, [(100, scaled(over.get((first, s, '100 Hz')))), (1000, scaled(over.get((first, s, '1 kHz'))))])
-                        for s in SAMPLERS], log_x=True)
+    charts.line_chart(os.path.join(out_dir, "overhead.svg"), f"Slowdown versus sampling rate ({first})",
+                      "samples per second", "slowdown %",
+                      [(s, [(100, scaled(over.get((first, s, '100 Hz')))), (1000, scaled(over.get((first, s, '1 kHz'))))])
+                       for s in SAMPLERS], log_x=True)
     md.append("\nCost per sample at 1 kHz (medians over the runs of each workload): how long the thread is "
               "held (signal arrival to resume) and the sampler thread's CPU per visit, p50 / p99 in µs.\n")
     rows = []
@@ -644,9 +645,9 @@ def write_scaling(out_dir, depth, threads):
     md.append(table(["depth"] + SAMPLERS, rows))
     write_csv(os.path.join(out_dir, "held_vs_depth.csv"), ["depth"] + header,
               [[d, s] + list(depth[(d, s)][0] or (None, None, None))[:2] + list(depth[(d, s)][1] or (None, None)) for d in ds for s in SAMPLERS])
-    svgplot.line_chart(os.path.join(out_dir, "held_vs_depth.svg"), "Thread held per sample versus stack depth (p50)",
-                       "stack depth (frames)", "held µs",
-                       [(s, [(d, depth[(d, s)][0][0]) for d in ds if depth[(d, s)][0]]) for s in SAMPLERS], log_x=True, log_y=True)
+    charts.line_chart(os.path.join(out_dir, "held_vs_depth.svg"), "Thread held per sample versus stack depth (p50)",
+                      "stack depth (frames)", "held µs",
+                      [(s, [(d, depth[(d, s)][0][0]) for d in ds if depth[(d, s)][0]]) for s in SAMPLERS], log_x=True, log_y=True)
     md.append("\nHeld time against thread count (`threads`, 1 kHz; p50 / p99 µs):\n")
     ns = thread_counts(threads)
     rows = [[n] + [f"{us(threads[(n, s)][0][0])} / {us(threads[(n, s)][0][1])}" if threads[(n, s)][0] else MISSING for s in SAMPLERS] for n in ns]
@@ -670,8 +671,12 @@ def write_latency(out_dir, latency_workloads, lat):
     md.append(table(["workload", "run", "held", "latency"], rows))
     write_csv(os.path.join(out_dir, "latency.csv"), ["workload", "run", "held_p50_us", "held_p99_us", "held_max_us",
                                                        "latency_p50_us", "latency_p99_us", "latency_max_us"], csv_rows)
-    svgplot.histogram(os.path.join(out_dir, "latency.svg"), "Safepoint latency, counted_loop_then_setter (cooperative)",
-                      "latency µs", hist, bins=40, log_x=True)
+    binned = charts.histogram(os.path.join(out_dir, "latency.svg"),
+                              "Safepoint latency, counted_loop_then_setter (cooperative)", "latency µs", hist,
+                              bins=40, log_x=True)
+    edges, counts = binned or ([], [])
+    write_csv(os.path.join(out_dir, "latency_histogram.csv"), ["bin_from_us", "bin_to_us"] + [n for n, _ in counts],
+              [[f"{edges[k]:.6g}", f"{edges[k + 1]:.6g}"] + [c[k] if c else None for _, c in counts] for k in range(len(edges) - 1)])
     return md
 
 
@@ -931,6 +936,7 @@ def make_plan(argv=None):
 
 
 def main():
+    charts.ensure_matplotlib()  # may install it, or run this script again under Debian's python3
     args, plan = make_plan()
     os.makedirs(plan["out_dir"], exist_ok=True)
     b = Bench(args)

@@ -27,7 +27,7 @@ import os
 import shutil
 import subprocess
 
-import svgplot
+import charts
 
 PROGRAM = "tests/stress/unload_churn.mini"
 COMPARED = ["classical", "async", "cooperative"]
@@ -105,7 +105,7 @@ def measure_stability(b, quick, log):
 
 def write_stability(out_dir, stab):
     if not stab or not stab.get("samplers"):
-        svgplot.bar_chart(os.path.join(out_dir, "stability.svg"), "Stability under --stress-unload", [], [], "count")
+        charts.bar_chart(os.path.join(out_dir, "stability.svg"), "Stability under --stress-unload", [], [], "count")
         return ["## Stability under code unloading\n", "Not measured: missing.\n"]
     md = ["## Stability under code unloading\n",
           f"`{PROGRAM}` (8 threads, calls, recursion, a fresh array every round) with "
@@ -135,10 +135,10 @@ def write_stability(out_dir, stab):
         f.write(",".join(h.replace(" ", "_").replace("-", "_") for h in header) + "\n")
         for r in rows:
             f.write(",".join(str(c) for c in r) + "\n")
-    svgplot.bar_chart(os.path.join(out_dir, "stability.svg"), "Stability under --stress-unload (counts per sampler)",
-                      COMPARED, [(name, [r[i] for r in rows]) for name, i in
-                                 (("crashes caught", 4), ("disagreements", 5), ("freed-code samples", 6), ("hangs", 7))],
-                      "count")
+    charts.bar_chart(os.path.join(out_dir, "stability.svg"), "Stability under --stress-unload (counts per sampler)",
+                     COMPARED, [(name, [r[i] for r in rows]) for name, i in
+                                (("crashes caught", 4), ("disagreements", 5), ("freed-code samples", 6), ("hangs", 7))],
+                     "count")
     return md
 
 
@@ -146,6 +146,7 @@ def main():
     """Only this section: `python3 bench/stability.py [--quick] [--out DIR] [--minivm PATH]`,
     writing DIR/stability.md, stability.csv and stability.svg."""
     import run  # bench/run.py, which imports this module
+    charts.ensure_matplotlib()  # may install it, or run this script again under Debian's python3
     run.run_section("stability", measure_stability, write_stability)
 
 

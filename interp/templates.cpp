@@ -817,6 +817,16 @@ void local_float_op(InterpMasm& g, Inst::Id id, vm::Op op) {
   g.a.movq(rax, xmm0);
   g.dispatch_next(len(op));
 }
+// `a[local L]`: the array is the cached top, the index is read from its slot.
+void local_index_load(InterpMasm& g, vm::Op op) {
+  Assembler& a = g.a;
+  a.mov(r8, rax);  // array
+  g.load_local_index(rcx);
+  a.mov(rcx, g.local_slot(rcx));  // index
+  bounds_check(g);
+  a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
+  g.dispatch_next(len(op));
+}
 void gen_iaddl(InterpMasm& g) { local_int_op(g, Inst::kIdAdd, vm::Op::iaddl); }
 void gen_isubl(InterpMasm& g) { local_int_op(g, Inst::kIdSub, vm::Op::isubl); }
 void gen_imull(InterpMasm& g) { local_int_op(g, Inst::kIdImul, vm::Op::imull); }
@@ -824,6 +834,8 @@ void gen_faddl(InterpMasm& g) { local_float_op(g, Inst::kIdAddsd, vm::Op::faddl)
 void gen_fsubl(InterpMasm& g) { local_float_op(g, Inst::kIdSubsd, vm::Op::fsubl); }
 void gen_fmull(InterpMasm& g) { local_float_op(g, Inst::kIdMulsd, vm::Op::fmull); }
 void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl); }
+void gen_ialoadl(InterpMasm& g) { local_index_load(g, vm::Op::ialoadl); }
+void gen_faloadl(InterpMasm& g) { local_index_load(g, vm::Op::faloadl); }
 
 // --slowdown's work (runtime/slowdown.h): N ns of the calibrated chain, the cached top and
 // everything else untouched, so a sample in it is taken at this bcp, on its line.

@@ -301,6 +301,7 @@ class Compiler {
   // Bodies shared by several opcodes' emitters.
   void global_access(const Insn& i, bool store);
   void divide(const Insn& i, bool remainder);
+  void divide_by_power_of_two(const Operand& x, int64_t v, bool remainder);  // v = 2^k, k >= 1
   void shift(const Insn& i, Inst::Id id);
   void int_compare(const Insn& i, CondCode cc);
   void float_compare(const Insn& i);
@@ -308,6 +309,7 @@ class Compiler {
   void if_bool(const Insn& i, bool when);
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
+  void array_load(const Insn& i, vm::Type elem, const Operand& index, int array);
   void array_store(const Insn& i, vm::Type elem);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);

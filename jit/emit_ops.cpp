@@ -107,8 +107,24 @@ EMIT(isub, REGS | FUSE_I) { binop(Inst::kIdSub, i); }
 EMIT(imul, REGS | FUSE_I) { binop(Inst::kIdImul, i); }
 void Compiler::divide(const Insn& i, bool remainder) {
   int d = i.d;
+  Operand right = right_operand(i, vm::Type::Int);
+  if (right.isImm()) {
+    int64_t v = right.as<Imm>().value();
+    if (v > 1 && (v & (v - 1)) == 0) {
+      divide_by_power_of_two(expr(d - 2), v, remainder);
+      return;
+    }
+    if (v != 0 && v != -1) {  // neither throws nor wraps: idiv alone
+      load(rax, expr(d - 2));
+      a.mov(rcx, right.as<Imm>());
+      a.cqo();
+      a.idiv(rcx);
+      a.emit(Inst::kIdMov, expr(d - 2), remainder ? rdx : rax);
+      return;
+    }
+  }
   Label minus_one = a.newLabel(), done = a.newLabel();
-  load(rcx, expr(d - 1));
+  load(rcx, right);
   a.test(rcx, rcx);
   a.jz(cold([this] { throw_call(reinterpret_cast<void*>(&minivm_rt_throw_div_zero)); }));
   load(rax, expr(d - 2));
@@ -127,8 +143,29 @@ void Compiler::divide(const Insn& i, bool remainder) {
   }
   a.bind(done);
 }
-EMIT(idiv, CALLS) { divide(i, false); }
-EMIT(irem, CALLS) { divide(i, true); }
+
+// x / 2^k and x % 2^k as Java defines them (the quotient truncated toward zero, the
+// remainder with the dividend's sign) without idiv, whose latency is that of tens of
+// adds: a negative x is biased by 2^k - 1 before the arithmetic shift, so it rounds
+// toward zero, and the remainder is x minus the quotient's multiple.
+void Compiler::divide_by_power_of_two(const Operand& x, int64_t v, bool remainder) {
+  int k = __builtin_ctzll(uint64_t(v));
+  load(rax, x);
+  a.mov(rdx, rax);
+  a.sar(rdx, 63);
+  a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
+  a.add(rdx, rax);
+  if (!remainder) {
+    a.sar(rdx, k);
+    a.emit(Inst::kIdMov, x, rdx);
+  } else {
+    a.and_(rdx, imm(-v));  // a fused immediate is an int32 (operand_of), so -v is one too
+    a.sub(rax, rdx);
+    a.emit(Inst::kIdMov, x, rax);
+  }
+}
+EMIT(idiv, CALLS | FUSE_I) { divide(i, false); }
+EMIT(irem, CALLS | FUSE_I) { divide(i, true); }
 EMIT(ineg, REGS) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
 EMIT(inot, REGS) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
 EMIT(iand, REGS | FUSE_I) { binop(Inst::kIdAnd, i); }
@@ -319,13 +356,22 @@ EMIT(newarray, CALLS) {
   new_array(i, kTypes[i.p[1]], i.p[1] == 1 ? runtime::ArrayKind::Float : runtime::ArrayKind::Int);
 }
 EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
-void Compiler::array_load(const Insn& i, vm::Type elem) {
-  Operand index = right_operand(i, vm::Type::Int);
-  load(rax, expr(i.d - 2));
+void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(i, elem, right_operand(i, vm::Type::Int), i.d - 2); }
+// The array at expression depth `array`, which the element replaces.
+void Compiler::array_load(const Insn& i, vm::Type elem, const Operand& index, int array) {
+  load(rax, expr(array));
   load(rcx, index);
   bounds_check(rax, rcx);
-  a.mov(rax, qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset));
-  move(expr(i.d - 2, elem), rax);
+  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
+  Operand dst = expr(array, elem);
+  if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
+    a.movsd(dst.as<Xmm>(), slot);
+  } else if (dst.isReg()) {
+    a.mov(dst.as<Gp>(), slot);
+  } else {
+    a.mov(rax, slot);
+    move(dst, rax);
+  }
 }
 EMIT(iaload, CALLS | FUSE_I) { array_load(i, vm::Type::Int); }
 EMIT(faload, CALLS | FUSE_I) { array_load(i, vm::Type::Float); }
@@ -337,6 +383,8 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
   Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
     a.mov(slot, value.as<Imm>());
+  } else if (value.isReg() && value.as<Reg>().isXmm()) {
+    a.movsd(slot, value.as<Xmm>());
   } else {
     load(rdx, value);
     a.mov(slot, rdx);
@@ -740,6 +788,8 @@ EMIT(fmull, REGS) {
   float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
 }
 EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(ialoadl, CALLS) { array_load(i, vm::Type::Int, local(i.a()), i.d - 1); }
+EMIT(faloadl, CALLS) { array_load(i, vm::Type::Float, local(i.a()), i.d - 1); }
 
 #undef EMIT
 

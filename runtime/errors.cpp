@@ -1,6 +1,7 @@
 #include "runtime/errors.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -47,17 +48,30 @@ void run_exit_hooks() {
 }
 }  // namespace
 
+void idle_other_mini_threads() {
+  int self = int(gettid());
+  sched_param none{};
+  for (Thread* t : VM::get().threads()) {
+    int tid = t->tid.load(std::memory_order_acquire);  // 0 once it has ended
+    // Lowering a thread of one's own process needs no privilege; a thread that ended
+    // since (ESRCH) needs nothing.
+    if (tid != 0 && tid != self) sched_setscheduler(tid, SCHED_IDLE, &none);
+  }
+}
+
 [[noreturn]] void exit_vm(int code) {
   if (g_exiting.exchange(true)) {
     // Someone else is already ending the process (and will report); wait for it.
     for (;;) pause();
   }
+  idle_other_mini_threads();
   run_exit_hooks();
   _exit(code);
 }
 
 void exit_vm_by_signal(int sig) {
   if (g_exiting.exchange(true)) return;
+  idle_other_mini_threads();
   run_exit_hooks();
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;

@@ -47,6 +47,13 @@ struct ThreadInError {
 using ExitHook = void (*)();
 void add_exit_hook(ExitHook hook);
 
+// The other Mini threads, still running while the process ends, move to SCHED_IDLE: the
+// exit's work (the profiler's merge and writes, on this thread and the profiler's own)
+// would otherwise get a thousandth of a core beside a thousand busy threads and take
+// many seconds. They run on, at that priority, until the process ends. exit_vm and
+// exit_vm_by_signal call it; so does the end of main before it writes the profile.
+void idle_other_mini_threads();
+
 // Flushes output, runs the exit hooks and ends the process with `code`.
 [[noreturn]] void exit_vm(int code);
 // The same, but the process ends by `sig` with its default action (status 128+sig in a

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Smoke test of the sampling bench: `bench/run.py --quick` runs to the end and writes
-its report, CSV files, targets and SVG plots, and they are well formed; the statistics it
+its report, CSV files, targets and SVG plots (matplotlib's), and they are well formed; the statistics it
 reads (`minivm run --profile-stats`) parse and add up.
 Usage: test_bench_quick.py MINIVM MINIVM_LIMITS. Prints `N passed, N failed`; exit status 1 on any
 failure."""
@@ -69,10 +69,14 @@ with tempfile.TemporaryDirectory() as out:
     for name in ("accuracy", "held_vs_depth", "overhead", "latency", "stability"):
         try:
             root = ET.parse(os.path.join(out, name + ".svg")).getroot()
-            ok = root.tag.endswith("svg")
-        except (ET.ParseError, OSError) as e:
+            ok = root.tag == "{http://www.w3.org/2000/svg}svg" and any(
+                (t.text or "").startswith("Matplotlib v") for t in root.iter("{http://purl.org/dc/elements/1.1/}title"))
+        except (ET.ParseError, OSError):
             ok = False
-        check(f"{name}.svg is an SVG document", ok)
+        check(f"{name}.svg is an SVG document matplotlib drew", ok)
+    rows = list(csv.reader(open(os.path.join(out, "latency_histogram.csv")))) \
+        if os.path.exists(os.path.join(out, "latency_histogram.csv")) else []
+    check("latency_histogram.csv has the latency plot's 40 bins", len(rows) == 41, rows[:3])
 
 # The statistics run.py reads (--profile-stats), written beside --profile-out: they parse,
 # list the samplers in report order, and every sampler's interruptions add up.

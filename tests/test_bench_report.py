@@ -4,12 +4,14 @@ statistics or events, a limits probe that recorded no timings under load, a perf
 could not run, a configuration of the escapes section whose runs wrote no statistics):
 bench/run.py writes report.md, every CSV, targets.json and the plots, and says "missing"
 (report), leaves the cell empty (CSV) or writes null (JSON) instead of crashing. The
-escapes section names an escaped sample's configuration, reason and command. Also: the
-accuracy plot's first slanted label stays inside the picture.
+escapes section names an escaped sample's configuration, reason and command. The plots
+(bench/charts.py, matplotlib) are SVG documents matplotlib wrote, with their title, and say
+"missing" in place of a missing bar and "no data" when there is nothing to draw; every label
+of a plot stays inside the picture, and a histogram's data file holds the counts it drew.
+Runs under Debian's python3 when the one that started it lacks matplotlib.
 Usage: test_bench_report.py MINIVM (for the sampler names). Prints `N passed, N failed`."""
 import csv
 import json
-import math
 import os
 import sys
 import tempfile
@@ -19,8 +21,11 @@ from checks import check, finish
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import charts  # noqa: E402
+charts.ensure_matplotlib()  # may run this test again under Debian's python3
 import escapes  # noqa: E402
 import run  # noqa: E402
+import stability  # noqa: E402
 
 run.SAMPLERS[:] = run.sampler_names(os.path.abspath(sys.argv[1]))
 run.COMPARED[:] = [s for s in run.SAMPLERS if s != "oracle"]
@@ -32,6 +37,30 @@ def plan(out_dir, names):
             "workloads": [by_name[n] for n in names], "classics": [by_name["counted_loop_then_setter"]],
             "cost_workloads": [by_name["many_short_methods"]], "latency_workloads": [by_name["counted_loop_then_setter"]],
             "perf_set": []}
+
+
+def svg(path):
+    """(title, texts) of an SVG file matplotlib wrote, or None with why it is not one."""
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as e:
+        return None, f"{path}: {e}"
+    ns = "{http://www.w3.org/2000/svg}"
+    creator = [t.text for t in root.iter("{http://purl.org/dc/elements/1.1/}title")]
+    if root.tag != ns + "svg" or not any((c or "").startswith("Matplotlib v") for c in creator):
+        return None, f"{path}: root {root.tag}, titles {creator}"
+    title = root.find(ns + "title")
+    return (title.text if title is not None else None), [t.text for t in root.iter(ns + "text")]
+
+
+def check_svg(path, title, says=(), count=None):
+    """The plot at path is matplotlib's SVG with this title drawn, saying every text of `says`;
+    count: {text: times it is drawn}."""
+    got, texts = svg(path)
+    ok = got == title and title in texts and all(t in texts for t in says) \
+        and all(texts.count(t) == n for t, n in (count or {}).items())
+    check(f"{os.path.basename(path)}: matplotlib's SVG, titled {title!r}, saying {list(says) + list(count or {})}",
+          ok, (got, texts))
 
 
 def accuracy_of_missing_run():
@@ -147,12 +176,17 @@ with tempfile.TemporaryDirectory() as out:
           and gone[0]["escaped_or_not_found"] == "", rows[:3])
     check("report: such a target's 'met' column reads missing", "| missing | missing" in report
           or any(line.count("| missing |") for line in report.splitlines() if line.startswith("| Cooperative ≥ 99%")), report)
-    for name in ("accuracy", "overhead", "held_vs_depth", "latency", "stability"):
-        try:
-            ok = ET.parse(os.path.join(out, name + ".svg")).getroot().tag.endswith("svg")
-        except (ET.ParseError, OSError):
-            ok = False
-        check(f"{name}.svg is an SVG document", ok)
+    # Every share missing: a bar chart of "missing", one per workload and sampler; the other
+    # plots have no point at all.
+    check_svg(os.path.join(out, "accuracy.svg"), "Exact-stack agreement with the oracle (--stub-metadata)",
+              names + [f"{c}: missing" for c in run.COMPARED], {"missing": len(names) * len(run.COMPARED)})
+    check_svg(os.path.join(out, "overhead.svg"), "Slowdown versus sampling rate (many_short_methods)", ["no data"])
+    check_svg(os.path.join(out, "held_vs_depth.svg"), "Thread held per sample versus stack depth (p50)", ["no data"])
+    check_svg(os.path.join(out, "latency.svg"), "Safepoint latency, counted_loop_then_setter (cooperative)", ["no data"])
+    check_svg(os.path.join(out, "stability.svg"), "Stability under --stress-unload", ["no data"])
+    rows = list(csv.reader(open(os.path.join(out, "latency_histogram.csv")))) \
+        if os.path.exists(os.path.join(out, "latency_histogram.csv")) else None
+    check("latency_histogram.csv: no latency, no bin", rows == [["bin_from_us", "bin_to_us"]], rows)
 
 # The escapes section not measured at all, and measured with an escaped sample.
 with tempfile.TemporaryDirectory() as out:
@@ -179,19 +213,58 @@ with tempfile.TemporaryDirectory() as out:
     t = escapes.target(escapes_measured(configs))
     check("no escaped sample over 240,000 samples: met", t[1] is True, t)
 
-# The accuracy plot's category labels slant down to the left from under their group:
-# the first (the longest workload name) must end inside the picture.
+# Plots of measurements, some missing. Every label (the accuracy plot's slanted workload
+# names above all) stays inside the picture, as matplotlib lays it out.
+def texts(fig):
+    from matplotlib.text import Text
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+
+
+def inside(fig):
+    """Empty when everything the figure draws (laid out and drawn by Agg) is inside it, else
+    the box (inches) it all takes beside the figure's."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    drawn, box = fig.get_tightbbox(canvas.get_renderer()), fig.bbox_inches
+    ok = drawn.x0 >= box.x0 - 1e-3 and drawn.y0 >= box.y0 - 1e-3 and drawn.x1 <= box.x1 + 1e-3 and drawn.y1 <= box.y1 + 1e-3
+    return [] if ok else [drawn.bounds, box.bounds]
+
+
 with tempfile.TemporaryDirectory() as out:
     for names in ([w[0] for w in run.WORKLOADS], run.QUICK_WORKLOADS):
+        series = [(s, [None if k == i % len(names) else 50.0 + k for k in range(len(names))])
+                  for i, s in enumerate(run.COMPARED)]
+        outside = inside(charts.bar_figure("t", names, series, "%", y_max=100))
+        check(f"every label of a {len(names)}-workload accuracy plot is inside the picture", not outside, outside)
         path = os.path.join(out, "a.svg")
-        run.svgplot.bar_chart(path, "t", names, [(s, [50.0] * len(names)) for s in run.COMPARED], "%", y_max=100)
-        texts = [t for t in ET.parse(path).getroot().iter() if t.tag.endswith("text") and t.text == names[0]]
-        x = float(texts[0].get("x")) if texts else -1
-        width = 6.5 * len(names[0]) * math.cos(math.radians(35))
-        check(f"the first label of a {len(names)}-workload plot starts inside the picture", x - width >= 0,
-              (x, width))
-        missing = os.path.join(out, "m.svg")
-        run.svgplot.bar_chart(missing, "t", names, [("a", [None] + [50.0] * (len(names) - 1))], "%", y_max=100)
-        check(f"a missing bar says missing ({len(names)} workloads)", ">missing</text>" in open(missing).read())
+        charts.bar_chart(path, "t", names, series, "%", y_max=100)
+        check_svg(path, "t", names + run.COMPARED, {"missing": len(run.COMPARED)})
+    acc = {(n, True): accuracy_of_missing_run() for n in names}
+    acc[(names[0], True)]["cooperative"]["exact"] = 0.987
+    run.write_accuracy(out, names, acc)
+    check_svg(os.path.join(out, "accuracy.svg"), "Exact-stack agreement with the oracle (--stub-metadata)", ["98.7"],
+              {"missing": len(names) * len(run.COMPARED) - 1})
+    stab = {"target": 300, "samplers": {s: {"totals": {"interruptions": 300, "crashes_caught": 2 if s == "classical" else 0,
+                                                       "disagreements": 40 if s != "cooperative" else 0}, "errors": []}
+                                        for s in stability.COMPARED}}
+    stability.write_stability(out, stab)
+    check_svg(os.path.join(out, "stability.svg"), "Stability under --stress-unload (counts per sampler)",
+              stability.COMPARED + ["crashes caught", "disagreements", "40", "2"])
+    fig = charts.line_figure("l", "x", "y", [("cooperative", [(10, 2.0), (100, None), (500, 9.0)]), ("async", [])],
+                             log_x=True, log_y=True)
+    check("a line chart with log axes keeps its labels inside and names an empty series missing",
+          not inside(fig) and "async: missing" in [t.get_text() for t in texts(fig)], inside(fig))
+    values = [1.0 + k for k in range(200)]
+    lat = {("counted_loop_then_setter", v): ((1, 2, 3), (1, 2, 3), values if v == "signal" else [None])
+           for v in ("signal", "handshake", "counted-loop-polls")}
+    run.write_latency(out, [run.WORKLOADS[0]], lat)
+    rows = list(csv.DictReader(open(os.path.join(out, "latency_histogram.csv"))))
+    check("latency_histogram.csv: 40 bins over the values, the counts adding up to them, the empty series empty",
+          len(rows) == 40 and sum(int(r["signal"]) for r in rows) == len(values)
+          and float(rows[0]["bin_from_us"]) == 1.0 and float(rows[-1]["bin_to_us"]) == 200.0
+          and all(r["counted-loop-polls"] == "" for r in rows), rows[:3])
+    check_svg(os.path.join(out, "latency.svg"), "Safepoint latency, counted_loop_then_setter (cooperative)",
+              ["signal", "counted-loop-polls: missing", "latency µs", "samples"])
 
 finish()

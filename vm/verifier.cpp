@@ -162,7 +162,7 @@ class Verifier {
           if (uint32_t(read_i32(p, kOperandB)) > kMaxSlowdownNs)
             reject(bci, fmt::format("slowdown of {} ns: at most {} ns a pass", uint32_t(read_i32(p, kOperandB)), kMaxSlowdownNs));
           break;
-        case Op::iaddl: case Op::isubl: case Op::imull:
+        case Op::iaddl: case Op::isubl: case Op::imull: case Op::ialoadl: case Op::faloadl:
           check_local(bci, read_u16(p, kOperandA), true);
           break;
         case Op::faddl: case Op::fsubl: case Op::fmull: case Op::fdivl: {

@@ -1,54 +1,23 @@
 """The accuracy report's plots, drawn with matplotlib (Debian's python3-matplotlib) as SVG,
 each with the data it shows in a CSV beside it.
 
-Debian's matplotlib is a module of Debian's python3; when the python3 running the bench is
-another one (a pyenv shim, say) and lacks it, ensure_matplotlib installs the package (as
-root, with apt-get) and runs the bench again under /usr/bin/python3, as tests/test_pprof.py
-does for python3-protobuf.
+The figures, how they are saved and the samplers' colours are bench/charts.py's, as is
+ensure_matplotlib (installs python3-matplotlib, or runs the bench again under Debian's
+python3 when the python3 running it lacks matplotlib).
 """
-import importlib.util
 import os
-import shutil
-import subprocess
 import sys
 
-DEBIAN_PYTHON = "/usr/bin/python3"
-COLOURS = {"oracle": "#333333", "cooperative": "#1b9e77", "safepoint": "#d95f02", "classical": "#7570b3",
-           "async": "#e7298a", "JFR 17": "#a6761d", "JFR 25": "#66a61e"}
-
-
-def has_matplotlib():
-    return importlib.util.find_spec("matplotlib") is not None
-
-
-def ensure_matplotlib():
-    if has_matplotlib():
-        return
-    debian_has = lambda: subprocess.run([DEBIAN_PYTHON, "-c", "import matplotlib"], capture_output=True).returncode == 0
-    if os.path.exists(DEBIAN_PYTHON) and not debian_has() and os.geteuid() == 0 and shutil.which("apt-get"):
-        print("installing python3-matplotlib (apt-get)", flush=True)
-        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "python3-matplotlib"],
-                       capture_output=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-    if os.path.exists(DEBIAN_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON) \
-            and debian_has():
-        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, *sys.argv])
-    sys.exit("run.py: the plots need matplotlib (apt-get install python3-matplotlib), or pass --no-plots")
-
-
-def _pyplot():
-    import matplotlib
-    matplotlib.use("svg")
-    import matplotlib.pyplot as plt
-    plt.rcParams["svg.hashsalt"] = "minivm"  # the same data draws the same file
-    plt.rcParams["font.size"] = 9
-    return plt
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# bench/charts.py; run.py calls ensure_matplotlib through this module.
+from charts import COLOURS, ensure_matplotlib, figure, save  # noqa: E402,F401
 
 
 def _grouped_bars(path, categories, series, ylabel, title="", rotation=20, width_per=1.2):
     """Bars grouped by category, one per series (a sampler), each with a whisker from its low
     to its high value. series: {name: [(low, mid, high) per category, in percent]}."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(6, width_per * len(categories)), 3.6))
+    fig = figure(max(6, width_per * len(categories)), 3.6)
+    ax = fig.subplots()
     width = 0.8 / max(1, len(series))
     for j, (name, values) in enumerate(series.items()):
         xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(categories))]
@@ -61,9 +30,7 @@ def _grouped_bars(path, categories, series, ylabel, title="", rotation=20, width
     if title:
         ax.set_title(title)
     ax.legend(fontsize=7, ncol=len(series))
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path, title or ylabel)
 
 
 def method_shares(path, title, methods, per_sampler):
@@ -85,9 +52,9 @@ def distances(path, benchmarks, per_sampler, ylabel):
 
 def moved(path, rows, samplers):
     """Actionability: per slowed line, the share each sampler moved onto it."""
-    plt = _pyplot()
     labels = [f"{r['benchmark']} {r['line']}" for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(rows)), 3.6))
+    fig = figure(max(6, 0.8 * len(rows)), 3.6)
+    ax = fig.subplots()
     width = 0.8 / max(1, len(samplers))
     for j, s in enumerate(samplers):
         xs = [i + (j - (len(samplers) - 1) / 2) * width for i in range(len(rows))]
@@ -98,6 +65,4 @@ def moved(path, rows, samplers):
     ax.set_xticklabels([lb if len(lb) <= 34 else lb[:32] + "…" for lb in labels], rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("share moved onto the slowed line, %")
     ax.legend(fontsize=7, ncol=3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path, "share moved onto the slowed line")

@@ -282,7 +282,7 @@ def main():
     out_dir = args.out or os.path.join(ROOT, "bench", "results", f"{datetime.date.today()}-accuracy")
     os.makedirs(out_dir, exist_ok=True)
     if not args.no_plots:
-        plots.ensure_matplotlib()  # may install it, or run this script again under Debian's python3
+        plots.ensure_matplotlib(", or pass --no-plots")  # may install it, or run this again under Debian's python3
 
     def log(msg):
         print(msg, flush=True)

@@ -44,7 +44,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-import svgplot  # noqa: E402
+import charts  # noqa: E402
 
 # The benchmarks: (name, the inner iterations each run uses, the smallest the benchmark
 # verifies, outer iterations when not --iterations). The inner iterations are the suite's
@@ -250,6 +250,8 @@ def main():
     ap.add_argument("--out", default="", help="the report's directory (default bench/results/DATE-awfy)")
     ap.add_argument("--replot", metavar="DIR", help="only draw DIR/ratios.svg again from DIR/awfy.csv")
     args = ap.parse_args()
+    if args.replot or args.awfy_repo:  # only beside other systems is there a plot
+        charts.ensure_matplotlib()  # may install it, or run this script again under Debian's python3
     if args.replot:
         replot(args.replot)
         return 0
@@ -323,8 +325,8 @@ PLOT_MAX = 4.0
 
 def plot_ratios(path, categories, per_pair):
     series = [(f"{m.replace('minivm ', '')} / {o}", per_pair[(m, o)]) for m, o in PLOTTED if (m, o) in per_pair]
-    svgplot.bar_chart(path, f"Are We Fast Yet: minivm's steady state / other systems (clipped at {PLOT_MAX:g})",
-                      categories, series, "ratio (below 1: minivm faster)", y_max=PLOT_MAX)
+    charts.bar_chart(path, f"Are We Fast Yet: minivm's steady state / other systems (clipped at {PLOT_MAX:g})",
+                     categories, series, "ratio (below 1: minivm faster)", y_max=PLOT_MAX)
 
 
 def replot(out_dir):

@@ -347,6 +347,43 @@ TEST_CASE("codegen: compound assignment on an array element uses dup2") {
   CHECK(f.max_stack == 4);
 }
 
+TEST_CASE("codegen: a[i] with i an int local is one superinstruction, but not on a string or a reference array") {
+  auto m = compile(
+      "fn f(a: int[], b: float[], s: string, c: bool[], i: int): float { var x = a[i] + a[i + 1]; return b[i] + float(s[i] + x) + "
+      "float(len(c)); }\nfn g(c: bool[], i: int): bool { return c[i]; }\nfn main() {}");
+  const auto& f = fn(*m, "f");
+  Code c;
+  c.b.emit_u16(Op::load, 0);
+  c.b.emit_u16(Op::ialoadl, 4);  // a[i]
+  c.b.emit_u16(Op::load, 0);
+  c.b.emit_u16(Op::load, 4);
+  c.b.emit_u16(Op::ldc, 0);
+  c.b.emit(Op::iadd);
+  c.b.emit(Op::iaload);  // a[i + 1]: the index is no local
+  c.b.emit(Op::iadd);
+  c.b.emit_u16(Op::store, 5);
+  c.b.emit_u16(Op::load, 1);
+  c.b.emit_u16(Op::faloadl, 4);  // b[i]
+  c.b.emit_u16(Op::load, 2);
+  c.b.emit_u16(Op::load, 4);
+  c.b.emit(Op::sload);  // s[i]
+  c.b.emit_u16(Op::iaddl, 5);
+  c.b.emit(Op::i2f);
+  c.b.emit(Op::fadd);
+  c.b.emit_u16(Op::load, 3);
+  c.b.emit(Op::arraylength);
+  c.b.emit(Op::i2f);
+  c.b.emit(Op::fadd);
+  c.b.emit(Op::vret);
+  check_code(*m, f, c.bytes);
+  Code g;
+  g.b.emit_u16(Op::load, 0);
+  g.b.emit_u16(Op::load, 1);
+  g.b.emit(Op::aaload);  // c[i] of a bool[]
+  g.b.emit(Op::vret);
+  check_code(*m, fn(*m, "g"), g.bytes);
+}
+
 TEST_CASE("codegen: calls, builtins, spawn, print and conversions") {
   auto m = compile(
       "fn g(a: int, b: float): int { return a; }\n"

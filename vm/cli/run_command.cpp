@@ -98,6 +98,7 @@ void run_command(RunOptions o, const AfterProfile& after) {
   // Checked here rather than in the exit hooks, which cannot change the status. The
   // program's output is flushed first; a profile on stdout is checked by its writer.
   bool output_ok = flush_stdout();
+  runtime::idle_other_mini_threads();  // threads main did not join: the profile first
   bool profile_ok = !o.profile || sampler::finish_profiler();
   if (o.profile && after) profile_ok &= after(sampler::current_profile());
   int status = exit_status_of_main(result);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 namespace cli {
@@ -50,31 +51,39 @@ std::optional<uint64_t> in_range(uint64_t v, uint64_t min, uint64_t max, std::st
 
 std::string plain(uint64_t v) { return std::to_string(v); }
 
-}  // namespace
-
-std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t max, std::string& why) {
+// A whole number from min to max, the limits shown by `show` when it is out of them.
+std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_t max, std::string& why,
+                                    std::string (*show)(uint64_t)) {
   size_t used = 0;
   auto v = leading_whole(text, used, why);
   if (!v) return std::nullopt;
-  std::string_view suffix = text.substr(used);
-  unsigned shift = 0;
-  if (suffix.size() == 1) {
-    switch (suffix[0] | 0x20) {  // either case
-      case 'k': shift = 10; break;
-      case 'm': shift = 20; break;
-      case 'g': shift = 30; break;
-      case 't': shift = 40; break;
-    }
-  }
-  if (!suffix.empty() && shift == 0) {
-    why = "a size is a whole number of bytes with an optional k, m, g or t suffix: 512m, 4g";
+  if (used != text.size()) {
+    why = "it is not a whole number";
     return std::nullopt;
   }
-  if (shift != 0 && *v > (UINT64_MAX >> shift)) {
-    why = "the most is " + format_size(max);
+  return in_range(*v, min, max, show, why);
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t max, std::string& why) {
+  // CLI11's AsSizeValue reads the unit (k, kb, kib, m ... e, either case, binary
+  // multiples) and multiplies with an overflow check; it passes a number without a unit
+  // through unread, so the product, or the number, is read as a whole number here.
+  static const CLI::AsSizeValue bytes(/*kb_is_1000=*/false);
+  std::string value(text);
+  try {
+    std::string refused = bytes(value);
+    if (!refused.empty()) throw CLI::ValidationError(refused);
+  } catch (const CLI::ValidationError& e) {
+    std::string what = e.what();
+    why = what.find("overflow") != std::string::npos
+              ? "the most is " + format_size(max)
+              : "a size is a whole number of bytes with an optional k, m, g or t suffix (kb, kib and the like too): "
+                "512m, 4g";
     return std::nullopt;
   }
-  return in_range(*v << shift, min, max, format_size, why);
+  return parse_whole(value, min, max, why, format_size);
 }
 
 std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why,
@@ -110,14 +119,7 @@ std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, u
 }
 
 std::optional<uint64_t> parse_whole(std::string_view text, uint64_t min, uint64_t max, std::string& why) {
-  size_t used = 0;
-  auto v = leading_whole(text, used, why);
-  if (!v) return std::nullopt;
-  if (used != text.size()) {
-    why = "it is not a whole number";
-    return std::nullopt;
-  }
-  return in_range(*v, min, max, plain, why);
+  return parse_whole(text, min, max, why, plain);
 }
 
 std::optional<double> parse_fraction(std::string_view text, double below, std::string& why) {

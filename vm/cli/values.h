@@ -10,11 +10,14 @@
 
 namespace cli {
 
-// "4096", "512k", "16m", "4g", "1t" (binary multiples, either case); between min and max.
-// A sign, a fraction, an unknown suffix or a value past max is refused.
+// "4096", "512k", "16m", "4g", "1t", "4GiB", "512 mb" (binary multiples, either case, read
+// by CLI11's AsSizeValue); between min and max. A sign, a fraction, an unknown suffix or a
+// value past max is refused.
 std::optional<uint64_t> parse_size(std::string_view text, uint64_t min, uint64_t max, std::string& why);
 // "1ms", "250us", "2s", "1.5ms", "5m", "1h", "500ns" -> nanoseconds, between min_ns and
-// max_ns. With `bare_ns`, a number without a unit is nanoseconds ("100000", as
+// max_ns. (Not CLI11's AsNumberWithUnit: it writes the product of a fraction and its
+// unit back with six significant digits, so 1234567us would become 1234570000ns.)
+// With `bare_ns`, a number without a unit is nanoseconds ("100000", as
 // async-profiler's --interval takes it); otherwise it is refused.
 std::optional<uint64_t> parse_duration(std::string_view text, uint64_t min_ns, uint64_t max_ns, std::string& why,
                                        bool bare_ns = false);
