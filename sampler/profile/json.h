@@ -18,6 +18,9 @@ using Json = nlohmann::ordered_json;
 // byte as U+FFFD, where nlohmann would throw; other text passes as it is (no \u escapes
 // but for control characters, '"' and '\\'). A number that is not finite is null.
 std::string json_text(const Json& value, int indent = -1);
+// The same text on one line, appended to `out` by nlohmann's serializer itself: no string
+// of its own to copy (a .jsonl line at a time).
+void append_json_text(std::string& out, const Json& value);
 
 // `value` rounded to `decimals` places, so that a share or a rate is written with the
 // precision it has ("29.6", "0.0312"), not with a double's seventeen digits.

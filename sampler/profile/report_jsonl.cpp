@@ -18,11 +18,11 @@
 // interruption's. GarbageCollection (this project's: append_gc_line) is one collection
 // with its time to safepoint, pause and the last thread to stop.
 //
-// Each line is an nlohmann-json object (json.h) made text on one line. The profiler formats
-// them as it records (event_stream.h: a Mini thread at its poll, the sampler thread), so
-// a stack, the longest part of a line, is made text once per distinct stack and the line
-// carries that text as its "stack" value, where making it again for every event would
-// cost several times the rest of the line.
+// Each line is an nlohmann-json object (json.h) made text on one line. While the program
+// runs the profiler's dump thread makes them, every 100 ms, from the events the recording
+// threads kept (event_stream.h); a stack, the longest part of a line, is made text once
+// per distinct stack and the line carries that text as its "stack" value, where making it
+// again for every event would cost several times the rest of the line.
 #include <ostream>
 #include <unordered_map>
 
@@ -35,15 +35,20 @@ void append_stack_json(std::string& out, const StackTrace& stack) {
   Json frames = Json::array();
   for (const FrameRef& f : stack)
     frames.push_back({{"function", f.function}, {"line", f.line}, {"bci", f.bci}, {"kind", frame_kind_name(f.kind)}});
-  out += json_text(frames);
+  append_json_text(out, frames);
 }
 
 void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated) {
-  // Set key by key into room for them all: an initializer list makes a pair of values for
-  // each key first, and a growing object copies its keys as it moves, each costing the
-  // profiler's stream about a third more per line.
-  Json line(Json::value_t::object);
-  line.get_ref<Json::object_t&>().reserve(10);
+  // Set key by key into room for them all, in one object per thread emptied for each line
+  // (it keeps its room): an initializer list makes a pair of values for each key first,
+  // and a growing object copies its keys as it moves, each costing a stream of events
+  // about a third more per line.
+  thread_local Json line = [] {
+    Json empty(Json::value_t::object);
+    empty.get_ref<Json::object_t&>().reserve(10);
+    return empty;
+  }();
+  line.get_ref<Json::object_t&>().clear();
   line["event"] = event_type_name(e.type);
   line["sampler"] = sampler_name(e.sampler);
   line["sample"] = e.sample;
@@ -71,14 +76,13 @@ void append_event_line(std::string& out, const Event& e, std::string_view stack_
       line["reason"] = reason;
       break;
   }
-  std::string text = json_text(line);
+  append_json_text(out, line);
   if (has_stack(e.type)) {  // the last key: the object's closing brace moves after it
-    text.pop_back();
-    text += ",\"stack\":";
-    text += stack_json;
-    text += '}';
+    out.pop_back();
+    out += ",\"stack\":";
+    out += stack_json;
+    out += '}';
   }
-  out += text;
   out += '\n';
 }
 
@@ -97,7 +101,7 @@ void append_gc_line(std::string& out, const GcPause& gc) {
                {"heap_before", gc.heap_before},
                {"heap_after", gc.heap_after},
                {"safepoint", gc.safepoint}};
-  out += json_text(line);
+  append_json_text(out, line);
   out += '\n';
 }
 
