@@ -177,9 +177,10 @@ void EventBuffer::take_streams(std::string& jfr) {
     if (!has_stack(e.type)) continue;
     if (stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
     StackJson& sj = stack_json[e.stack];
-    if (!sj.text.empty()) continue;
-    append_stack_json(sj.text, stack_trace(e.stack));
+    if (sj.taken) continue;
+    sj.taken = true;
     sj.truncated = compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack);
+    stacks_taken.emplace_back(e.stack, stack_trace(e.stack));  // its text is made without `mutex`
   }
   jsonl_taken.swap(jsonl_events);  // both keep their room: no allocation once warm
   jfr += jfr_events;
@@ -187,6 +188,8 @@ void EventBuffer::take_streams(std::string& jfr) {
 }
 
 void EventBuffer::make_lines(std::string& lines) {
+  for (const auto& [stack, trace] : stacks_taken) append_stack_json(stack_json[stack].text, trace);
+  stacks_taken.clear();
   for (const Event& e : jsonl_taken) {
     if (!has_stack(e.type)) {
       append_event_line(lines, e, {}, false);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "runtime/code_unloading.h"
@@ -169,20 +170,22 @@ struct EventBuffer {
   // `mutex`, except by the recording thread's own write (emit), which only tries it, and
   // by a thread that ends (flush_streams), which no holder of it waits for.
   std::mutex stream_mutex;
-  // Under stream_mutex: the events being made lines, and each stack's JSON text with
-  // whether the depth limit cut it, made once per stack (under `mutex` too: it reads the
-  // stack, which the recording thread may be interning).
+  // Under stream_mutex: the events being made lines; each stack's JSON text with whether
+  // the depth limit cut it, made once per stack; and the stacks taken (read under `mutex`
+  // too, since the recording thread may be interning) whose text is not made yet.
   std::vector<Event> jsonl_taken;
   struct StackJson {
     std::string text;
     bool truncated = false;
+    bool taken = false;
   };
   std::vector<StackJson> stack_json;
+  std::vector<std::pair<uint32_t, StackTrace>> stacks_taken;
   // Records an event: a sample into `part` (aggregated), and with a .jsonl or .jfr output
   // the event for that stream.
   void emit(const Event& e);
-  // Under `mutex` and stream_mutex: moves the .jsonl events to jsonl_taken (making the
-  // JSON of each stack they name that has none yet) and the .jfr events onto `jfr`.
+  // Under `mutex` and stream_mutex: moves the .jsonl events to jsonl_taken (with each
+  // stack they name that has no JSON yet) and the .jfr events onto `jfr`.
   void take_streams(std::string& jfr);
   // Under stream_mutex alone: jsonl_taken's lines onto `lines`; jsonl_taken is emptied.
   void make_lines(std::string& lines);
