@@ -247,6 +247,9 @@ void on_sigprof(int, siginfo_t*, void* context) {
       st->signal.compare_exchange_strong(running, ThreadSampling::kNoSignal, std::memory_order_acq_rel);
     }
   } free_on_return{st};
+  if (uint64_t spin = g_state.plan().test_handler_spin_ns; spin > 0)
+    while (now_ns() - start < spin) {
+    }
   // The thread's CPU clock (a system call, where the wall clock is a vDSO read), only for
   // an interruption taken here and one that builds a request (whose latency it splits);
   // read after the wall clock, so the CPU interval lies within the wall one.

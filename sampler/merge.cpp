@@ -3,6 +3,8 @@
 // what has not ended accounted: full rings (dropped), and requests still waiting in a
 // ring and signals still pending (failed at exit; in flight in a dump). The buffers keep
 // what they hold, so a dump changes nothing for the next one.
+#include <time.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -78,11 +80,16 @@ void account_unserved(Profile& profile, bool final) {
     for (size_t i = 0; i < kSamplerCount; i++)
       add_full(SamplerId(i), stack_taken(SamplerId(i)) == StackTaken::at_poll ? st->ring_full.load()
                                                                             : st->walks_full[i].load());
-    if (!final) continue;
-    if (st->take_pending_signal()) count_failure_all(profile, Reason::signal_not_delivered);
   }
-  if (!final)
+  if (!final) {
     for (auto& [sampler, st] : profile.stats) st.in_flight = st.interruptions > ended(st) ? st.interruptions - ended(st) : 0;
+    return;
+  }
+  for (uint64_t n = g_state.signals.not_delivered.load(std::memory_order_relaxed); n > 0; n--)
+    count_failure_all(profile, Reason::signal_not_delivered);
+  if (uint64_t left = g_state.signals.handlers_left.load(std::memory_order_relaxed); left > 0)
+    for (size_t i = 0; i < kSamplerCount; i++)
+      if (g_state.plan().wants(SamplerId(i))) profile.stats[SamplerId(i)].in_flight += left;
 }
 
 // A live thread's buffer, and at exit the requests still stored for it (failures), under
@@ -103,6 +110,35 @@ std::vector<EventBuffer*> all_buffers() {
 }
 
 }  // namespace
+
+// A handler runs for microseconds on a CPU; at exit its thread may be kept off every CPU
+// far longer: a loaded machine, or a Mini thread lowered to SCHED_IDLE by the exit
+// (runtime::idle_other_mini_threads), which runs only while this thread sleeps.
+constexpr uint64_t kHandlerWaitNs = 2'000'000'000;
+
+void settle_handlers() {
+  uint64_t not_delivered = 0;
+  {
+    std::unique_lock<std::mutex> threads_lock = lock_threads();
+    for (ThreadSampling* st : live_threads()) not_delivered += st->take_pending_signal();
+  }
+  g_state.signals.not_delivered.store(not_delivered, std::memory_order_relaxed);
+  uint64_t deadline = now_ns() + kHandlerWaitNs;
+  for (;;) {
+    uint64_t running = 0;
+    {
+      std::unique_lock<std::mutex> threads_lock = lock_threads();
+      for (ThreadSampling* st : live_threads())
+        running += st->signal.load(std::memory_order_acquire) == ThreadSampling::kInHandler;
+    }
+    if (running == 0 || now_ns() >= deadline) {
+      g_state.signals.handlers_left.store(running, std::memory_order_relaxed);
+      return;
+    }
+    timespec pause{0, 200'000};
+    nanosleep(&pause, nullptr);
+  }
+}
 
 std::unique_lock<std::mutex> lock_threads() {
   g_state.threads.waiters.fetch_add(1, std::memory_order_acq_rel);

@@ -90,6 +90,8 @@ void start_profiler(const ProfilerOptions& options) {
   std::optional<OutputFormat> streamed;
   if (!options.out_path.empty()) streamed = out_format(options, ignored);
   plan.start_ns = now_ns();
+  if (const char* spin = std::getenv("MINIVM_TEST_HANDLER_SPIN_US"))
+    plan.test_handler_spin_ns = std::strtoull(spin, nullptr, 10) * 1000;
   if (streamed == OutputFormat::jsonl) {
     g_state.jsonl.open(with_sequence_number(options.out_path, 0), g_state.jsonl_error);
     g_state.jsonl.set_max_bytes(options.jsonl_max_bytes);
@@ -111,10 +113,8 @@ bool finish_profiler() {
   g_state.sampler.thread.join();
   stop_dump_thread();  // a dump under way ends first
   g_state.signals.closed.store(true, std::memory_order_release);
-  // A handler that was already running finishes within microseconds; then record what
-  // the handlers' walks left for the sampler thread.
-  timespec settle{0, 2'000'000};
-  nanosleep(&settle, nullptr);
+  // Then record what the handlers' walks left for the sampler thread.
+  settle_handlers();
   drain_all_walks();
   g_state.profile = snapshot_profile(/*final=*/true);
   return write_reports(g_state.profile, /*final=*/true);

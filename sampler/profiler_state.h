@@ -255,10 +255,13 @@ struct ThreadSampling {
   enum : int { kNoSignal, kSent, kSentHold, kInHandler, kWithdrawn };
   std::atomic<int> signal{kNoSignal};
   // Takes a signal still pending at the thread's or the program's end: true when one was
-  // sent and neither handled nor withdrawn, so its interruption is the caller's to end.
+  // sent and neither handled nor withdrawn, so its interruption is the caller's to end. A
+  // handler that has taken its signal keeps kInHandler: the program's end waits for it.
   bool take_pending_signal() {
-    int s = signal.exchange(kNoSignal, std::memory_order_acq_rel);
-    return s == kSent || s == kSentHold;
+    int s = signal.load(std::memory_order_acquire);
+    while (s == kSent || s == kSentHold)
+      if (signal.compare_exchange_weak(s, kNoSignal, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
+    return false;
   }
   // Holding the thread (a kSentHold signal): its handler publishes its registers
   // (kPublished) and waits until the sampler thread, done with its part, lets it go
@@ -318,6 +321,9 @@ struct SamplingPlan {
   bool want_handler_walks = false;  // a sampler that walks in the handler
   bool hold = false;                // the handler waits for the sampler thread
   uint64_t start_ns = 0;            // when sampling started
+  // MINIVM_TEST_HANDLER_SPIN_US (tests only): each handler that takes its signal spins
+  // that long first, so that a test finds handlers running at any moment, the exit's.
+  uint64_t test_handler_spin_ns = 0;
 
   bool wants(SamplerId s) const { return want[size_t(s)]; }
 };
@@ -329,6 +335,11 @@ struct SamplingSignals {
   // Set when sampling stops: a handler that runs after it leaves no trace, and the signal
   // it came from is accounted as never delivered.
   std::atomic<bool> closed{false};
+  // At the end (settle_handlers): signals still pending once `closed` was set, taken back
+  // (not delivered), and handlers that had taken theirs and still ran when the final
+  // profile was merged (in flight in it).
+  std::atomic<uint64_t> not_delivered{0};
+  std::atomic<uint64_t> handlers_left{0};
 };
 
 // The threads' sampling states, and what the threads that ended left. Under `mutex`, which
@@ -504,6 +515,12 @@ void stop_dump_thread();
 // accounted: full rings (dropped), and requests left in rings and signals still pending:
 // failures when `final` (the program ends), in flight in a dump taken while it runs.
 Profile snapshot_profile(bool final);
+// After `closed`, before the final merge: takes back every signal still pending (so no
+// late handler records anything after the merge) and waits until no handler that took
+// its signal earlier still runs, so that the merge counts what each recorded. Sets
+// g_state.signals' not_delivered and handlers_left (those still running after
+// kHandlerWaitNs: none but on a thread kept off every CPU that long).
+void settle_handlers();
 // g_state.threads.mutex for a thread other than the sampler thread, which lets it in first.
 std::unique_lock<std::mutex> lock_threads();
 // Writes every buffer's .jsonl lines and .jfr events to their stream: at a dump, at the

@@ -199,6 +199,37 @@ fn main() {
                 n = sum(1 for e in ev if e["event"] == "ExecutionSample")
                 check(f"{name}: the .jsonl stream has every sample ({n} of {s.get('samples')})", n == s.get("samples"))
 
+    # A handler still running when the profile is merged at the end: the merge waits for it
+    # (a thread can be kept off every CPU mid-handler at exit: a loaded machine, or the
+    # exit's SCHED_IDLE), so what it records is counted. MINIVM_TEST_HANDLER_SPIN_US makes
+    # every handler last 5 ms, at 1 ms intervals: the thread is in one at nearly any moment,
+    # the end's included. Both ways to end: SIGINT, and the program's own error.
+    spin_env = dict(os.environ, MINIVM_TEST_HANDLER_SPIN_US="5000")
+    stats = os.path.join(tmp, "spin.json")
+    for attempt in range(3):
+        p = subprocess.Popen([MINIVM, "run", "--profile", "--interval=1ms", f"--profile-stats={stats}", forever],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=spin_env,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        catches(p, signal.SIGINT)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        try:
+            so, se = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            so, se = p.communicate()
+        s = stats_of(stats)[0] if nonempty(stats) else {}
+        if s.get("samples", 0) > 0:
+            break
+    check("SIGINT while a handler runs: its interruption is accounted in the final profile",
+          p.returncode == -signal.SIGINT and s.get("accounted") is True and s.get("samples", 0) > 0
+          and s.get("in_flight", 0) == 0, f"rc {p.returncode}; stats {s}; {se[-800:]}")
+    rc = subprocess.run([MINIVM, "run", "--xcomp", "--profile", "--interval=1ms", f"--profile-stats={stats}", failing],
+                        capture_output=True, text=True, env=spin_env, timeout=120).returncode
+    s = stats_of(stats)[0] if nonempty(stats) else {}
+    check("a runtime error while a handler runs: its interruption is accounted in the final profile",
+          rc == 1 and s.get("accounted") is True and s.get("in_flight", 0) == 0, f"rc {rc}; stats {s}")
+
     # Ctrl-C during start-up (here a long --xcomp compilation), before the profiler has its
     # handler: held until it has, then the same ending with every report written.
     big = program(tmp, "big.mini", "".join(
