@@ -38,6 +38,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -361,26 +363,27 @@ T nearest_rank(const std::vector<T>& v, double p) {
   return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
 }
 
-std::string stats_json(std::vector<Ns> v) {
-  if (v.empty()) return R"({"p50": null, "p99": null, "max": null, "n": 0})";
+// {p50, p99, max, n} of `v` in ns (nearest rank), nulls when empty.
+nlohmann::ordered_json stats_json(std::vector<Ns> v) {
+  if (v.empty()) return {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}, {"n", 0}};
   std::sort(v.begin(), v.end());
-  auto rank = [&](double p) { return nearest_rank(v, p / 100.0); };
-  char buf[160];
-  std::snprintf(buf, sizeof buf, R"({"p50": %lld, "p99": %lld, "max": %lld, "n": %zu})",
-                static_cast<long long>(rank(50)), static_cast<long long>(rank(99)),
-                static_cast<long long>(v.back()), v.size());
-  return buf;
+  return {{"p50", nearest_rank(v, 0.50)}, {"p99", nearest_rank(v, 0.99)}, {"max", v.back()}, {"n", v.size()}};
 }
 
-// {median, q1, q3, n} of `v` (quartiles by nearest rank).
-std::string quartiles_json(std::vector<double> v, const char* fmt) {
-  if (v.empty()) return R"({"median": null, "q1": null, "q3": null, "n": 0})";
+// `x` rounded to `digits` decimals (what the report shows; the noise is larger).
+double rounded(double x, int digits) {
+  double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
+}
+
+// {median, q1, q3, n} of `v` (quartiles by nearest rank), rounded to `digits` decimals.
+nlohmann::ordered_json quartiles_json(std::vector<double> v, int digits) {
+  if (v.empty()) return {{"median", nullptr}, {"q1", nullptr}, {"q3", nullptr}, {"n", 0}};
   std::sort(v.begin(), v.end());
-  std::string f = std::string(R"({"median": )") + fmt + R"(, "q1": )" + fmt + R"(, "q3": )" + fmt + R"(, "n": %zu})";
-  char buf[200];
-  std::snprintf(buf, sizeof buf, f.c_str(), nearest_rank(v, 0.5), nearest_rank(v, 0.25), nearest_rank(v, 0.75),
-                v.size());
-  return buf;
+  return {{"median", rounded(nearest_rank(v, 0.5), digits)},
+          {"q1", rounded(nearest_rank(v, 0.25), digits)},
+          {"q3", rounded(nearest_rank(v, 0.75), digits)},
+          {"n", v.size()}};
 }
 
 }  // namespace
@@ -430,18 +433,16 @@ int main(int argc, char** argv) {
   const double untrapped = untrapped_poll_ns(10'000'000L / div);
   const double clock = clock_ns(1'000'000L / div);
 
-  std::printf(
-      "{\"cores\": %u, \"quick\": %s, \"clock_gettime_ns\": %.2f,\n"
-      " \"signal_round_trip_ns\": %s,\n"
-      " \"signal_handler_entry_ns\": %s,\n"
-      " \"poll_trap_ns\": %s,\n"
-      " \"poll_untrapped_ns\": %.3f,\n"
-      " \"periodic_signal_slowdown\": %s,\n"
-      " \"periodic_signal_sender_cpu_ns\": %s}\n",
-      std::thread::hardware_concurrency(), quick ? "true" : "false", clock,
-      stats_json(std::move(round_trip)).c_str(), stats_json(std::move(entry)).c_str(),
-      stats_json(std::move(trap)).c_str(), untrapped,
-      quartiles_json(std::move(periodic.slowdowns), "%.4f").c_str(),
-      quartiles_json(std::move(periodic.sender_cpu_per_send_ns), "%.0f").c_str());
+  nlohmann::ordered_json out = {
+      {"cores", std::thread::hardware_concurrency()},
+      {"quick", quick},
+      {"clock_gettime_ns", rounded(clock, 2)},
+      {"signal_round_trip_ns", stats_json(std::move(round_trip))},
+      {"signal_handler_entry_ns", stats_json(std::move(entry))},
+      {"poll_trap_ns", stats_json(std::move(trap))},
+      {"poll_untrapped_ns", rounded(untrapped, 3)},
+      {"periodic_signal_slowdown", quartiles_json(std::move(periodic.slowdowns), 4)},
+      {"periodic_signal_sender_cpu_ns", quartiles_json(std::move(periodic.sender_cpu_per_send_ns), 0)}};
+  std::printf("%s\n", out.dump(1).c_str());
   return 0;
 }
