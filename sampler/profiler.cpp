@@ -113,8 +113,8 @@ bool finish_profiler() {
   g_state.sampler.thread.join();
   stop_dump_thread();  // a dump under way ends first
   g_state.signals.closed.store(true, std::memory_order_release);
-  // Then record what the handlers' walks left for the sampler thread.
   settle_handlers();
+  // Then record what the handlers' walks left for the sampler thread.
   drain_all_walks();
   g_state.profile = snapshot_profile(/*final=*/true);
   return write_reports(g_state.profile, /*final=*/true);
