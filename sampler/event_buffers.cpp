@@ -148,33 +148,73 @@ bool served_at_poll(SamplerId s) { return stack_taken(s) == StackTaken::at_poll 
 void EventBuffer::emit(const Event& e) {
   if (is_stack_sample(e)) part.add_sample(e);
   bool jsonl = g_state.jsonl.is_open(), jfr = g_state.jfr.is_open();
-  if (!jsonl && !jfr) return;
-  bool stacked = has_stack(e.type);
-  auto trace = [&] { return compact_stacks ? named(compact.trace(e.stack)) : part.stacks.get(e.stack); };
-  bool truncated = stacked && (compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack));
-  if (jsonl) {
-    if (stacked && stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
-    std::string* sj = stacked ? &stack_json[e.stack] : nullptr;
-    if (sj != nullptr && sj->empty()) append_stack_json(*sj, trace());
-    append_event_line(lines, e, sj ? std::string_view(*sj) : std::string_view(), truncated);
-  }
+  if (jsonl) jsonl_events.push_back(e);  // its line is made when it is written (take_streams)
   if (jfr) {
     uint64_t key = 0;
-    if (stacked) {
+    if (has_stack(e.type)) {
       if (jfr_stack_keys.size() <= e.stack) jfr_stack_keys.resize(e.stack + 1);
-      if (jfr_stack_keys[e.stack] == 0) jfr_stack_keys[e.stack] = g_state.jfr.stack_id(trace(), truncated);
+      if (jfr_stack_keys[e.stack] == 0) {
+        bool truncated = compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack);
+        jfr_stack_keys[e.stack] = g_state.jfr.stack_id(stack_trace(e.stack), truncated);
+      }
       key = jfr_stack_keys[e.stack];
     }
     g_state.jfr.encode(jfr_events, e, key);
   }
-  if (lines.size() >= kStreamBlock || jfr_events.size() >= kStreamBlock) flush_streams();
+  if (jsonl_events.size() < kStreamPendingEvents && jfr_events.size() < kStreamBlock) return;
+  // The dump thread is behind (or a .jfr block is full): write them from here, unless a
+  // writer is at this buffer now, which takes the lock in the other order.
+  std::unique_lock<std::mutex> stream(stream_mutex, std::try_to_lock);
+  if (stream) write_streams();
+}
+
+StackTrace EventBuffer::stack_trace(uint32_t stack) const {
+  return compact_stacks ? named(compact.trace(stack)) : part.stacks.get(stack);
+}
+
+void EventBuffer::take_streams(std::string& jfr) {
+  for (const Event& e : jsonl_events) {
+    if (!has_stack(e.type)) continue;
+    if (stack_json.size() <= e.stack) stack_json.resize(e.stack + 1);
+    StackJson& sj = stack_json[e.stack];
+    if (sj.taken) continue;
+    sj.taken = true;
+    sj.truncated = compact_stacks ? compact.truncated(e.stack) : part.stacks.truncated(e.stack);
+    stacks_taken.emplace_back(e.stack, stack_trace(e.stack));  // its text is made without `mutex`
+  }
+  jsonl_taken.swap(jsonl_events);  // both keep their room: no allocation once warm
+  jfr += jfr_events;
+  jfr_events.clear();
+}
+
+void EventBuffer::make_lines(std::string& lines) {
+  for (const auto& [stack, trace] : stacks_taken) append_stack_json(stack_json[stack].text, trace);
+  stacks_taken.clear();
+  for (const Event& e : jsonl_taken) {
+    if (!has_stack(e.type)) {
+      append_event_line(lines, e, {}, false);
+      continue;
+    }
+    const StackJson& sj = stack_json[e.stack];
+    append_event_line(lines, e, sj.text, sj.truncated);
+  }
+  jsonl_taken.clear();
 }
 
 void EventBuffer::flush_streams() {
+  // Waited for under `mutex` and the registry's: a writer that holds stream_mutex took
+  // both before it (merge.cpp's flush_streams) and lets them go before it makes lines, or
+  // is this very thread (emit). So nothing that holds it waits for either.
+  std::lock_guard<std::mutex> stream(stream_mutex);
+  write_streams();
+}
+
+void EventBuffer::write_streams() {
+  std::string lines, jfr_bytes;
+  take_streams(jfr_bytes);
+  make_lines(lines);
   if (!lines.empty()) g_state.jsonl.append(lines);
-  if (!jfr_events.empty()) g_state.jfr.append(jfr_events);
-  lines.clear();
-  jfr_events.clear();
+  if (!jfr_bytes.empty()) g_state.jfr.append(jfr_bytes);
 }
 
 void record_sample(EventBuffer& b, SamplerId sampler, uint64_t id, uint64_t ticks, uint64_t held, int thread,

@@ -1,9 +1,9 @@
-// The .jsonl profile written while the program runs. Each recording thread formats its
-// events' lines into its own EventBuffer and appends them here a block at a time, and
-// the dump thread appends what every buffer holds at least every kStreamFlushNs (and when
-// a dump or the end of the run asks), so events are never kept in memory until exit and
-// a run killed with SIGKILL keeps every event older than that bound. Blocks of different
-// threads interleave; within a thread, lines keep their order.
+// The .jsonl profile written while the program runs. Each recording thread keeps its
+// events in its own EventBuffer; the dump thread makes their lines and appends what every
+// buffer holds at least every kStreamFlushNs (and when a dump or the end of the run asks),
+// so events are never kept in memory until exit, a run killed with SIGKILL keeps every
+// event older than that bound, and the Mini threads and the sampler thread spend no time
+// on JSON. Blocks of different threads interleave; within a thread, lines keep their order.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -14,10 +14,14 @@
 
 namespace sampler {
 
-// How old an event's line may get before it is in the file (dump_thread.cpp), and how
-// many bytes of lines a buffer gathers before it appends them itself.
+// How old an event's line may get before it is in the file (dump_thread.cpp); how many
+// bytes of lines (or .jfr events) a write gathers at most; and how many .jsonl events a
+// buffer holds before its recording thread makes their lines and appends them itself
+// (the dump thread is behind: about half a second of events at 10 kHz under
+// --sampler=all, a couple of MB).
 inline constexpr uint64_t kStreamFlushNs = 100'000'000;
 inline constexpr size_t kStreamBlock = size_t(1) << 16;
+inline constexpr size_t kStreamPendingEvents = size_t(1) << 15;
 
 // Opens `path` for a profile written as it comes ("-": standard output, where
 // standard_output_fd() says, profile/report.h); a descriptor, or -1 with errno.

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "runtime/code_unloading.h"
 #include "runtime/vm.h"
@@ -179,29 +180,37 @@ Profile snapshot_profile(bool final) {
 }
 
 void flush_streams() {
-  // Lines (events) of several buffers go out in one write; each buffer stays locked until
-  // they are written, so that its thread's next block cannot overtake them.
-  std::unique_lock<std::mutex> threads_lock = lock_threads();
-  std::vector<std::unique_lock<std::mutex>> locked;
+  // Each buffer's events are taken under the registry's mutex (a thread that ends frees
+  // its buffer under it) and its own, briefly; their lines are made after both are
+  // released, so that neither the sampler thread's visits nor the recording threads wait
+  // for the JSON. Each buffer's stream_mutex is held until its lines are written: its
+  // thread's own write cannot overtake them, and a thread that ends waits for them before
+  // its buffer is freed. Lines of several buffers go out in one write.
+  std::vector<std::pair<EventBuffer*, std::unique_lock<std::mutex>>> taken;
   std::string batch, jfr_batch;
-  auto write_batch = [&] {
+  {
+    std::unique_lock<std::mutex> threads_lock = lock_threads();
+    for (EventBuffer* buf : all_buffers()) {
+      std::unique_lock<std::mutex> stream(buf->stream_mutex);
+      std::lock_guard<std::mutex> lock(buf->mutex);
+      if (buf->jsonl_events.empty() && buf->jfr_events.empty()) continue;
+      buf->take_streams(jfr_batch);
+      taken.emplace_back(buf, std::move(stream));
+    }
+  }
+  size_t unwritten = 0;  // the first of `taken` whose lines are not written yet
+  auto write_batch = [&](size_t made) {
     if (!batch.empty()) g_state.jsonl.append(batch);
     if (!jfr_batch.empty()) g_state.jfr.append(jfr_batch);
     batch.clear();
     jfr_batch.clear();
-    locked.clear();
+    for (; unwritten < made; unwritten++) taken[unwritten].second.unlock();
   };
-  for (EventBuffer* buf : all_buffers()) {
-    std::unique_lock<std::mutex> lock(buf->mutex);
-    if (buf->lines.empty() && buf->jfr_events.empty()) continue;
-    batch += buf->lines;
-    jfr_batch += buf->jfr_events;
-    buf->lines.clear();
-    buf->jfr_events.clear();
-    locked.push_back(std::move(lock));
-    if (batch.size() + jfr_batch.size() >= kStreamBlock) write_batch();
+  for (size_t i = 0; i < taken.size(); i++) {
+    taken[i].first->make_lines(batch);
+    if (batch.size() >= kStreamBlock) write_batch(i + 1);
   }
-  write_batch();
+  write_batch(taken.size());
 }
 
 }  // namespace sampler

@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "runtime/code_unloading.h"
@@ -143,8 +144,8 @@ class TraceTree {
 
 // A recording thread's own events (JFR's thread-local buffers): its interned stacks, its
 // samples aggregated by stack (Profile::add_sample) and its counters, merged into the
-// profile at exit or at a dump; with a .jsonl output, its events' lines on their way to
-// the stream. The owner takes the mutex for each record, a merge or dump takes it once,
+// profile at exit or at a dump; with a .jsonl output, its events on their way to the
+// stream. The owner takes the mutex for each record, a merge or dump takes it once,
 // so it is hardly ever contended and no thread waits for another to record. Never
 // touched by a handler. Its memory grows with distinct stacks, not with time.
 struct EventBuffer {
@@ -155,17 +156,45 @@ struct EventBuffer {
   // sampler thread's buffer interns named traces in part.stacks.
   bool compact_stacks = false;
   TraceTree compact;
-  // .jsonl: lines not yet appended to the stream, and each stack's JSON, rendered once.
-  std::string lines;
-  std::vector<std::string> stack_json;
+  // .jsonl: the events recorded since they were last written, as they are. Their lines
+  // are made by whoever writes them (the dump thread every kStreamFlushNs), not by the
+  // recording thread at its poll or visit: a line costs microseconds, the event a copy.
+  std::vector<Event> jsonl_events;
   // .jfr: events not yet appended to the stream, and each stack's key in its pools (0: not
   // yet interned).
   std::string jfr_events;
   std::vector<uint64_t> jfr_stack_keys;
+  // Held by whoever writes this buffer's events, from taking them to writing them, so
+  // that a thread's lines keep their order; `mutex` is held only to take them (the lines
+  // are made without it, so the recording thread does not wait for them). Taken before
+  // `mutex`, except by the recording thread's own write (emit), which only tries it, and
+  // by a thread that ends (flush_streams), which no holder of it waits for.
+  std::mutex stream_mutex;
+  // Under stream_mutex: the events being made lines; each stack's JSON text with whether
+  // the depth limit cut it, made once per stack; and the stacks taken (read under `mutex`
+  // too, since the recording thread may be interning) whose text is not made yet.
+  std::vector<Event> jsonl_taken;
+  struct StackJson {
+    std::string text;
+    bool truncated = false;
+    bool taken = false;
+  };
+  std::vector<StackJson> stack_json;
+  std::vector<std::pair<uint32_t, StackTrace>> stacks_taken;
   // Records an event: a sample into `part` (aggregated), and with a .jsonl or .jfr output
-  // the event as that format writes it.
+  // the event for that stream.
   void emit(const Event& e);
-  void flush_streams();  // appends `lines` and `jfr_events` to their stream
+  // Under `mutex` and stream_mutex: moves the .jsonl events to jsonl_taken (with each
+  // stack they name that has no JSON yet) and the .jfr events onto `jfr`.
+  void take_streams(std::string& jfr);
+  // Under stream_mutex alone: jsonl_taken's lines onto `lines`; jsonl_taken is emptied.
+  void make_lines(std::string& lines);
+  // Under `mutex`: writes everything the buffer holds to its stream (a thread that ends).
+  void flush_streams();
+  // Under `mutex` and stream_mutex: take_streams, make_lines and append both now.
+  void write_streams();
+  // A stack of `part` (the sampler thread's) or of `compact` (a Mini thread's) with names.
+  StackTrace stack_trace(uint32_t stack) const;
 };
 
 // The walks a thread's handler made (async, oracle) and their frames, waiting for the

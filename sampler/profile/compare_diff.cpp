@@ -5,8 +5,8 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "sampler/profile/json.h"
 #include "sampler/profile/pages.h"
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_text.h"
@@ -17,10 +17,8 @@ namespace {
 
 constexpr uint64_t kFileStride = uint64_t(1) << 24;  // report_compare_html.cpp's key
 
-using nlohmann::json;
-
 template <typename T>
-T field(const json& doc, const char* key) {
+T field(const Json& doc, const char* key) {
   return doc.at(key).get<T>();
 }
 
@@ -76,7 +74,7 @@ std::string run_line(const SavedCompare& c) {
 }  // namespace
 
 bool read_saved_compare(std::string_view text, SavedCompare& out, std::string& why) {
-  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     why = "not a JSON document (a file minivm compare --save wrote)";
     return false;
@@ -93,9 +91,9 @@ bool read_saved_compare(std::string_view text, SavedCompare& out, std::string& w
     out.columns = field<std::vector<std::string>>(doc, "columns");
     out.samples = field<std::vector<uint64_t>>(doc, "samples");
     out.source = field<std::vector<std::string>>(doc, "source");
-    for (const json& f : doc.at("imported"))
+    for (const Json& f : doc.at("imported"))
       out.imported.emplace_back(field<std::string>(f, "path"), field<std::vector<std::string>>(f, "source"));
-    for (const json& r : doc.at("rows")) {
+    for (const Json& r : doc.at("rows")) {
       SavedCompare::Row row;
       row.key = field<uint64_t>(r, "line");
       row.counts = field<std::vector<uint64_t>>(r, "c");
@@ -211,53 +209,51 @@ void write_diff_text(const CompareDiff& d, std::ostream& out) {
 }
 
 void write_diff_html(const CompareDiff& d, std::ostream& out) {
-  std::string data = "{";
-  auto run = [&](const char* key, const SavedCompare& c) {
-    data += fmt::format("\"{}\":{{\"path\":{},\"program\":{},\"mode\":{},\"interval\":{},\"duration_ns\":{}", key,
-                        json_string(c.path), json_string(c.program), json_string(c.mode),
-                        json_string(format_duration(c.interval_ns) +
-                                    (c.interval_jitter > 0 ? fmt::format(" ± {:.0f}%", c.interval_jitter * 100) : "")),
-                        c.duration_ns);
-    data += ",\"config\":[";
-    for (size_t i = 0; i < c.config.size(); i++) data += (i ? "," : "") + json_string(c.config[i]);
-    data += "],\"reference\":" + json_string(c.reference) + ",\"banner\":" + json_string(c.banner) + "},";
+  auto run = [](const SavedCompare& c) -> Json {
+    return {{"path", c.path},
+            {"program", c.program},
+            {"mode", c.mode},
+            {"interval", format_duration(c.interval_ns) +
+                             (c.interval_jitter > 0 ? fmt::format(" ± {:.0f}%", c.interval_jitter * 100) : "")},
+            {"duration_ns", c.duration_ns},
+            {"config", c.config},
+            {"reference", c.reference},
+            {"banner", c.banner}};
   };
-  run("before", d.before);
-  run("after", d.after);
+  // Per column of the diff, the samples of the run's own column; null where it has none.
   auto samples = [&](const SavedCompare& c) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.columns.size(); i++) {
-      auto it = std::find(c.columns.begin(), c.columns.end(), d.columns[i]);
-      s += (i ? "," : "") + (it == c.columns.end() ? std::string("null")
-                                                      : std::to_string(c.samples[size_t(it - c.columns.begin())]));
+    Json s = Json::array();
+    for (const std::string& column : d.columns) {
+      auto it = std::find(c.columns.begin(), c.columns.end(), column);
+      s.push_back(it == c.columns.end() ? Json(nullptr) : Json(c.samples[size_t(it - c.columns.begin())]));
     }
-    return s + "]";
+    return s;
   };
-  data += "\"columns\":[";
-  for (size_t i = 0; i < d.columns.size(); i++) data += (i ? "," : "") + json_string(d.columns[i]);
-  data += "],\"samplesBefore\":" + samples(d.before) + ",\"samplesAfter\":" + samples(d.after);
-  data += fmt::format(",\"sameProgram\":{},\"sameSource\":{},\"markPoints\":{}", d.same_program, d.same_source,
-                      kDiffMarkPoints);
-  data += ",\"rows\":[";
-  for (size_t k = 0; k < d.rows.size(); k++) {
-    const DiffRow& r = d.rows[k];
-    auto shares = [](const std::vector<std::optional<double>>& v) {
-      std::string s = "[";
-      for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + (v[i] ? fmt::format("{:.2f}", *v[i]) : "null");
-      return s + "]";
-    };
-    auto numbers = [](const std::vector<uint64_t>& v) {
-      std::string s = "[";
-      for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
-      return s + "]";
-    };
-    data += fmt::format("{}{{\"line\":{},\"file\":{},\"src\":{},\"pb\":{},\"pa\":{},\"b\":{},\"a\":{},\"cb\":{},\"ca\":{}}}",
-                        k ? "," : "", r.key % kFileStride, r.key / kFileStride,
-                        json_string(file_label(d, r.key) + r.source),
-                        json_string(r.polls_before), json_string(r.polls_after), shares(r.before), shares(r.after),
-                        numbers(r.count_before), numbers(r.count_after));
-  }
-  data += "]}";
+  auto shares = [](const std::vector<std::optional<double>>& v) {
+    Json s = Json::array();
+    for (const std::optional<double>& share : v) s.push_back(share ? Json(rounded(*share, 2)) : Json(nullptr));
+    return s;
+  };
+  Json rows = Json::array();
+  for (const DiffRow& r : d.rows)
+    rows.push_back({{"line", r.key % kFileStride},
+                    {"file", r.key / kFileStride},
+                    {"src", file_label(d, r.key) + r.source},
+                    {"pb", r.polls_before},
+                    {"pa", r.polls_after},
+                    {"b", shares(r.before)},
+                    {"a", shares(r.after)},
+                    {"cb", r.count_before},
+                    {"ca", r.count_after}});
+  Json data = {{"before", run(d.before)},
+               {"after", run(d.after)},
+               {"columns", d.columns},
+               {"samplesBefore", samples(d.before)},
+               {"samplesAfter", samples(d.after)},
+               {"sameProgram", d.same_program},
+               {"sameSource", d.same_source},
+               {"markPoints", kDiffMarkPoints},
+               {"rows", std::move(rows)}};
   pages::write_page(pages::kdiff_page, "minivm compare --diff: " + d.after.program, data, out);
 }
 

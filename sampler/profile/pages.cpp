@@ -1,5 +1,7 @@
 #include "sampler/profile/pages.h"
 
+#include "sampler/profile/json.h"
+
 namespace sampler::pages {
 
 namespace {
@@ -24,10 +26,25 @@ std::string html_text(std::string_view s) {
   return o;
 }
 
-void write_page(std::string_view page, std::string_view title, std::string_view data_json, std::ostream& out) {
+std::string script_json(const Json& data) {
+  std::string text = json_text(data), o;
+  o.reserve(text.size());
+  for (size_t i = 0; i < text.size(); i++) {
+    char c = text[i];
+    if (c == '<') o += "\\u003c";
+    else if (c == '>') o += "\\u003e";
+    else if (c == '&') o += "\\u0026";
+    else if (c == '\xE2' && text.compare(i + 1, 2, "\x80\xA8") == 0) o += "\\u2028", i += 2;
+    else if (c == '\xE2' && text.compare(i + 1, 2, "\x80\xA9") == 0) o += "\\u2029", i += 2;
+    else o += c;
+  }
+  return o;
+}
+
+void write_page(std::string_view page, std::string_view title, const Json& data, std::ostream& out) {
   const size_t title_at = page.find(kTitleSlot) + kTitleOpen.size();
   const size_t data_at = page.find(kDataSlotClose, page.find(kDataSlotOpen)) + 1;  // after the element's '>'
-  out << page.substr(0, title_at) << html_text(title) << page.substr(title_at, data_at - title_at) << data_json
+  out << page.substr(0, title_at) << html_text(title) << page.substr(title_at, data_at - title_at) << script_json(data)
       << page.substr(data_at);
 }
 

@@ -6,6 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
+namespace sampler {
+using Json = nlohmann::ordered_json;  // json.h's, declared here without the library's body
+}
+
 namespace sampler::pages {
 
 extern const std::string_view kflame_page;    // --profile-out FILE.html (report_html.cpp)
@@ -15,9 +21,14 @@ extern const std::string_view kdiff_page;     // minivm compare --diff A B --htm
 // `s` as HTML text: &, <, > and " escaped.
 std::string html_text(std::string_view s);
 
-// Writes `page` with `title` (plain text) in its <title> and `data_json` in its data
-// element (<script type="application/json" id=...>). json_string (report.h) escapes '<',
-// so no "</script>" can end the data early.
-void write_page(std::string_view page, std::string_view title, std::string_view data_json, std::ostream& out);
+// `data` as JSON text that can stand in a <script> element: json_text, with '<', '>' and
+// '&' (which JSON text holds only inside strings) as \u003c, \u003e and \u0026, so no
+// "</script>" or "<!--" in a function name ends the data early, and U+2028 / U+2029 as
+// \u2028 / \u2029.
+std::string script_json(const Json& data);
+
+// Writes `page` with `title` (plain text) in its <title> and `data` (script_json) in its
+// data element (<script type="application/json" id=...>).
+void write_page(std::string_view page, std::string_view title, const Json& data, std::ostream& out);
 
 }  // namespace sampler::pages

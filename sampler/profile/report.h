@@ -57,9 +57,11 @@ void write_jfr(const Profile&, std::ostream&);
 // pprof's gzipped profile.proto (`go tool pprof`): one sample type per sampler, locations
 // with their functions, files and lines (report_pprof.cpp; sampler/profile/profile.proto).
 void write_pprof(const Profile&, std::ostream&);
-// Its pieces, which the profiler's .jsonl stream uses as it records: a stack as a JSON
-// array, and one event's line (newline included) with that stack (any text for a
-// FailedSample) and whether the depth limit cut it.
+// Its pieces, which the profiler's .jsonl stream uses as it records: a stack as JSON text
+// (an array, made once per distinct stack), and one event's line (newline included) with
+// that stack as its "stack" (ignored for an event without one) and whether the depth
+// limit cut it. Every JSON writer builds nlohmann-json values (json.h); a string that is
+// not UTF-8 has U+FFFD for each bad byte.
 void append_stack_json(std::string& out, const StackTrace& stack);  // report_jsonl.cpp
 void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated);
 // One collection's line: {"event":"GarbageCollection","gc":N,"young":B,"cause":C,"thread":T,
@@ -188,12 +190,6 @@ std::string thread_label(int thread);
 // A -I / -X pattern against a name: equal, or with a `*` at either end, a prefix, suffix
 // or part of it.
 bool pattern_matches(std::string_view pattern, std::string_view name);
-
-// `s` as a JSON string literal, quotes included. Escapes '"', '\\', control characters,
-// and '<', '>', '&' (as \u003c...) so the text is also safe inside an HTML <script>;
-// invalid UTF-8 bytes become U+FFFD.
-std::string json_string(std::string_view s);                 // report_jsonl.cpp
-void append_json_string(std::string& out, std::string_view s);  // report_jsonl.cpp
 
 // Nearest-rank percentiles: the value at rank ceil(p/100 * n) of the sorted values (as a
 // Distribution keeps them: exact, or at most 0.8% above; distribution.h).

@@ -38,8 +38,7 @@
 #include <ostream>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
+#include "sampler/profile/json.h"
 #include "sampler/profile/pages.h"
 #include "sampler/profile/report.h"
 #include "sampler/profile/report_compare.h"
@@ -54,78 +53,73 @@ class DataWriter {
  public:
   explicit DataWriter(const CompareReport& r) : r_(r), p_(*r.profile) {}
 
-  std::string json(std::string_view events_jsonl, size_t max_events) {
+  Json json(std::string_view events_jsonl, size_t max_events) {
     const CompareTable& t = r_.table;
-    out_ += "{\"program\":" + json_string(p_.program) + ",\"mode\":" + json_string(r_.mode);
-    out_ += fmt::format(",\"interval_ns\":{},\"interval_jitter\":{},\"duration_ns\":{},\"oracle\":{}", p_.interval_ns,
-                        p_.interval_jitter, p_.duration_ns,
-                        t.has_oracle ? "true" : "false");
-    list("config", configuration_lines(r_), [&](const std::string& l) { append_json_string(out_, l); });
-    out_ += ",\"reference\":" + json_string(reference_label(r_, true)) + ",\"oracleHow\":" + json_string(oracle_how());
-    out_ += ",\"banner\":" + json_string(p_.debug_info_at_safepoints ? kDebugInfoAtSafepointsNote : "");
-    list("budget", r_.budgets, [&](const BiasBudget& b) {
-      out_ += fmt::format("{{\"sampler\":{},\"lines\":[{:.4f},{:.4f},{:.4f}],\"functions\":[{:.4f},{:.4f},{:.4f}]}}",
-                          json_string(sampler_name(b.sampler)), b.lines.tvd, b.lines.low, b.lines.high,
-                          b.functions.tvd, b.functions.low, b.functions.high);
-    });
-    list("columns", t.columns, [&](SamplerId s) { out_ += json_string(sampler_name(s)); });
-    list("samples", t.samples, [&](uint64_t n) { out_ += std::to_string(n); });
-    list("source", r_.source_of(0), [&](const std::string& l) { append_json_string(out_, l); });
-    std::vector<uint16_t> imported;
-    for (size_t f = 1; f < p_.files.size(); f++) imported.push_back(uint16_t(f));
-    list("imported", imported, [&](uint16_t f) {
-      out_ += "{\"path\":" + json_string(p_.files[f]);
-      list("source", r_.source_of(f), [&](const std::string& l) { append_json_string(out_, l); });
-      out_ += '}';
-    });
-    out_ += ",\"fnFile\":{";
-    bool first_fn = true;
-    for (const auto& [fn, f] : p_.function_files) {
-      out_ += (first_fn ? "" : ",") + json_string(fn) + ":" + std::to_string(f);
-      first_fn = false;
-    }
-    out_ += '}';
-    list("rows", t.rows, [&](const CompareRow& row) { this->row(row); });
-    std::vector<size_t> kinds;
-    for (size_t k = 0; k < base::kPollKindCount; k++) kinds.push_back(k);
-    list("pollKinds", kinds, [&](size_t k) {
+    Json budget = Json::array();
+    for (const BiasBudget& b : r_.budgets)
+      budget.push_back({{"sampler", sampler_name(b.sampler)},
+                        {"lines", {rounded(b.lines.tvd, 4), rounded(b.lines.low, 4), rounded(b.lines.high, 4)}},
+                        {"functions",
+                         {rounded(b.functions.tvd, 4), rounded(b.functions.low, 4), rounded(b.functions.high, 4)}}});
+    Json imported = Json::array();
+    for (size_t f = 1; f < p_.files.size(); f++)
+      imported.push_back({{"path", p_.files[f]}, {"source", r_.source_of(uint16_t(f))}});
+    Json fn_file = Json::object();
+    for (const auto& [fn, f] : p_.function_files) fn_file[fn] = f;
+    Json rows = Json::array();
+    for (const CompareRow& row : t.rows) rows.push_back(this->row(row));
+    Json poll_kinds = Json::array();
+    for (size_t k = 0; k < base::kPollKindCount; k++) {
       auto kind = PollKind(k);
-      out_ += "{\"mark\":" + json_string(base::poll_kind_mark(kind)) + ",\"name\":" +
-              json_string(base::poll_kind_name(kind)) + ",\"meaning\":" + json_string(base::poll_kind_meaning(kind)) +
-              "}";
-    });
-    list("polls", r_.polls, [&](const LinePoll& lp) {
-      out_ += fmt::format("{{\"line\":{},\"mark\":{},\"function\":{}}}", key(lp.file, lp.line),
-                          json_string(base::poll_kind_mark(lp.kind)), json_string(lp.function));
-    });
-    list("stats", t.columns, [&](SamplerId s) { stats(s); });
+      poll_kinds.push_back({{"mark", base::poll_kind_mark(kind)},
+                            {"name", base::poll_kind_name(kind)},
+                            {"meaning", base::poll_kind_meaning(kind)}});
+    }
+    Json polls = Json::array();
+    for (const LinePoll& lp : r_.polls)
+      polls.push_back({{"line", key(lp.file, lp.line)}, {"mark", base::poll_kind_mark(lp.kind)}, {"function", lp.function}});
+    Json stats = Json::array();
+    for (SamplerId s : t.columns) stats.push_back(this->stats(s));
     SamplingRate rate = sampling_rate(p_);
-    out_ += ",\"rate\":" + json_string(rate.asked ? format_rate(rate) : "");
-    list("rateShort", rate_shortfall(p_, rate), [&](const std::string& c) { append_json_string(out_, c); });
-    out_ += ",\"apart\":" + json_string(classical_apart_hint(r_));
-    confusion();
-    reasons();
-    stacks();
-    events(events_jsonl, max_events);
-    out_ += "}";
-    return std::move(out_);
+    Json doc = {{"program", p_.program},
+                {"mode", r_.mode},
+                {"interval_ns", p_.interval_ns},
+                {"interval_jitter", p_.interval_jitter},
+                {"duration_ns", p_.duration_ns},
+                {"oracle", t.has_oracle},
+                {"config", configuration_lines(r_)},
+                {"reference", reference_label(r_, true)},
+                {"oracleHow", oracle_how()},
+                {"banner", p_.debug_info_at_safepoints ? kDebugInfoAtSafepointsNote : ""},
+                {"budget", std::move(budget)},
+                {"columns", column_names(t.columns)},
+                {"samples", t.samples},
+                {"source", r_.source_of(0)},
+                {"imported", std::move(imported)},
+                {"fnFile", std::move(fn_file)},
+                {"rows", std::move(rows)},
+                {"pollKinds", std::move(poll_kinds)},
+                {"polls", std::move(polls)},
+                {"stats", std::move(stats)},
+                {"rate", rate.asked ? format_rate(rate) : ""},
+                {"rateShort", rate_shortfall(p_, rate)},
+                {"apart", classical_apart_hint(r_)}};
+    doc["confusion"] = confusion();
+    doc["reasons"] = reasons();
+    stacks(doc);
+    events(doc, events_jsonl, max_events);
+    return doc;
   }
 
  private:
-  template <typename List, typename Each>
-  void list(const char* key, const List& items, Each each) {
-    out_ += fmt::format(",\"{}\":[", key);
-    bool first = true;
-    for (const auto& item : items) {
-      if (!first) out_ += ',';
-      first = false;
-      each(item);
-    }
-    out_ += ']';
-  }
-
   static uint64_t key(uint16_t file, uint32_t line) { return line == 0 ? 0 : file * kFileStride + line; }
   static uint64_t key(SourceLine l) { return key(l.file, l.line); }
+
+  static Json column_names(const std::vector<SamplerId>& columns) {
+    Json out = Json::array();
+    for (SamplerId s : columns) out.push_back(sampler_name(s));
+    return out;
+  }
 
   // The page's introduction says what the oracle knows; here, not in the page's text,
   // because under --debug-info=safepoints it knows no more than the polls and calls.
@@ -135,125 +129,130 @@ class DataWriter {
            "before it, as a safepoint-biased sampler would";
   }
 
-  void row(const CompareRow& r) {
-    out_ += fmt::format("{{\"line\":{},\"c\":[", key(r.file, r.line));
-    for (size_t c = 0; c < r.counts.size(); c++) out_ += fmt::format("{}{}", c ? "," : "", r.counts[c]);
-    out_ += "],\"p\":[";
-    for (size_t c = 0; c < r.percent.size(); c++) out_ += fmt::format("{}{:.2f}", c ? "," : "", r.percent[c]);
-    out_ += fmt::format("],\"w\":{:.2f},\"ws\":{}", r.worst_pp, r.worst ? json_string(sampler_name(*r.worst)) : "null");
-    list("polls", r.polls, [&](PollKind k) { out_ += json_string(base::poll_kind_mark(k)); });
-    list("f", r.functions, [&](const std::string& f) { append_json_string(out_, f); });
-    out_ += '}';
+  Json row(const CompareRow& r) {
+    Json percent = Json::array(), polls = Json::array();
+    for (double v : r.percent) percent.push_back(rounded(v, 2));
+    for (PollKind k : r.polls) polls.push_back(base::poll_kind_mark(k));
+    return {{"line", key(r.file, r.line)},
+            {"c", r.counts},
+            {"p", std::move(percent)},
+            {"w", rounded(r.worst_pp, 2)},
+            {"ws", r.worst ? Json(sampler_name(*r.worst)) : Json(nullptr)},
+            {"polls", std::move(polls)},
+            {"f", r.functions}};
   }
 
-  void by_reason(const char* key, const std::map<Reason, uint64_t>& m) {
-    out_ += fmt::format(",\"{}\":{{", key);
-    bool first = true;
+  Json by_reason(const std::map<Reason, uint64_t>& m) {
+    Json out = Json::object();
     for (const auto& [reason, n] : m) {
       if (n == 0) continue;
-      out_ += fmt::format("{}\"{}\":{}", first ? "" : ",", reason_name(reason), n);
-      first = false;
+      out[reason_name(reason)] = n;
       used_reasons_[reason] = true;
     }
-    out_ += '}';
+    return out;
   }
 
-  void stats(SamplerId s) {
+  Json stats(SamplerId s) {
     const SamplerStats& st = stats_of(p_, s);
-    out_ += fmt::format("{{\"name\":\"{}\",\"interruptions\":{},\"samples\":{}", sampler_name(s), st.interruptions,
-                        st.samples);
-    by_reason("failed", st.failed);
-    by_reason("biased", st.biased);
-    by_reason("dropped", st.dropped);
-    out_ += '}';
+    return {{"name", sampler_name(s)},
+            {"interruptions", st.interruptions},
+            {"samples", st.samples},
+            {"failed", by_reason(st.failed)},
+            {"biased", by_reason(st.biased)},
+            {"dropped", by_reason(st.dropped)}};
   }
 
   // Each sampler's line against the reference's for the same interruptions (confusion.h).
-  void confusion() {
-    list("confusion", r_.confusion, [&](const Confusion& m) {
-      out_ += fmt::format("{{\"sampler\":{},\"paired\":{},\"agreed\":{},\"refFailed\":{}",
-                          json_string(sampler_name(m.sampler)), m.paired, m.agreed(), m.reference_failed);
-      list("cells", m.lines, [&](const auto& cell) {
-        out_ += fmt::format("[{},{},{}]", key(cell.first.first), key(cell.first.second), cell.second);
-      });
-      list("failed", m.failed, [&](const auto& cell) {
-        out_ += fmt::format("[\"{}\",{},{}]", reason_name(cell.first.first), key(cell.first.second), cell.second);
-        used_reasons_[cell.first.first] = true;
-      });
-      out_ += '}';
-    });
-  }
-
-  void reasons() {
-    out_ += ",\"reasons\":{";
-    bool first = true;
-    for (const auto& [reason, used] : used_reasons_) {
-      out_ += fmt::format("{}\"{}\":{}", first ? "" : ",", reason_name(reason), json_string(reason_meaning(reason)));
-      first = false;
+  Json confusion() {
+    Json out = Json::array();
+    for (const Confusion& m : r_.confusion) {
+      Json cells = Json::array(), failed = Json::array();
+      for (const auto& [cell, n] : m.lines) cells.push_back({key(cell.first), key(cell.second), n});
+      for (const auto& [cell, n] : m.failed) {
+        failed.push_back({reason_name(cell.first), key(cell.second), n});
+        used_reasons_[cell.first] = true;
+      }
+      out.push_back({{"sampler", sampler_name(m.sampler)},
+                     {"paired", m.paired},
+                     {"agreed", m.agreed()},
+                     {"refFailed", m.reference_failed},
+                     {"cells", std::move(cells)},
+                     {"failed", std::move(failed)}});
     }
-    out_ += '}';
+    return out;
   }
 
-  void stacks() {
+  Json reasons() const {
+    Json out = Json::object();
+    for (const auto& [reason, used] : used_reasons_) out[reason_name(reason)] = reason_meaning(reason);
+    return out;
+  }
+
+  // "names", "kinds", "stacks" and "agg": each distinct stack once, its frames as
+  // [name, line, kind], and every aggregated sample as [column, stack, count, biased].
+  void stacks(Json& doc) {
     const CompareTable& t = r_.table;
     std::unordered_map<uint32_t, size_t> ids;  // profile stack id -> index in "stacks"
     std::vector<uint32_t> order;
-    std::string agg;
+    Json agg = Json::array();
     for (const Event& e : p_.events) {
       if (!is_stack_sample(e)) continue;
       auto col = std::find(t.columns.begin(), t.columns.end(), e.sampler);
       if (col == t.columns.end()) continue;
       auto [it, fresh] = ids.emplace(e.stack, order.size());
       if (fresh) order.push_back(e.stack);
-      agg += fmt::format("{}[{},{},{},{}]", agg.empty() ? "" : ",", col - t.columns.begin(), it->second, e.count,
-                         e.biased ? 1 : 0);
+      agg.push_back({col - t.columns.begin(), it->second, e.count, e.biased ? 1 : 0});
     }
     std::vector<std::string> names;
     std::unordered_map<std::string, size_t> name_ids;
-    std::string stacks;
+    Json stacks = Json::array();
     for (uint32_t id : order) {
-      stacks += stacks.empty() ? "[" : ",[";
-      const StackTrace& st = stack_of_id(p_, id);
-      for (size_t i = 0; i < st.size(); i++) {
-        auto [it, fresh] = name_ids.emplace(function_name(st[i]), names.size());
-        if (fresh) names.push_back(function_name(st[i]));
-        stacks += fmt::format("{}[{},{},{}]", i ? "," : "", it->second, key(p_.file_of(st[i].function), st[i].line),
-                              size_t(st[i].kind));
+      Json frames = Json::array();
+      for (const FrameRef& f : stack_of_id(p_, id)) {
+        auto [it, fresh] = name_ids.emplace(function_name(f), names.size());
+        if (fresh) names.push_back(function_name(f));
+        frames.push_back({it->second, key(p_.file_of(f.function), f.line), size_t(f.kind)});
       }
-      stacks += ']';
+      stacks.push_back(std::move(frames));
     }
-    list("names", names, [&](const std::string& n) { append_json_string(out_, n); });
-    out_ += ",\"kinds\":[";
-    for (size_t k = 0; k < kFrameKindCount; k++) out_ += fmt::format("{}\"{}\"", k ? "," : "", frame_kind_name(FrameKind(k)));
-    out_ += "],\"stacks\":[" + stacks + "],\"agg\":[" + agg + "]";
+    Json kinds = Json::array();
+    for (size_t k = 0; k < kFrameKindCount; k++) kinds.push_back(frame_kind_name(FrameKind(k)));
+    doc["names"] = names;
+    doc["kinds"] = std::move(kinds);
+    doc["stacks"] = std::move(stacks);
+    doc["agg"] = std::move(agg);
   }
 
-  // The .jsonl lines are JSON objects written by report_jsonl.cpp, whose strings escape
-  // '<', so they can stand inside the <script> element as they are.
-  void events(std::string_view jsonl, size_t max_events) {
-    out_ += ",\"events\":[";
-    size_t kept = 0, total = 0, pos = 0, collections = 0;
-    while (pos < jsonl.size()) {
+  // "events": the first `max_events` events of the run's .jsonl stream, each line read
+  // back as the object it is, and every GarbageCollection past them; "eventsTotal": how
+  // many lines it had.
+  static void events(Json& doc, std::string_view jsonl, size_t max_events) {
+    Json events = Json::array();
+    size_t kept = 0, total = 0;
+    for (size_t pos = 0; pos < jsonl.size();) {
       size_t end = jsonl.find('\n', pos);
       if (end == std::string_view::npos) end = jsonl.size();
       std::string_view line = jsonl.substr(pos, end - pos);
       pos = end + 1;
-      if (line.empty() || line.front() != '{') continue;
-      // A collection is kept past the limit (the timeline's bands): there are few, each
-      // having stopped every thread.
-      bool collection = line.starts_with("{\"event\":\"GarbageCollection\"");
+      if (line.empty()) continue;
       total++;
+      // A collection is kept past the limit (the timeline's bands): there are few, each
+      // having stopped every thread. Only a line naming one is read to see if it is one.
+      bool may_be_collection = line.find("\"GarbageCollection\"") != std::string_view::npos;
+      if (kept == max_events && !may_be_collection) continue;
+      Json event = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (!event.is_object()) continue;
+      bool collection = event.value("event", "") == "GarbageCollection";
       if (kept == max_events && !collection) continue;
-      if (kept > 0 || collections > 0) out_ += ',';
-      (collection ? collections : kept)++;
-      out_ += line;
+      if (!collection) kept++;
+      events.push_back(std::move(event));
     }
-    out_ += fmt::format("],\"eventsTotal\":{}", total);
+    doc["events"] = std::move(events);
+    doc["eventsTotal"] = total;
   }
 
   const CompareReport& r_;
   const Profile& p_;
-  std::string out_;
   std::map<Reason, bool> used_reasons_;
 };
 
@@ -266,7 +265,7 @@ void write_compare_html(const CompareReport& report, std::string_view events_jso
 }
 
 void write_compare_data(const CompareReport& report, std::ostream& out) {
-  out << DataWriter(report).json("", 0) << "\n";
+  out << json_text(DataWriter(report).json("", 0)) << "\n";
 }
 
 }  // namespace sampler

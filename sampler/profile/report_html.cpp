@@ -26,14 +26,13 @@
 // (in "kinds" order), "l": its line (--profile-lines only), "L": [[line,
 // samples],...] (without --profile-lines: which lines of the function, most first),
 // "c": [children, sorted by label]}.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <ostream>
 #include <unordered_map>
 
+#include "sampler/profile/json.h"
 #include "sampler/profile/pages.h"
 #include "sampler/profile/report.h"
 
@@ -86,125 +85,76 @@ Node build_tree(const Profile& p, SamplerId sampler, const ReportOptions& opt) {
 
 class TreeWriter {
  public:
-  TreeWriter(std::string& out, bool lines) : out_(out), lines_(lines) {}
+  explicit TreeWriter(bool lines) : lines_(lines) {}
 
   // `least`: a child with fewer samples is left out (--minwidth).
-  void node(const Node& n, bool is_root, uint64_t least = 0) {
-    out_ += "{\"f\":";
-    out_ += is_root ? "-1" : std::to_string(name_id(n.function));
-    out_ += ",\"v\":" + std::to_string(n.total) + ",\"s\":" + std::to_string(n.self);
+  Json node(const Node& n, bool is_root, uint64_t least = 0) {
+    Json out = {{"f", is_root ? -1 : int64_t(name_id(n.function))}, {"v", n.total}, {"s", n.self}};
     if (!is_root) {
-      out_ += ",\"k\":[";
-      for (size_t i = 0; i < kFrameKindCount; ++i) out_ += (i ? "," : "") + std::to_string(n.kinds[i]);
-      out_ += ']';
+      out["k"] = n.kinds;
       if (lines_) {
-        out_ += ",\"l\":" + std::to_string(n.line);
+        out["l"] = n.line;
       } else {
         std::vector<std::pair<uint32_t, uint64_t>> ls(n.lines.begin(), n.lines.end());
         std::stable_sort(ls.begin(), ls.end(),
                          [](const auto& a, const auto& b) { return a.second > b.second; });
-        out_ += ",\"L\":[";
-        for (size_t i = 0; i < ls.size(); ++i)
-          out_ += fmt_pair(i, ls[i].first, ls[i].second);
-        out_ += ']';
+        out["L"] = ls;  // [[line, samples], ...]
       }
     }
-    bool first = true;
-    for (const auto& [label, child] : n.children) {
-      if (child->total < least) continue;
-      out_ += first ? ",\"c\":[" : ",";
-      first = false;
-      node(*child, false, least);
-    }
-    if (!first) out_ += ']';
-    out_ += '}';
+    Json children = Json::array();
+    for (const auto& [label, child] : n.children)
+      if (child->total >= least) children.push_back(node(*child, false, least));
+    if (!children.empty()) out["c"] = std::move(children);
+    return out;
   }
 
-  std::string names_json() const {
-    std::string s = "[";
-    for (size_t i = 0; i < names_.size(); ++i) {
-      if (i) s += ',';
-      append_json_string(s, names_[i]);
-    }
-    return s + "]";
-  }
+  const std::vector<std::string>& names() const { return names_; }
 
  private:
-  static std::string fmt_pair(size_t i, uint32_t a, uint64_t b) {
-    return (i ? ",[" : "[") + std::to_string(a) + "," + std::to_string(b) + "]";
-  }
   size_t name_id(const std::string& name) {
     auto [it, inserted] = ids_.emplace(name, names_.size());
     if (inserted) names_.push_back(name);
     return it->second;
   }
-  std::string& out_;
   bool lines_;
   std::unordered_map<std::string, size_t> ids_;
   std::vector<std::string> names_;
 };
 
-
-
 }  // namespace
 
 void write_html(const Profile& p, std::ostream& out, const ReportOptions& opt) {
-  std::vector<SamplerId> samplers = report_samplers(p);
   std::string program = p.program.empty() ? std::string("(unnamed program)") : p.program;
-
-  std::string samplers_json, names;
-  {
-    std::string body;
-    TreeWriter tw(body, opt.lines);
-    for (size_t i = 0; i < samplers.size(); ++i) {
-      SamplerId s = samplers[i];
-      const SamplerStats& st = stats_of(p, s);
-      Node root = build_tree(p, s, opt);
-      if (i) body += ",\n";
-      body += "{\"name\":";
-      append_json_string(body, sampler_name(s));
-      body += ",\"interruptions\":" + std::to_string(st.interruptions);
-      body += ",\"samples\":" + std::to_string(root.total);
-      body += ",\"biased\":" + std::to_string(total(st.biased));
-      body += ",\"failed\":" + std::to_string(total(st.failed));
-      body += ",\"dropped\":" + std::to_string(total(st.dropped));
-      body += ",\"root\":";
-      // --minwidth: a frame under that share of the samples is not drawn, nor its callees.
-      tw.node(root, true, uint64_t(std::ceil(double(root.total) * opt.min_width / 100)));
-      body += '}';
-    }
-    samplers_json = std::move(body);
-    names = tw.names_json();
+  TreeWriter tw(opt.lines);
+  Json samplers = Json::array();
+  for (SamplerId s : report_samplers(p)) {
+    const SamplerStats& st = stats_of(p, s);
+    Node root = build_tree(p, s, opt);
+    samplers.push_back({{"name", sampler_name(s)},
+                        {"interruptions", st.interruptions},
+                        {"samples", root.total},
+                        {"biased", total(st.biased)},
+                        {"failed", total(st.failed)},
+                        {"dropped", total(st.dropped)},
+                        // --minwidth: a frame under that share of the samples is not drawn, nor its callees.
+                        {"root", tw.node(root, true, uint64_t(std::ceil(double(root.total) * opt.min_width / 100)))}});
   }
-
-  std::string doc = "{\"program\":";
-  append_json_string(doc, program);
-  std::string title = opt.title.empty() ? "minivm profile: " + program : opt.title;
-  doc += ",\"title\":";
-  append_json_string(doc, title);
-  doc += ",\"reverse\":";
-  doc += opt.reverse ? "true" : "false";
-  doc += ",\"lines\":";
-  doc += opt.lines ? "true" : "false";
-  doc += ",\"interval_ns\":" + std::to_string(p.interval_ns);
-  doc += ",\"duration_ns\":" + std::to_string(p.duration_ns);
-  SamplingRate rate = sampling_rate(p);
-  doc += ",\"rate\":";
-  append_json_string(doc, rate.asked ? format_rate(rate) : "");
-  doc += ",\"rate_short\":[";
-  std::vector<std::string> causes = rate_shortfall(p, rate);
-  for (size_t i = 0; i < causes.size(); i++) {
-    if (i) doc += ',';
-    append_json_string(doc, causes[i]);
-  }
-  doc += ']';
-  doc += ",\n\"kinds\":[";
+  Json kinds = Json::array();
   for (size_t k = 0; k < kFrameKindCount; k++)
-    doc += fmt::format("{}{{\"name\":\"{}\",\"hue\":{}}}", k ? "," : "", frame_kind_name(FrameKind(k)),
-                       frame_kind_hue(FrameKind(k)));
-  doc += ']';
-  doc += ",\n\"names\":" + names;
-  doc += ",\n\"samplers\":[\n" + samplers_json + "]}";
+    kinds.push_back({{"name", frame_kind_name(FrameKind(k))}, {"hue", frame_kind_hue(FrameKind(k))}});
+  std::string title = opt.title.empty() ? "minivm profile: " + program : opt.title;
+  SamplingRate rate = sampling_rate(p);
+  Json doc = {{"program", program},
+              {"title", title},
+              {"reverse", opt.reverse},
+              {"lines", opt.lines},
+              {"interval_ns", p.interval_ns},
+              {"duration_ns", p.duration_ns},
+              {"rate", rate.asked ? format_rate(rate) : ""},
+              {"rate_short", rate_shortfall(p, rate)},
+              {"kinds", std::move(kinds)},
+              {"names", tw.names()},
+              {"samplers", std::move(samplers)}};
   pages::write_page(pages::kflame_page, title, doc, out);
 }
 

@@ -16,172 +16,93 @@
 // "cpu_ns" (this project's too) is the part of its latency the thread spent on a CPU, the
 // rest being time it waited for one; its "time_ns" (this project's too) is the
 // interruption's. GarbageCollection (this project's: append_gc_line) is one collection
-// with its time to safepoint, pause and the last thread to stop. Also the JSON string
-// escaping all writers share.
+// with its time to safepoint, pause and the last thread to stop.
+//
+// Each line is an nlohmann-json object (json.h) made text on one line. While the program
+// runs the profiler's dump thread makes them, every 100 ms, from the events the recording
+// threads kept (event_stream.h); a stack, the longest part of a line, is made text once
+// per distinct stack and the line carries that text as its "stack" value, where making it
+// again for every event would cost several times the rest of the line.
 #include <ostream>
 #include <unordered_map>
 
+#include "sampler/profile/json.h"
 #include "sampler/profile/report.h"
 
 namespace sampler {
 
-namespace {
-
-void append_u_escape(std::string& out, unsigned cp) {
-  static const char* hex = "0123456789abcdef";
-  out += "\\u";
-  for (int shift = 12; shift >= 0; shift -= 4) out += hex[(cp >> shift) & 0xf];
+void append_stack_json(std::string& out, const StackTrace& stack) {
+  Json frames = Json::array();
+  for (const FrameRef& f : stack)
+    frames.push_back({{"function", f.function}, {"line", f.line}, {"bci", f.bci}, {"kind", frame_kind_name(f.kind)}});
+  append_json_text(out, frames);
 }
 
-// Length of the valid UTF-8 sequence starting at s[i] (2..4), or 0 if it is not one.
-size_t utf8_sequence(std::string_view s, size_t i) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  auto cont = [&](size_t k) { return k < s.size() && (b(k) & 0xC0) == 0x80; };
-  unsigned c = b(i);
-  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(i + 1) || !cont(i + 2)) return 0;
-    unsigned c1 = b(i + 1);
-    if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong
-    if (c == 0xED && c1 > 0x9F) return 0;  // surrogates
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
-    unsigned c1 = b(i + 1);
-    if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
-    if (c == 0xF4 && c1 > 0x8F) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-}  // namespace
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '<': case '>': case '&': case 0x7f: append_u_escape(out, c); break;
-        default:
-          if (c < 0x20) append_u_escape(out, c);
-          else out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    size_t n = utf8_sequence(s, i);
-    if (n == 0) {
-      append_u_escape(out, 0xFFFD);  // not UTF-8: replacement character
-      ++i;
-      continue;
-    }
-    std::string_view seq = s.substr(i, n);
-    if (seq == "\xE2\x80\xA8") append_u_escape(out, 0x2028);       // line separators end
-    else if (seq == "\xE2\x80\xA9") append_u_escape(out, 0x2029);  // a JS line in <script>
-    else out += seq;
-    i += n;
-  }
-  out += '"';
-}
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  append_json_string(out, s);
-  return out;
-}
-
-void append_stack_json(std::string& b, const StackTrace& st) {
-  b += '[';
-  for (size_t i = 0; i < st.size(); ++i) {
-    const FrameRef& f = st[i];
-    if (i) b += ',';
-    b += "{\"function\":";
-    append_json_string(b, f.function);
-    b += ",\"line\":";
-    b += std::to_string(f.line);
-    b += ",\"bci\":";
-    b += std::to_string(f.bci);
-    b += ",\"kind\":\"";
-    b += frame_kind_name(f.kind);
-    b += "\"}";
-  }
-  b += ']';
-}
-
-void append_event_line(std::string& b, const Event& e, std::string_view stack_json, bool truncated) {
-  b += "{\"event\":\"";
-  b += event_type_name(e.type);
-  b += "\",\"sampler\":";
-  append_json_string(b, sampler_name(e.sampler));
-  b += ",\"sample\":";
-  b += std::to_string(e.sample);
-  b += ",\"thread\":";
-  b += std::to_string(e.thread);
+void append_event_line(std::string& out, const Event& e, std::string_view stack_json, bool truncated) {
+  // Set key by key into room for them all, in one object per thread emptied for each line
+  // (it keeps its room): an initializer list makes a pair of values for each key first,
+  // and a growing object copies its keys as it moves, each costing a stream of events
+  // about a third more per line.
+  thread_local Json line = [] {
+    Json empty(Json::value_t::object);
+    empty.get_ref<Json::object_t&>().reserve(10);
+    return empty;
+  }();
+  line.get_ref<Json::object_t&>().clear();
+  line["event"] = event_type_name(e.type);
+  line["sampler"] = sampler_name(e.sampler);
+  line["sample"] = e.sample;
+  line["thread"] = e.thread;
+  const char* reason = e.reason ? reason_name(*e.reason) : "";
   switch (e.type) {
     case EventType::ExecutionSample:
     case EventType::NativeMethodSample:
-      b += ",\"time_ns\":";
-      b += std::to_string(e.time_ns);
-      b += e.biased ? ",\"biased\":true" : ",\"biased\":false";
-      if (e.biased && e.reason) {
-        b += ",\"reason\":";
-        append_json_string(b, reason_name(*e.reason));
-      }
-      if (truncated) b += ",\"truncated\":true";
-      if (e.count > 1) b += ",\"count\":" + std::to_string(e.count);
-      b += ",\"stack\":";
-      b += stack_json;
+      line["time_ns"] = e.time_ns;
+      line["biased"] = e.biased;
+      if (e.biased && e.reason) line["reason"] = reason;
+      if (truncated) line["truncated"] = true;
+      if (e.count > 1) line["count"] = e.count;
       break;
     case EventType::SafepointLatency:
-      b += ",\"time_ns\":";
-      b += std::to_string(e.time_ns);
-      b += ",\"latency_ns\":";
-      b += std::to_string(e.latency_ns);
-      b += ",\"cpu_ns\":";
-      b += std::to_string(e.cpu_ns);
-      b += ",\"stack\":";
-      b += stack_json;
+      line["time_ns"] = e.time_ns;
+      line["latency_ns"] = e.latency_ns;
+      line["cpu_ns"] = e.cpu_ns;
       break;
     case EventType::FailedSample:
-      b += ",\"reason\":";
-      append_json_string(b, e.reason ? reason_name(*e.reason) : "");
+      line["reason"] = reason;
       break;
     case EventType::DroppedSample:
-      b += ",\"time_ns\":";
-      b += std::to_string(e.time_ns);
-      b += ",\"reason\":";
-      append_json_string(b, e.reason ? reason_name(*e.reason) : "");
+      line["time_ns"] = e.time_ns;
+      line["reason"] = reason;
       break;
   }
-  b += "}\n";
+  append_json_text(out, line);
+  if (has_stack(e.type)) {  // the last key: the object's closing brace moves after it
+    out.pop_back();
+    out += ",\"stack\":";
+    out += stack_json;
+    out += '}';
+  }
+  out += '\n';
 }
 
-void append_gc_line(std::string& b, const GcPause& gc) {
-  b += "{\"event\":\"GarbageCollection\",\"gc\":" + std::to_string(gc.gc);
-  b += gc.young ? ",\"young\":true" : ",\"young\":false";
-  b += ",\"cause\":";
-  append_json_string(b, gc.cause);
-  b += ",\"thread\":" + std::to_string(gc.requester);
-  b += ",\"time_ns\":" + std::to_string(gc.time_ns);
-  b += ",\"pause_ns\":" + std::to_string(gc.pause_ns);
-  b += ",\"time_to_safepoint_ns\":" + std::to_string(gc.time_to_safepoint_ns);
-  b += ",\"threads_stopped\":" + std::to_string(gc.threads_stopped);
-  b += ",\"slowest_thread\":" + std::to_string(gc.slowest_thread);
-  b += ",\"slowest_cpu_ns\":" + std::to_string(gc.slowest_cpu_ns);
-  b += ",\"heap_before\":" + std::to_string(gc.heap_before);
-  b += ",\"heap_after\":" + std::to_string(gc.heap_after);
-  b += ",\"safepoint\":" + std::to_string(gc.safepoint);
-  b += "}\n";
+void append_gc_line(std::string& out, const GcPause& gc) {
+  Json line = {{"event", "GarbageCollection"},
+               {"gc", gc.gc},
+               {"young", gc.young},
+               {"cause", gc.cause},
+               {"thread", gc.requester},
+               {"time_ns", gc.time_ns},
+               {"pause_ns", gc.pause_ns},
+               {"time_to_safepoint_ns", gc.time_to_safepoint_ns},
+               {"threads_stopped", gc.threads_stopped},
+               {"slowest_thread", gc.slowest_thread},
+               {"slowest_cpu_ns", gc.slowest_cpu_ns},
+               {"heap_before", gc.heap_before},
+               {"heap_after", gc.heap_after},
+               {"safepoint", gc.safepoint}};
+  append_json_text(out, line);
+  out += '\n';
 }
 
 void write_jsonl(const Profile& p, std::ostream& out) {

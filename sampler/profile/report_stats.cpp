@@ -2,12 +2,12 @@
 // header, accounting and timing lines show, as numbers a program can read without
 // parsing text. The schema is in sampler/profile/README.md ("Statistics as JSON"). Percentiles
 // come from `percentiles` (report_text.cpp), the text report's own, so the two never
-// disagree; times are integer nanoseconds, and a percentile of nothing is null.
+// disagree; times are integer nanoseconds, and a percentile of nothing is null. Written
+// with two spaces per level (json_text): read it as JSON, not by its lines.
 #include <ostream>
 
-#include <fmt/format.h>
-
 #include "sampler/profile/bias_budget.h"
+#include "sampler/profile/json.h"
 #include "sampler/profile/report.h"
 
 namespace sampler {
@@ -15,137 +15,107 @@ namespace sampler {
 namespace {
 
 // reason -> count as a JSON object, in the map's order (the table's, by name).
-void append_by_reason(std::string& out, const std::map<Reason, uint64_t>& by_reason) {
-  out += '{';
-  bool first = true;
-  for (const auto& [reason, count] : by_reason) {
-    if (!first) out += ", ";
-    first = false;
-    append_json_string(out, reason_name(reason));
-    out += fmt::format(": {}", count);
-  }
-  out += '}';
+Json by_reason(const std::map<Reason, uint64_t>& counts) {
+  Json out = Json::object();
+  for (const auto& [reason, count] : counts) out[reason_name(reason)] = count;
+  return out;
 }
 
 // {"n": N, "p50": ns, "p99": ns, "max": ns}; the three values are null when n is 0.
-void append_percentiles(std::string& out, const Distribution& values) {
+Json percentiles_json(const Distribution& values) {
   Percentiles q = percentiles(values);
-  if (q.n == 0) {
-    out += "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null}";
-    return;
-  }
-  out += fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n, q.p50, q.p99, q.max);
+  if (q.n == 0) return {{"n", 0}, {"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
+  return {{"n", q.n}, {"p50", q.p50}, {"p99", q.p99}, {"max", q.max}};
 }
 
-void append_distance(std::string& out, const Distance& d) {
-  out += fmt::format("{{\"tvd\": {:.4f}, \"low\": {:.4f}, \"high\": {:.4f}}}", d.tvd, d.low, d.high);
+Json distance(const Distance& d) {
+  return {{"tvd", rounded(d.tvd, 4)}, {"low", rounded(d.low, 4)}, {"high", rounded(d.high, 4)}};
 }
 
-void append_sampler(std::string& out, SamplerId sampler, const SamplerStats& st, const std::optional<BiasBudget>& b) {
-  out += "  {\"name\": ";
-  append_json_string(out, sampler_name(sampler));
-  out += fmt::format(",\n   \"interruptions\": {}, \"samples\": {}, \"truncated\": {}, \"represented\": {},",
-                     st.interruptions, st.samples, st.truncated, st.represented);
-  out += "\n   \"biased\": ";
-  append_by_reason(out, st.biased);
-  out += ",\n   \"failed\": ";
-  append_by_reason(out, st.failed);
-  out += ",\n   \"dropped\": ";
-  append_by_reason(out, st.dropped);
-  if (st.in_flight > 0) out += fmt::format(",\n   \"in_flight\": {}", st.in_flight);  // a dump while running
-  out += fmt::format(",\n   \"accounted\": {},", all_accounted(st) ? "true" : "false");
-  out += "\n   \"suspension_ns\": ";
-  append_percentiles(out, st.suspension_ns);
-  out += ",\n   \"latency_ns\": ";
-  append_percentiles(out, st.latency_ns);
-  out += ",\n   \"latency_cpu_ns\": ";
-  append_percentiles(out, st.latency_cpu_ns);
+Json sampler_json(SamplerId sampler, const SamplerStats& st, const std::optional<BiasBudget>& b) {
+  Json out = {{"name", sampler_name(sampler)},
+              {"interruptions", st.interruptions},
+              {"samples", st.samples},
+              {"truncated", st.truncated},
+              {"represented", st.represented},
+              {"biased", by_reason(st.biased)},
+              {"failed", by_reason(st.failed)},
+              {"dropped", by_reason(st.dropped)}};
+  if (st.in_flight > 0) out["in_flight"] = st.in_flight;  // a dump while running
+  out["accounted"] = all_accounted(st);
+  out["suspension_ns"] = percentiles_json(st.suspension_ns);
+  out["latency_ns"] = percentiles_json(st.latency_ns);
+  out["latency_cpu_ns"] = percentiles_json(st.latency_cpu_ns);
   auto crashed = st.failed.find(Reason::crashed_in_walk);
-  out += fmt::format(",\n   \"stability\": {{\"crashes_caught\": {}, \"freed_code\": {}}},",
-                     crashed == st.failed.end() ? 0 : crashed->second, st.freed_code);
-  out += "\n   \"bias_budget\": ";
-  if (!b) {
-    out += "null}";
-    return;
-  }
-  out += "{\"lines\": ";
-  append_distance(out, b->lines);
-  out += ", \"functions\": ";
-  append_distance(out, b->functions);
-  out += "}}";
+  out["stability"] = {{"crashes_caught", crashed == st.failed.end() ? 0 : crashed->second},
+                      {"freed_code", st.freed_code}};
+  out["bias_budget"] = b ? Json{{"lines", distance(b->lines)}, {"functions", distance(b->functions)}} : Json(nullptr);
+  return out;
 }
 
 // The collections: how many of each kind, their pauses and times to safepoint, and which
 // thread was the last to stop how often.
-void append_collections(std::string& out, const Collections& c) {
-  out += fmt::format("\n \"gc\": {{\"collections\": {}, \"young\": {}, \"full\": {}, \"pause_total_ns\": {},"
-                     "\n        \"pause_ns\": ",
-                     c.count, c.young, c.full, c.pause_total_ns);
-  append_percentiles(out, c.pause_ns);
-  out += ",\n        \"time_to_safepoint_ns\": ";
-  append_percentiles(out, c.time_to_safepoint_ns);
-  out += ",\n        \"last_to_stop\": {";
-  bool first = true;
-  for (const auto& [thread, n] : c.last_to_stop) {
-    out += fmt::format("{}\"{}\": {}", first ? "" : ", ", thread, n);
-    first = false;
-  }
-  out += "}},";
+Json collections_json(const Collections& c) {
+  Json last_to_stop = Json::object();
+  for (const auto& [thread, n] : c.last_to_stop) last_to_stop[std::to_string(thread)] = n;
+  return {{"collections", c.count},
+          {"young", c.young},
+          {"full", c.full},
+          {"pause_total_ns", c.pause_total_ns},
+          {"pause_ns", percentiles_json(c.pause_ns)},
+          {"time_to_safepoint_ns", percentiles_json(c.time_to_safepoint_ns)},
+          {"last_to_stop", last_to_stop}};
 }
 
 // The interruption rate achieved against the one asked for, with its shortfall by
 // cause (SamplingRate, report.h) and the schedule it is read from.
-void append_rate(std::string& out, const Profile& p) {
+Json rate_json(const Profile& p) {
   SamplingRate r = sampling_rate(p);
   const Profile::Schedule& s = p.schedule;
-  out += fmt::format("\n \"rate\": {{\"asked\": {}, \"achieved\": {}, \"asked_hz\": {:.1f}, \"achieved_hz\": {:.1f}, "
-                     "\"short\": {},\n          \"short_by\": {{\"sampler_behind\": {}, \"signal_coalesced\": {}, "
-                     "\"other\": {}}},\n          \"periods\": {}, \"periods_missed\": {}, \"visits_due\": {}, "
-                     "\"not_running\": {}, \"period_ns\": ",
-                     r.asked, r.achieved, r.asked_hz, r.achieved_hz, r.short_of_asked() ? "true" : "false", r.missed,
-                     r.coalesced, r.other, s.periods, s.periods_missed, s.visits_due, s.not_running);
-  append_percentiles(out, s.period_ns);
-  out += fmt::format(",\n          \"classical_throttles\": {}}},", classical_throttles(p, r) ? "true" : "false");
+  return {{"asked", r.asked},
+          {"achieved", r.achieved},
+          {"asked_hz", rounded(r.asked_hz, 1)},
+          {"achieved_hz", rounded(r.achieved_hz, 1)},
+          {"short", r.short_of_asked()},
+          {"short_by", {{"sampler_behind", r.missed}, {"signal_coalesced", r.coalesced}, {"other", r.other}}},
+          {"periods", s.periods},
+          {"periods_missed", s.periods_missed},
+          {"visits_due", s.visits_due},
+          {"not_running", s.not_running},
+          {"period_ns", percentiles_json(s.period_ns)},
+          {"classical_throttles", classical_throttles(p, r)}};
 }
 
 }  // namespace
 
 void write_stats_json(const Profile& p, std::ostream& os) {
-  std::string out = "{\"program\": ";
-  append_json_string(out, p.program);
-  out += fmt::format(",\n \"interval_ns\": {},\n \"interval_jitter\": {},\n \"duration_ns\": {},", p.interval_ns,
-                     p.interval_jitter, p.duration_ns);
-  out += "\n \"slowdowns\": [";
-  for (size_t i = 0; i < p.slowdowns.size(); i++) {
-    if (i) out += ", ";
-    append_json_string(out, p.slowdowns[i]);
-  }
-  out += "],\n \"slowdown_passes\": [";
-  for (size_t i = 0; i < p.slowdown_passes.size(); i++) out += fmt::format("{}{}", i ? ", " : "", p.slowdown_passes[i]);
-  out += "],";
-  out += fmt::format("\n \"sampler_thread\": {{\"cpu_ns\": {}, \"cpu_per_visit_ns\": ",
-                     p.sampler_thread_cpu_ns);
-  append_percentiles(out, p.sampler_cpu_ns);
-  out += fmt::format("}},\n \"poll_walks\": {{\"polls\": {}, \"frames_walked\": {}, \"frames_cached\": {}, "
-                     "\"time_ns\": ",
-                     p.poll_walks.polls, p.poll_walks.frames_walked, p.poll_walks.frames_cached);
-  append_percentiles(out, p.poll_walks.time_ns);
   const CodeUnloading& u = p.unloading;
-  out += fmt::format("}},\n \"code_unloading\": {{\"retired\": {}, \"freed\": {}, \"rounds\": {}, "
-                     "\"kept_in_use\": {}, \"unwalkable_rounds\": {}}},",
-                     u.retired, u.freed, u.rounds, u.kept_in_use, u.unwalkable_rounds);
-  append_collections(out, p.collections);
-  append_rate(out, p);
-  out += "\n \"samplers\": [";
-  bool first = true;
+  Json samplers = Json::array();
   std::vector<BiasBudget> budgets = bias_budgets(p);
-  for (SamplerId sampler : report_samplers(p)) {
-    out += first ? "\n" : ",\n";
-    first = false;
-    append_sampler(out, sampler, stats_of(p, sampler), budget_of(budgets, sampler));
-  }
-  out += first ? "]}\n" : "\n ]}\n";
-  os << out;
+  for (SamplerId sampler : report_samplers(p))
+    samplers.push_back(sampler_json(sampler, stats_of(p, sampler), budget_of(budgets, sampler)));
+  Json doc = {{"program", p.program},
+              {"interval_ns", p.interval_ns},
+              {"interval_jitter", p.interval_jitter},
+              {"duration_ns", p.duration_ns},
+              {"slowdowns", p.slowdowns},
+              {"slowdown_passes", p.slowdown_passes},
+              {"sampler_thread", {{"cpu_ns", p.sampler_thread_cpu_ns}, {"cpu_per_visit_ns", percentiles_json(p.sampler_cpu_ns)}}},
+              {"poll_walks",
+               {{"polls", p.poll_walks.polls},
+                {"frames_walked", p.poll_walks.frames_walked},
+                {"frames_cached", p.poll_walks.frames_cached},
+                {"time_ns", percentiles_json(p.poll_walks.time_ns)}}},
+              {"code_unloading",
+               {{"retired", u.retired},
+                {"freed", u.freed},
+                {"rounds", u.rounds},
+                {"kept_in_use", u.kept_in_use},
+                {"unwalkable_rounds", u.unwalkable_rounds}}},
+              {"gc", collections_json(p.collections)},
+              {"rate", rate_json(p)},
+              {"samplers", samplers}};
+  os << json_text(doc, 2) << "\n";
 }
 
 bool write_stats_file(const Profile& p, const std::string& path, std::string& error) {

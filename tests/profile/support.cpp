@@ -60,6 +60,14 @@ Json parse_json(std::string_view s) {
   }
 }
 
+std::string canonical_json(std::string_view s) {
+  try {
+    return nlohmann::ordered_json::parse(s).dump();
+  } catch (const nlohmann::ordered_json::exception& e) {
+    throw std::runtime_error(std::string("JSON error: ") + e.what());
+  }
+}
+
 TempDir::TempDir() {
   char tmpl[] = "/tmp/minivm_reports_XXXXXX";
   char* d = mkdtemp(tmpl);

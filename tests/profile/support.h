@@ -43,6 +43,11 @@ struct Json {
 // `s` parsed strictly, or std::runtime_error saying where it is not JSON.
 Json parse_json(std::string_view s);
 
+// `s` parsed and written again on one line: two documents with the same keys in the same
+// order and the same values, each number an integer or a float alike, give the same text,
+// however each was laid out.
+std::string canonical_json(std::string_view s);
+
 // A temporary directory, removed with what it holds.
 struct TempDir {
   std::filesystem::path path;

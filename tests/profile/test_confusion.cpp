@@ -145,14 +145,26 @@ TEST_CASE("confusion: an interruption the reference never ended is counted apart
 TEST_CASE("confusion: lines of an imported file, names the writer escapes, frames without a line", "[confusion]") {
   Run r;
   r.profile.files = {"main.mini", "lib.mini"};
-  r.profile.function_files["Vec<T>.dot"] = 1;
-  r.sample(SamplerId::oracle, 1, {at("Vec<T>.dot", 4), at("main", 3)});
+  r.profile.function_files["Vec<\"T\">.dot"] = 1;
+  r.sample(SamplerId::oracle, 1, {at("Vec<\"T\">.dot", 4), at("main", 3)});
   r.sample(SamplerId::safepoint, 1, {at("main", 4)});
   r.sample(SamplerId::oracle, 2, {FrameRef{"arraycopy", 0, -1, FrameKind::stub}, at("main", 5)});
   r.sample(SamplerId::safepoint, 2, {at("main", 5)});
-  REQUIRE(r.jsonl.find("Vec\\u003cT\\u003e.dot") != std::string::npos);  // the writer escapes '<'
+  REQUIRE(r.jsonl.find("Vec<\\\"T\\\">.dot") != std::string::npos);  // the writer escapes '"'
   std::vector<Confusion> m =
       confusion_matrices(read_outcomes(r.jsonl, r.profile), {SamplerId::oracle, SamplerId::safepoint});
   CHECK(m[0].really(line(4)) == std::vector<std::pair<SourceLine, uint64_t>>{{line(4, 1), 1}});
   CHECK(m[0].really(line(5)) == std::vector<std::pair<SourceLine, uint64_t>>{{line(0), 1}});
+}
+
+TEST_CASE("confusion: lines that are not the writer's events are skipped, whatever they hold", "[confusion]") {
+  Run r;
+  r.sample(SamplerId::oracle, 1, {at("main", 4)});
+  r.jsonl += "not json\n{\"event\":\"FailedSample\",\"sampler\":\"safepoint\",\"sample\":\"1\",\"reason\":\"pc_in_stub\"}\n";
+  r.jsonl += "{\"event\":\"ExecutionSample\",\"sampler\":\"safepoint\",\"sample\":1,\"stack\":[{\"line\":\"4\"}]}\n";
+  r.jsonl += "[1,2]\n{\"event\":7}\n{\"event\":\"FailedSample\",\"sampler\":\"nobody\",\"sample\":1,\"reason\":\"pc_in_stub\"}\n";
+  std::vector<Outcome> all = read_outcomes(r.jsonl, r.profile);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].sampler == SamplerId::oracle);
+  CHECK(all[0].line == line(4));
 }

@@ -1,8 +1,11 @@
 // Unit tests of the statistics writer (`--profile-stats`, sampler/profile/report_stats.cpp) on
-// Profiles built by hand: every field byte for byte, a sampler with failures, biased
-// samples, drops and truncated stacks, percentiles of nothing as null, accounting that
-// does not add up, and the file errors.
+// Profiles built by hand: every field, its key order and its value's type (the documents
+// compared as JSON, not as text: the layout is nlohmann's), a sampler with failures, biased
+// samples, drops and truncated stacks, percentiles of nothing as null, a number that is
+// not finite, a name that is not UTF-8, accounting that does not add up, and the file
+// errors.
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +18,8 @@
 #include "tests/profile/support.h"
 
 using namespace sampler;
+using profile_test::canonical_json;
+using profile_test::parse_json;
 using profile_test::three_collections;
 
 namespace {
@@ -97,7 +102,7 @@ Profile throttled() {
 
 }  // namespace
 
-TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports][stats]") {
+TEST_CASE("report_stats: every field, in report order, with its type", "[reports][stats]") {
   const std::string expected =
       "{\"program\": \"dir/prog \\\"x\\\".mini\",\n"
       " \"interval_ns\": 1000000,\n"
@@ -158,14 +163,14 @@ TEST_CASE("report_stats: every field, in report order, byte for byte", "[reports
   p.interval_jitter = 0.25;
   p.slowdowns = {"sieve:10=100ns", "Box.get:25=2000ns"};
   p.slowdown_passes = {1485530, 2};
-  CHECK(stats_json(p) == expected);
+  CHECK(canonical_json(stats_json(p)) == canonical_json(expected));
 }
 
 TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stats]") {
   // Both writers print percentiles() of the same values: in ns here, in µs in the text.
   // (A median by interpolation would give 550 ns for the cooperative suspension.)
   Profile p = two_samplers();
-  std::string json = stats_json(p);
+  std::string json = canonical_json(stats_json(p));
   for (const auto& [sampler, st] : p.stats) {
     // Each sampler's own timing is in the report of that sampler alone. (A copy: clang 14
     // cannot capture a structured binding.)
@@ -180,8 +185,8 @@ TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stat
       Percentiles q = percentiles(*values);
       if (q.n == 0) continue;
       INFO(sampler_name(name));
-      CHECK(json.find(fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n, q.p50,
-                                  q.p99, q.max)) != std::string::npos);
+      CHECK(json.find(canonical_json(fmt::format("{{\"n\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}", q.n,
+                                                 q.p50, q.p99, q.max))) != std::string::npos);
       CHECK(text.str().find(fmt::format("p50 {}  p99 {}  max {}  (n={})", format_us(q.p50),
                                         format_us(q.p99), format_us(q.max), q.n)) != std::string::npos);
     }
@@ -190,10 +195,10 @@ TEST_CASE("report_stats: the percentiles are the text report's", "[reports][stat
 
 TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up", "[reports][stats]") {
   Profile empty;
-  CHECK(stats_json(empty) ==
-        "{\"program\": \"\",\n"
+  CHECK(canonical_json(stats_json(empty)) ==
+        canonical_json("{\"program\": \"\",\n"
         " \"interval_ns\": 0,\n"
-        " \"interval_jitter\": 0,\n"
+        " \"interval_jitter\": 0.0,\n"
         " \"duration_ns\": 0,\n"
         " \"slowdowns\": [],\n"
         " \"slowdown_passes\": [],\n"
@@ -211,7 +216,7 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
         "          \"periods\": 0, \"periods_missed\": 0, \"visits_due\": 0, \"not_running\": 0, \"period_ns\": "
         "{\"n\": 0, \"p50\": null, \"p99\": null, \"max\": null},\n"
         "          \"classical_throttles\": false},\n"
-        " \"samplers\": []}\n");
+        " \"samplers\": []}\n"));
 
   SamplerStats st;
   st.interruptions = 5;
@@ -226,7 +231,7 @@ TEST_CASE("report_stats: no sampler, no visits, accounting that does not add up"
   Profile p;
   p.samplers = {SamplerId::safepoint};
   p.stats[SamplerId::safepoint] = st;
-  CHECK(stats_json(p).find("\"accounted\": false") != std::string::npos);
+  CHECK_FALSE(parse_json(stats_json(p))["samplers"][0]["accounted"].boolean);
 }
 
 TEST_CASE("report_stats: write_stats_file writes the document or says why not", "[reports][stats]") {
@@ -245,16 +250,30 @@ TEST_CASE("report_stats: write_stats_file writes the document or says why not", 
 }
 
 TEST_CASE("report_stats: the rate achieved against the one asked for, short by cause", "[reports][stats]") {
-  std::string json = stats_json(throttled());
-  CHECK(json.find(" \"rate\": {\"asked\": 3900, \"achieved\": 1000, \"asked_hz\": 2000.0, "
+  std::string json = canonical_json(stats_json(throttled()));
+  CHECK(json.find(",\"rate\":" + canonical_json("{\"asked\": 3900, \"achieved\": 1000, \"asked_hz\": 2000.0, "
                   "\"achieved_hz\": 512.8, \"short\": true,\n"
                   "          \"short_by\": {\"sampler_behind\": 2400, \"signal_coalesced\": 500, \"other\": 0},\n"
                   "          \"periods\": 1000, \"periods_missed\": 600, \"visits_due\": 4000, \"not_running\": 100, "
                   "\"period_ns\": {\"n\": 3, \"p50\": 2000000, \"p99\": 2500000, \"max\": 2500000},\n"
-                  "          \"classical_throttles\": true},") != std::string::npos);
+                  "          \"classical_throttles\": true}") + ",") != std::string::npos);
   // Without classical nothing held the threads: the same shortfall is not its doing.
   Profile alone = throttled();
   alone.samplers = {SamplerId::cooperative};
   alone.stats.erase(SamplerId::classical);
-  CHECK(stats_json(alone).find("\"classical_throttles\": false") != std::string::npos);
+  CHECK_FALSE(parse_json(stats_json(alone))["rate"]["classical_throttles"].boolean);
+}
+
+TEST_CASE("report_stats: a name that is not UTF-8 and a number that is not finite still make JSON", "[reports][stats]") {
+  // nlohmann-json throws on a string that is not UTF-8 unless told otherwise; a Mini
+  // program's name is any bytes. A float that is not finite has no JSON form: null.
+  Profile p = two_samplers();
+  p.program = "bad\xFF\xC3(.mini";
+  p.slowdowns = {"f\xE2\x82:1=5ns"};
+  p.interval_jitter = std::numeric_limits<double>::quiet_NaN();
+  std::string json = stats_json(p);
+  CHECK(parse_json(json)["program"].str == "bad\xEF\xBF\xBD\xEF\xBF\xBD(.mini");  // U+FFFD for each bad byte
+  CHECK(parse_json(json)["slowdowns"][0].str == "f\xEF\xBF\xBD:1=5ns");
+  CHECK(parse_json(json)["interval_jitter"].type == profile_test::Json::Null);
+  CHECK(profile_test::python_accepts(json, false));
 }
