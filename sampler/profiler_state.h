@@ -187,7 +187,8 @@ struct EventBuffer {
   // Under `mutex` and stream_mutex: moves the .jsonl events to jsonl_taken (with each
   // stack they name that has no JSON yet) and the .jfr events onto `jfr`.
   void take_streams(std::string& jfr);
-  // Under stream_mutex alone: jsonl_taken's lines onto `lines`; jsonl_taken is emptied.
+  // Under stream_mutex alone: jsonl_taken's lines onto `lines`, which is written to the
+  // stream whenever it holds a block (kStreamBlock); jsonl_taken is emptied.
   void make_lines(std::string& lines);
   // Under `mutex`: writes everything the buffer holds to its stream (a thread that ends).
   void flush_streams();
