@@ -31,6 +31,15 @@ void Compiler::move(const Operand& dst, const Operand& src) {
   }
 }
 
+void Compiler::zero(const Operand& dst) {
+  if (dst.isMem())
+    a.mov(dst.as<Mem>(), 0);
+  else if (dst.as<Reg>().isXmm())
+    a.xorps(dst.as<Xmm>(), dst.as<Xmm>());
+  else
+    a.xor_(dst.as<Gp>().r32(), dst.as<Gp>().r32());
+}
+
 // x = x OP y for an integer instruction (add, sub, imul, and, or, xor), whatever x and
 // y are: a memory destination goes through rax (imul cannot write memory anyway).
 void Compiler::int_op(Inst::Id id, const Operand& x, const Operand& y) {
@@ -110,14 +119,8 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
     const auto& types = s->fn->local_types;
     for (int i = 0; i < int(types.size()); i++) {
       if (!vm::is_reference(types[size_t(i)]) || !s->info.live_locals.live(scope_bci, uint32_t(i))) continue;
-      if (s->local_base >= 0) {
-        add(inline_home(*s, i));
-        continue;
-      }
-      Operand where = home_local(i);
-      for (int k = 0; k < kLocalRegCount && !locals_in_homes; k++)
-        if (reg_local_[k] == i) where = kLocalRegs[k];
-      add(where);
+      int u = unified(*s, i);
+      add(locals_in_homes ? Operand(home(u)) : where(u));
     }
   }
   gc_maps.push_back(std::move(map));
@@ -125,8 +128,8 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
 
 void Compiler::spill_reference_locals() {
   for (int k = 0; k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])] && vm::is_reference(fn_.local_types[size_t(reg_local_[k])]))
-      a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+    if (int u = reg_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u) && vm::is_reference(local_types_[size_t(u)]))
+      a.mov(home(u), kLocalRegs[k]);
 }
 
 // Starts a new pc desc at the current position.
@@ -158,22 +161,24 @@ void Compiler::reload_exprs(const Types& t, int below) {
   }
 }
 
-// Register locals to their homes and back: all of them around Mini calls (the callee
-// may be interpreted and use every register); only the xmm ones around C calls (the
-// others are callee-saved in C). A local the method never writes is never stored: its
-// home (an argument, or a zeroed extra local) holds its value all along.
+// Register locals of the body chain to their homes and back: all of them around Mini
+// calls (the callee may be interpreted and use every register); only the xmm ones
+// around C calls (the others are callee-saved in C). A root local the method never
+// writes is never stored: its home (an argument, or a zeroed extra local) holds its
+// value all along. A register of a body not on the chain holds nothing live: that body
+// writes all its locals where it is entered.
 void Compiler::spill_locals(bool gp) {
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])]) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+    if (int u = reg_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u)) a.mov(home(u), kLocalRegs[k]);
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (xmm_local_[k] >= 0 && written_[size_t(xmm_local_[k])]) a.movsd(home_local(xmm_local_[k]), kXmmLocals[k]);
+    if (int u = xmm_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u)) a.movsd(home(u), kXmmLocals[k]);
 }
 
 void Compiler::reload_locals(bool gp) {
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0) a.mov(kLocalRegs[k], home_local(reg_local_[k]));
+    if (int u = reg_local_[k]; u >= 0 && in_scope_chain(u)) a.mov(kLocalRegs[k], home(u));
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (xmm_local_[k] >= 0) a.movsd(kXmmLocals[k], home_local(xmm_local_[k]));
+    if (int u = xmm_local_[k]; u >= 0 && in_scope_chain(u)) a.movsd(kXmmLocals[k], home(u));
 }
 
 // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is

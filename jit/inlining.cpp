@@ -20,7 +20,7 @@ namespace {
 // loop of its own body, or of a body it is inlined into, contains it: a call in a loop
 // pays its call, spills and return on every iteration. A callee with a loop of its own
 // keeps the smaller size: its time is in that loop, which runs faster in its own frame,
-// where its locals get registers (an inlined body's live in the caller's frame slots).
+// where its locals need not compete with its caller's for the few registers.
 constexpr size_t kMaxInlineBytes = 35;
 constexpr size_t kFreqInlineBytes = 325;
 constexpr size_t kMaxInlineDepth = 6;
@@ -135,8 +135,11 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
   MVM_ASSERT(ns != nullptr && ns->m == callee, "plan() made a body for every call that emit_body inlines");
   int n = callee->param_count;
   Types t = stack_types(bci);
-  for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));
-  for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
+  // Every local of the body is written here, where it lives (register_locals.cpp counts
+  // them all as written): until this entry its registers held nothing live, and
+  // spill_locals and reload_locals left them alone.
+  for (int i = 0; i < n; i++) move(where(unified(*ns, i)), expr(d - n + i, t[size_t(d - n + i)]));
+  for (int i = n; i < int(callee->function->local_count()); i++) zero(where(unified(*ns, i)));
   reset_strips(*ns);
   ns->exit = a.newLabel();
   Types saved_outer = outer_types_;
