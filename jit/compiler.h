@@ -56,6 +56,11 @@ struct InlineScope {
   std::vector<Label> labels;
   std::vector<bool> poll_header;
   std::vector<bool> branch_target;  // bcis a branch or loop jumps to (operand_fusion.cpp)
+  // An inlined body's parameter that only copies a caller's local, which neither body
+  // writes while this one runs, is that local (its unified index; -1: its own slot)
+  // (inlining.cpp's alias_params).
+  std::vector<int> param_alias;
+  std::vector<bool> skipped_load;  // bcis of this body's loads of such arguments: not emitted
   Label exit;           // where an inlined body's returns go
   // Its strip-mined counted loops (jit/strip_mining.cpp), each with a frame slot.
   struct StripLoop {
@@ -132,10 +137,14 @@ class Compiler {
   Mem inline_slot(int k) const { return qword_ptr(rbp, -8 * (1 + extra() + k)); }
   // Every frame local of the compilation, the root's and the inlined bodies', has one
   // index, so that they all compete for the same registers: the root's local i is i,
-  // local i of an inlined body is root_locals() + its local_base + i (the inline area's
-  // strip-mining slots have indices too, which no code uses).
+  // local i of an inlined body is root_locals() + its local_base + i, or the caller's
+  // local it aliases (param_alias) (the inline area's strip-mining slots have indices
+  // too, which no code uses).
   int root_locals() const { return int(fn_.local_count()); }
-  int unified(const InlineScope& s, int i) const { return s.local_base < 0 ? i : root_locals() + s.local_base + i; }
+  int unified(const InlineScope& s, int i) const {
+    if (size_t(i) < s.param_alias.size() && s.param_alias[size_t(i)] >= 0) return s.param_alias[size_t(i)];
+    return s.local_base < 0 ? i : root_locals() + s.local_base + i;
+  }
   int unified_count() const { return root_locals() + inline_slots_; }
   Mem home(int u) const { return u < root_locals() ? home_local(u) : inline_slot(u - root_locals()); }
   // Where frame local u lives: its register, or its home.
@@ -257,6 +266,9 @@ class Compiler {
   DispatchTarget dispatch_target(const uint8_t* p) const;
   bool should_inline(const Method* callee, const InlineScope* chain, bool frequent) const;
   void plan(InlineScope& s);
+  // Which parameters of `ns`, inlined into `s` at `call` (the instruction's index in
+  // `starts`, the bcis of s's instructions so far), are copies of s's locals.
+  void alias_params(InlineScope& s, InlineScope& ns, const std::vector<size_t>& starts, size_t call);
   void inline_call(size_t bci, int d, Method* callee);
 
   // --- operand_fusion.cpp: constants and locals used where they are ---

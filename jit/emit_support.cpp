@@ -3,6 +3,8 @@
 // runtime (anchor, stack helpers, throws).
 #include "jit/compiler.h"
 
+#include <algorithm>
+
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/poll_asm.h"
@@ -115,11 +117,14 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
   for (int d = 0; d < depth; d++)
     if (vm::is_reference(t[size_t(d)])) add(d < spilled_below ? Operand(home_expr(d)) : expr(d, t[size_t(d)]));
   size_t scope_bci = bci;
+  std::vector<int> seen;
   for (const InlineScope* s = sc_; s != nullptr; scope_bci = s->call_bci, s = s->caller) {
     const auto& types = s->fn->local_types;
     for (int i = 0; i < int(types.size()); i++) {
       if (!vm::is_reference(types[size_t(i)]) || !s->info.live_locals.live(scope_bci, uint32_t(i))) continue;
       int u = unified(*s, i);
+      if (std::find(seen.begin(), seen.end(), u) != seen.end()) continue;  // an aliased parameter and its caller's local
+      seen.push_back(u);
       add(locals_in_homes ? Operand(home(u)) : where(u));
     }
   }

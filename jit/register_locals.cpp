@@ -34,7 +34,7 @@ uint64_t call_site_weight(const InlineScope& s) {
 
 bool Compiler::in_scope_chain(int u) const {
   for (const InlineScope* s = sc_; s != nullptr; s = s->caller) {
-    int first = unified(*s, 0);
+    int first = s->local_base < 0 ? 0 : root_locals() + s->local_base;  // its own slots (an aliased parameter is its caller's)
     if (u >= first && u < first + int(s->fn->local_count())) return true;
   }
   return false;
@@ -52,7 +52,8 @@ void Compiler::choose_register_locals() {
   std::fill(written_.begin(), written_.begin() + root_locals(), false);
   for (const InlineScope& s : scopes_) {
     const vm::Function& f = *s.fn;
-    for (int i = 0; i < int(f.local_count()); i++) local_types_[size_t(unified(s, i))] = f.local_types[size_t(i)];
+    for (int i = 0; i < int(f.local_count()); i++)
+      if (size_t(i) >= s.param_alias.size() || s.param_alias[size_t(i)] < 0) local_types_[size_t(unified(s, i))] = f.local_types[size_t(i)];
     uint64_t site = call_site_weight(s);
     for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
       Op op = Op(f.code[bci]);
