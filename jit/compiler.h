@@ -208,9 +208,14 @@ class Compiler {
   void reload_exprs(const Types& t, int below);
   // Register locals of the body chain to their homes and back: all of them around Mini
   // calls (the callee may be interpreted and use every register); only the xmm ones
-  // around C calls (the others are callee-saved in C).
-  void spill_locals(bool gp);
-  void reload_locals(bool gp);
+  // around C calls (the others are callee-saved in C). With `across` (a Mini call at
+  // that bci of the current body), only those whose value some path after the call
+  // still reads.
+  void spill_locals(bool gp, std::optional<size_t> across = std::nullopt);
+  void reload_locals(bool gp, std::optional<size_t> across = std::nullopt);
+  // Whether frame local u is live after the call at `bci` of the current body: in that
+  // body, or in a caller at its inlined call (an aliased parameter counts in both).
+  bool live_across(int u, size_t bci) const;
   // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
   // restored from rbp afterwards.
   void call_runtime(void* fn, const Label& after);
@@ -244,7 +249,7 @@ class Compiler {
   // A call of a function value (callvalue) with n arguments and this result type.
   void invoke_value(size_t bci, int d, int n, vm::Type result);
   void push_arguments(const Types& t, int d, int n);
-  void take_result(const Types& t, int d, vm::Type result);
+  void take_result(const Types& t, int d, vm::Type result, size_t bci);
   void new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind);
   void class_test(uint16_t target);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);

@@ -468,7 +468,7 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int3
   Types t = stack_types(bci);
   spill_exprs(t, d - n);
   push_arguments(t, d, n);
-  spill_locals(true);
+  spill_locals(true, bci);
   // A call of the method itself goes straight to this code (which needs no Method* in
   // rbx): the recursion of fib-like methods pays neither the Method* load nor an
   // indirect call. This code stays a correct version of the method as long as it runs.
@@ -493,7 +493,7 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int3
   calls_emitted_++;
   a.bind(returned);
   record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
-  take_result(t, d - n, result);
+  take_result(t, d - n, result, bci);
 }
 
 // The n values below depth d pushed as a call's arguments, the first deepest.
@@ -511,7 +511,7 @@ void Compiler::push_arguments(const Types& t, int d, int n) {
 
 // After a call returned: its result (left on the machine stack) becomes the expression at
 // depth d, and the locals and expressions below come back into their registers.
-void Compiler::take_result(const Types& t, int d, vm::Type result) {
+void Compiler::take_result(const Types& t, int d, vm::Type result, size_t bci) {
   // The result straight into its register when it has one (the reloads below use none).
   Operand to = result == vm::Type::Void ? Operand() : expr(d, result);
   bool direct = to.isReg() && to.as<Reg>().isGp();
@@ -519,7 +519,7 @@ void Compiler::take_result(const Types& t, int d, vm::Type result) {
     a.pop(to.as<Gp>());
   else if (result != vm::Type::Void)
     a.pop(rax);
-  reload_locals(true);
+  reload_locals(true, bci);
   reload_exprs(t, d);
   if (result != vm::Type::Void && !direct) move(to, rax);
 }
@@ -542,7 +542,7 @@ void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
   a.push(rax);
   a.bind(no_closure);
   push_arguments(t, d, n);
-  spill_locals(true);
+  spill_locals(true, bci);
   load(rax, expr(d - pops));
   a.mov(rbx, qword_ptr(rax, runtime::kClosureMethodOffset));
   mark(int32_t(bci), true);
@@ -551,7 +551,7 @@ void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
   calls_emitted_++;
   a.bind(returned);
   record_gc_map(returned, bci, d - pops, d - pops, true);  // the value and the arguments are the callee's
-  take_result(t, d - pops, result);
+  take_result(t, d - pops, result, bci);
 }
 
 // --- objects ---

@@ -172,18 +172,32 @@ void Compiler::reload_exprs(const Types& t, int below) {
 // writes is never stored: its home (an argument, or a zeroed extra local) holds its
 // value all along. A register of a body not on the chain holds nothing live: that body
 // writes all its locals where it is entered.
-void Compiler::spill_locals(bool gp) {
+// Across a Mini call, a local no later path reads is neither stored nor reloaded (fib's
+// n after its second call): its register is written again before any read.
+void Compiler::spill_locals(bool gp, std::optional<size_t> across) {
+  auto wanted = [&](int u) { return u >= 0 && written_[size_t(u)] && in_scope_chain(u) && (!across || live_across(u, *across)); };
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (int u = reg_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u)) a.mov(home(u), kLocalRegs[k]);
+    if (int u = reg_local_[k]; wanted(u)) a.mov(home(u), kLocalRegs[k]);
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (int u = xmm_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u)) a.movsd(home(u), kXmmLocals[k]);
+    if (int u = xmm_local_[k]; wanted(u)) a.movsd(home(u), kXmmLocals[k]);
 }
 
-void Compiler::reload_locals(bool gp) {
+void Compiler::reload_locals(bool gp, std::optional<size_t> across) {
+  auto wanted = [&](int u) { return u >= 0 && in_scope_chain(u) && (!across || live_across(u, *across)); };
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (int u = reg_local_[k]; u >= 0 && in_scope_chain(u)) a.mov(kLocalRegs[k], home(u));
+    if (int u = reg_local_[k]; wanted(u)) a.mov(kLocalRegs[k], home(u));
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (int u = xmm_local_[k]; u >= 0 && in_scope_chain(u)) a.movsd(kXmmLocals[k], home(u));
+    if (int u = xmm_local_[k]; wanted(u)) a.movsd(kXmmLocals[k], home(u));
+}
+
+bool Compiler::live_across(int u, size_t bci) const {
+  // Live after the call is live before the next instruction (a call reads no local).
+  size_t at = bci + vm::op_info(Op(sc_->fn->code[bci])).length;
+  if (at >= sc_->fn->code.size()) return true;
+  for (const InlineScope* s = sc_; s != nullptr; at = s->call_bci, s = s->caller)
+    for (int i = 0; i < int(s->fn->local_count()); i++)
+      if (unified(*s, i) == u && s->info.live_locals.live(at, uint32_t(i))) return true;
+  return false;
 }
 
 // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
