@@ -186,6 +186,8 @@ class Compiler {
   void cmp(const Operand& x, const Operand& y);
   // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
   Xmm in_xmm(const Operand& o, const Xmm& scratch);
+  // A general register holding the value at `o`: o itself, or `scratch` loaded from it.
+  Gp in_gp(const Operand& o, const Gp& scratch);
   // A stub call does `n` elements of work without a poll: it counts as n iterations
   // against the strip-mining countdown, and the loops around it end their strips, so a
   // counted loop around stub calls still polls within the bound. Clobbers rax.

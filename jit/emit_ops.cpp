@@ -358,11 +358,12 @@ EMIT(newarray, CALLS) {
 EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
 void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(elem, right_operand(i, vm::Type::Int), i.d - 2); }
 // The array at expression depth `array`, which the element replaces.
+// The array and the index are used in the registers they are in (rax and rcx otherwise).
 void Compiler::array_load(vm::Type elem, const Operand& index, int array) {
-  load(rax, expr(array));
-  load(rcx, index);
-  bounds_check(rax, rcx);
-  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
+  Gp arr = in_gp(expr(array), rax);
+  Gp idx = in_gp(index, rcx);
+  bounds_check(arr, idx);
+  Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
   Operand dst = expr(array, elem);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
     a.movsd(dst.as<Xmm>(), slot);
@@ -377,10 +378,10 @@ EMIT(iaload, CALLS | FUSE_I) { array_load(i, vm::Type::Int); }
 EMIT(faload, CALLS | FUSE_I) { array_load(i, vm::Type::Float); }
 void Compiler::array_store(const Insn& i, vm::Type elem) {
   Operand value = right_operand(i, elem);
-  load(rax, expr(i.d - 3));
-  load(rcx, expr(i.d - 2));
-  bounds_check(rax, rcx);
-  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
+  Gp arr = in_gp(expr(i.d - 3), rax);
+  Gp idx = in_gp(expr(i.d - 2), rcx);
+  bounds_check(arr, idx);
+  Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
     a.mov(slot, value.as<Imm>());
   } else if (value.isReg() && value.as<Reg>().isXmm()) {
@@ -389,7 +390,7 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
     load(rdx, value);
     a.mov(slot, rdx);
   }
-  if (vm::is_reference(elem)) runtime::emit_card_mark(a, rax, rcx);
+  if (vm::is_reference(elem)) runtime::emit_card_mark(a, arr, rcx);  // rcx: the index is no longer needed
 }
 EMIT(iastore, CALLS | FUSE_I) { array_store(i, vm::Type::Int); }
 EMIT(fastore, CALLS | FUSE_F) { array_store(i, vm::Type::Float); }

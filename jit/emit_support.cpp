@@ -81,6 +81,12 @@ Xmm Compiler::in_xmm(const Operand& o, const Xmm& scratch) {
   return scratch;
 }
 
+Gp Compiler::in_gp(const Operand& o, const Gp& scratch) {
+  if (o.isReg() && o.as<Reg>().isGp()) return o.as<Gp>();
+  load(scratch, o);
+  return scratch;
+}
+
 // A stub call does `n` elements of work without a poll: it counts as n iterations
 // against the strip-mining countdown, and the loops around it end their strips, so a
 // counted loop around stub calls still polls within the bound. Clobbers rax.
@@ -284,8 +290,8 @@ void Compiler::bounds_check(const Gp& array, const Gp& index, runtime::NullUse u
   implicit_null_check(throws_null(use));
   a.cmp(index, qword_ptr(array, runtime::kArrayLengthOffset));
   a.jae(cold([this, array, index] {  // unsigned: a negative index is out of range too
+    a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));  // first: the array may be in rsi
     a.mov(rsi, index);
-    a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
     throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
   }));
 }
