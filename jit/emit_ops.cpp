@@ -150,18 +150,22 @@ void Compiler::divide(const Insn& i, bool remainder) {
 // toward zero, and the remainder is x minus the quotient's multiple.
 void Compiler::divide_by_power_of_two(const Operand& x, int64_t v, bool remainder) {
   int k = __builtin_ctzll(uint64_t(v));
-  load(rax, x);
-  a.mov(rdx, rax);
-  a.sar(rdx, 63);
-  a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
-  a.add(rdx, rax);
+  Gp xr = in_gp(x, rax);  // x itself when it is in a register
+  a.mov(rdx, xr);
+  if (k == 1) {
+    a.shr(rdx, 63);  // the sign bit is the bias 1
+  } else {
+    a.sar(rdx, 63);
+    a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
+  }
+  a.add(rdx, xr);
   if (!remainder) {
     a.sar(rdx, k);
     a.emit(Inst::kIdMov, x, rdx);
   } else {
     a.and_(rdx, imm(-v));  // a fused immediate is an int32 (operand_of), so -v is one too
-    a.sub(rax, rdx);
-    a.emit(Inst::kIdMov, x, rax);
+    a.sub(xr, rdx);
+    if (xr != x) a.emit(Inst::kIdMov, x, xr);
   }
 }
 EMIT(idiv, CALLS | FUSE_I) { divide(i, false); }
