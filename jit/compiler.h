@@ -122,6 +122,7 @@ class Compiler {
     const uint8_t* p;
     Op op() const { return Op(*p); }
     uint16_t a() const { return vm::read_u16(p, vm::kOperandA); }  // operand A (U16)
+    uint16_t b() const { return vm::read_u16(p, vm::kOperandB); }  // operand B (U16U16)
   };
 
   // --- where values live ---
@@ -343,6 +344,7 @@ class Compiler {
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
   void array_load(vm::Type elem, const Operand& index, int array);
+  void array_load(vm::Type elem, const Operand& array, const Operand& index, int to);
   void array_store(const Insn& i, vm::Type elem);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);

@@ -362,13 +362,17 @@ EMIT(newarray, CALLS) {
 EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
 void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(elem, right_operand(i, vm::Type::Int), i.d - 2); }
 // The array at expression depth `array`, which the element replaces.
-// The array and the index are used in the registers they are in (rax and rcx otherwise).
 void Compiler::array_load(vm::Type elem, const Operand& index, int array) {
-  Gp arr = in_gp(expr(array), rax);
+  array_load(elem, expr(array), index, array);
+}
+// The element of `array` at `index` to expression depth `to`. The array and the index are
+// used in the registers they are in (rax and rcx otherwise).
+void Compiler::array_load(vm::Type elem, const Operand& array, const Operand& index, int to) {
+  Gp arr = in_gp(array, rax);
   Gp idx = in_gp(index, rcx);
   bounds_check(arr, idx);
   Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
-  Operand dst = expr(array, elem);
+  Operand dst = expr(to, elem);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
     a.movsd(dst.as<Xmm>(), slot);
   } else if (dst.isReg()) {
@@ -795,6 +799,8 @@ EMIT(fmull, REGS) {
 EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
 EMIT(ialoadl, CALLS) { array_load(vm::Type::Int, local(i.a()), i.d - 1); }
 EMIT(faloadl, CALLS) { array_load(vm::Type::Float, local(i.a()), i.d - 1); }
+EMIT(ialoadll, CALLS) { array_load(vm::Type::Int, local(i.a()), local(i.b()), i.d); }
+EMIT(faloadll, CALLS) { array_load(vm::Type::Float, local(i.a()), local(i.b()), i.d); }
 
 #undef EMIT
 

@@ -480,6 +480,19 @@ class FnGen {
     return true;
   }
 
+  // `a[i]` with a an int[] or float[] local and i an int local: one superinstruction
+  // instead of `load a; load i; iaload`. Returns false if it does not apply.
+  bool local_array_index(const Expr& array, const Expr& index, SourcePos pos) {
+    auto plain_local = [&](const Expr& x) {
+      return x.kind == ExprKind::Name && x.ref == NameRef::Local && decl_.cell_of(x.index) < 0;
+    };
+    if (!plain_local(array) || !plain_local(index) || index.type != Type::Int) return false;
+    if (array.type != Type::IntArray && array.type != Type::FloatArray) return false;
+    at(pos);
+    with_u16u16(array.type == Type::IntArray ? Op::ialoadll : Op::faloadll, array.index, index.index, 0, 1);
+    return true;
+  }
+
   void name_load(const Expr& e) {
     if (e.ref == NameRef::Capture && !decl_.captures[e.index].cell) {  // `this`, never a name
       with_u16(Op::loadcapture, uint16_t(e.index), 0, 1);
@@ -540,6 +553,7 @@ class FnGen {
         return;
       }
       case ExprKind::Index:
+        if (local_array_index(*e.args[0], *e.args[1], e.op_pos)) return;
         value(*e.args[0]);
         at(e.op_pos);
         if (e.args[0]->type != Type::String && local_index(e.args[0]->type, *e.args[1])) return;
