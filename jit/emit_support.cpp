@@ -177,9 +177,9 @@ void Compiler::reload_exprs(const Types& t, int below) {
 // around C calls (the others are callee-saved in C). A root local the method never
 // writes is never stored: its home (an argument, or a zeroed extra local) holds its
 // value all along. A register of a body not on the chain holds nothing live: that body
-// writes all its locals where it is entered.
-// Across a Mini call, a local no later path reads is neither stored nor reloaded (fib's
-// n after its second call): its register is written again before any read.
+// writes its locals where it is entered. Across a Mini call, a local no later path reads
+// is neither stored nor reloaded (fib's n after its second call): its register is
+// written again before any read.
 void Compiler::spill_locals(bool gp, std::optional<size_t> across) {
   auto wanted = [&](int u) { return u >= 0 && written_[size_t(u)] && in_scope_chain(u) && (!across || live_across(u, *across)); };
   for (int k = 0; gp && k < kLocalRegCount; k++)

@@ -142,8 +142,7 @@ void Compiler::alias_params(InlineScope& s, InlineScope& ns, const std::vector<s
   int n = ns.m->param_count;
   std::vector<bool> written(size_t(n), false);
   for (size_t bci = 0; bci < callee.code.size(); bci += vm::op_info(Op(callee.code[bci])).length) {
-    Op op = Op(callee.code[bci]);
-    if (op != Op::store && op != Op::iinc && op != Op::forloop) continue;
+    if (!vm::writes_local(Op(callee.code[bci]))) continue;
     uint16_t l = vm::read_u16(callee.code.data() + bci, vm::kOperandA);
     if (l < n) written[l] = true;
   }

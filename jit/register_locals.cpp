@@ -58,7 +58,7 @@ void Compiler::choose_register_locals() {
     for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
       Op op = Op(f.code[bci]);
       const uint8_t* p = f.code.data() + bci;
-      if (op == Op::store || op == Op::iinc || op == Op::forloop) written_[size_t(unified(s, vm::read_u16(p, vm::kOperandA)))] = true;
+      if (vm::writes_local(op)) written_[size_t(unified(s, vm::read_u16(p, vm::kOperandA)))] = true;
       uint64_t w = loop_weight(f, bci, site);
       auto use = [&](uint16_t i) { weight[size_t(unified(s, i))] = plus(weight[size_t(unified(s, i))], w); };
       if (vm::op_has(op, vm::kOpLocal)) use(vm::read_u16(p, vm::kOperandA));
