@@ -827,6 +827,19 @@ void local_index_load(InterpMasm& g, vm::Op op) {
   a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
   g.dispatch_next(len(op));
 }
+// `local A[local B]`: both read from their slots, checked before the cached top is
+// pushed, so a failure leaves the stack as the instruction found it.
+void local_array_index_load(InterpMasm& g, vm::Op op) {
+  Assembler& a = g.a;
+  g.load_local_index(rcx, int(vm::kOperandA));
+  a.mov(r8, g.local_slot(rcx));  // array
+  g.load_local_index(rcx, int(vm::kOperandB));
+  a.mov(rcx, g.local_slot(rcx));  // index
+  bounds_check(g);
+  a.push(rax);
+  a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
+  g.dispatch_next(len(op));
+}
 void gen_iaddl(InterpMasm& g) { local_int_op(g, Inst::kIdAdd, vm::Op::iaddl); }
 void gen_isubl(InterpMasm& g) { local_int_op(g, Inst::kIdSub, vm::Op::isubl); }
 void gen_imull(InterpMasm& g) { local_int_op(g, Inst::kIdImul, vm::Op::imull); }
@@ -836,6 +849,8 @@ void gen_fmull(InterpMasm& g) { local_float_op(g, Inst::kIdMulsd, vm::Op::fmull)
 void gen_fdivl(InterpMasm& g) { local_float_op(g, Inst::kIdDivsd, vm::Op::fdivl); }
 void gen_ialoadl(InterpMasm& g) { local_index_load(g, vm::Op::ialoadl); }
 void gen_faloadl(InterpMasm& g) { local_index_load(g, vm::Op::faloadl); }
+void gen_ialoadll(InterpMasm& g) { local_array_index_load(g, vm::Op::ialoadll); }
+void gen_faloadll(InterpMasm& g) { local_array_index_load(g, vm::Op::faloadll); }
 
 // --slowdown's work (runtime/slowdown.h): N ns of the calibrated chain, the cached top and
 // everything else untouched, so a sample in it is taken at this bcp, on its line.

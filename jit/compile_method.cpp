@@ -90,7 +90,6 @@ void Compiler::emit_body(InlineScope& s) {
     if (!l.counted || options_.counted_loop_polls) s.poll_header[l.header_bci] = true;
     header[l.header_bci] = true;
   }
-  find_branch_targets(s);
   if (&s == &scopes_.front()) plan_loop_products(s);
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
     // A loop's first instruction on a 16-byte boundary, as compilers place them: the
@@ -102,6 +101,7 @@ void Compiler::emit_body(InlineScope& s) {
     if (d < 0) continue;  // unreachable: never emitted by the front end
     mark(int32_t(bci), false);
     if (s.poll_header[bci]) poll(int32_t(bci));
+    if (s.skipped_load[bci]) continue;  // an argument the inlined callee reads in place
     if (reuse_loop_product(bci, s.depth_base + d)) {  // the fmull after the load is skipped
       bci += vm::op_info(Op(f.code[bci])).length;
       continue;

@@ -56,6 +56,11 @@ struct InlineScope {
   std::vector<Label> labels;
   std::vector<bool> poll_header;
   std::vector<bool> branch_target;  // bcis a branch or loop jumps to (operand_fusion.cpp)
+  // An inlined body's parameter that only copies a caller's local, which neither body
+  // writes while this one runs, is that local (its unified index; -1: its own slot)
+  // (inlining.cpp's alias_params).
+  std::vector<int> param_alias;
+  std::vector<bool> skipped_load;  // bcis of this body's loads of such arguments: not emitted
   Label exit;           // where an inlined body's returns go
   // Its strip-mined counted loops (jit/strip_mining.cpp), each with a frame slot.
   struct StripLoop {
@@ -117,6 +122,7 @@ class Compiler {
     const uint8_t* p;
     Op op() const { return Op(*p); }
     uint16_t a() const { return vm::read_u16(p, vm::kOperandA); }  // operand A (U16)
+    uint16_t b() const { return vm::read_u16(p, vm::kOperandB); }  // operand B (U16U16)
   };
 
   // --- where values live ---
@@ -127,10 +133,32 @@ class Compiler {
     if (i < n) return qword_ptr(rbp, runtime::frame_arg_offset(i, n));
     return qword_ptr(rbp, -8 * (1 + (i - n)));
   }
-  // Home of local i of an inlined body (after the root's extra locals).
-  Mem inline_home(const InlineScope& s, int i) const { return qword_ptr(rbp, -8 * (1 + extra() + s.local_base + i)); }
-  // A slot of the inline area that no local uses (strip-mining state).
+  // A slot of the inline area (after the root's extra locals): an inlined body's local,
+  // or strip-mining state.
   Mem inline_slot(int k) const { return qword_ptr(rbp, -8 * (1 + extra() + k)); }
+  // Every frame local of the compilation, the root's and the inlined bodies', has one
+  // index, so that they all compete for the same registers: the root's local i is i,
+  // local i of an inlined body is root_locals() + its local_base + i, or the caller's
+  // local it aliases (param_alias) (the inline area's strip-mining slots have indices
+  // too, which no code uses).
+  int root_locals() const { return int(fn_.local_count()); }
+  int unified(const InlineScope& s, int i) const {
+    if (size_t(i) < s.param_alias.size() && s.param_alias[size_t(i)] >= 0) return s.param_alias[size_t(i)];
+    return s.local_base < 0 ? i : root_locals() + s.local_base + i;
+  }
+  int unified_count() const { return root_locals() + inline_slots_; }
+  Mem home(int u) const { return u < root_locals() ? home_local(u) : inline_slot(u - root_locals()); }
+  // Where frame local u lives: its register, or its home.
+  Operand where(int u) const {
+    for (int k = 0; k < kLocalRegCount; k++)
+      if (reg_local_[k] == u) return kLocalRegs[k];
+    for (int k = 0; k < kXmmLocalCount; k++)
+      if (xmm_local_[k] == u) return kXmmLocals[k];
+    return home(u);
+  }
+  // Whether frame local u belongs to a body on the chain being emitted (the root's
+  // always do): the others are dead here, whatever their registers hold.
+  bool in_scope_chain(int u) const;
   Mem home_expr(int d) const { return qword_ptr(rbp, -8 * (2 + extra() + inline_slots_ + d)); }
   // Where the value at absolute expression depth d of type t lives: floats in xmm2..7,
   // everything else in rsi, rdi, r8, r9, r11; deeper values in their homes.
@@ -141,19 +169,13 @@ class Compiler {
   // Integer-class value at depth d (int, bool, arrays).
   Operand expr(int d) const { return expr(d, vm::Type::Int); }
   Operand fexpr(int d) const { return expr(d, vm::Type::Float); }
-  Operand local(int i) const {
-    if (sc_->local_base >= 0) return inline_home(*sc_, i);
-    for (int k = 0; k < kLocalRegCount; k++)
-      if (reg_local_[k] == i) return kLocalRegs[k];
-    for (int k = 0; k < kXmmLocalCount; k++)
-      if (xmm_local_[k] == i) return kXmmLocals[k];
-    return home_local(i);
-  }
+  Operand local(int i) const { return where(unified(*sc_, i)); }
 
   // --- emit_support.cpp: what every emitter uses ---
   // dst <- src (64 bits) between any two locations: registers of either class or memory.
   void move(const Operand& dst, const Operand& src);
   void load(const Gp& r, const Operand& src) { move(r, src); }
+  void zero(const Operand& dst);  // 0 (or 0.0) into any location
   // x = x OP y for an integer instruction (add, sub, imul, and, or, xor), whatever x and
   // y are: a memory destination goes through rax (imul cannot write memory anyway).
   void int_op(Inst::Id id, const Operand& x, const Operand& y);
@@ -165,6 +187,8 @@ class Compiler {
   void cmp(const Operand& x, const Operand& y);
   // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
   Xmm in_xmm(const Operand& o, const Xmm& scratch);
+  // A general register holding the value at `o`: o itself, or `scratch` loaded from it.
+  Gp in_gp(const Operand& o, const Gp& scratch);
   // A stub call does `n` elements of work without a poll: it counts as n iterations
   // against the strip-mining countdown, and the loops around it end their strips, so a
   // counted loop around stub calls still polls within the bound. Clobbers rax.
@@ -172,12 +196,12 @@ class Compiler {
   void poll(int32_t bci);
   // Records, at `at`, where the arrays of every scope of the current body chain are:
   // expression depths below `depth` (those below `spilled_below` in their homes, the
-  // rest where expr() puts them), and every array local (the root's register locals
-  // in their registers unless `locals_in_homes`).
+  // rest where expr() puts them), and every array local (those of any scope that live
+  // in registers, in their registers unless `locals_in_homes`).
   void record_gc_map(const Label& at, size_t bci, int depth, int spilled_below, bool locals_in_homes);
-  // Stores the root's array locals that live in general registers to their homes, so a
-  // runtime call that may collect finds them there (C code may keep the callee-saved
-  // registers anywhere).
+  // Stores the array locals of the body chain that live in general registers to their
+  // homes, so a runtime call that may collect finds them there (C code may keep the
+  // callee-saved registers anywhere).
   void spill_reference_locals();
   // Starts a new pc desc at the current position.
   void mark(int32_t bci, bool safepoint);
@@ -185,11 +209,16 @@ class Compiler {
   Types stack_types(size_t bci) const;
   void spill_exprs(const Types& t, int below);
   void reload_exprs(const Types& t, int below);
-  // Register locals to their homes and back: all of them around Mini calls (the callee
-  // may be interpreted and use every register); only the xmm ones around C calls (the
-  // others are callee-saved in C).
-  void spill_locals(bool gp);
-  void reload_locals(bool gp);
+  // Register locals of the body chain to their homes and back: all of them around Mini
+  // calls (the callee may be interpreted and use every register); only the xmm ones
+  // around C calls (the others are callee-saved in C). With `across` (a Mini call at
+  // that bci of the current body), only those whose value some path after the call
+  // still reads.
+  void spill_locals(bool gp, std::optional<size_t> across = std::nullopt);
+  void reload_locals(bool gp, std::optional<size_t> across = std::nullopt);
+  // Whether frame local u is live after the call at `bci` of the current body: in that
+  // body, or in a caller at its inlined call (an aliased parameter counts in both).
+  bool live_across(int u, size_t bci) const;
   // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
   // restored from rbp afterwards.
   void call_runtime(void* fn, const Label& after);
@@ -223,12 +252,13 @@ class Compiler {
   // A call of a function value (callvalue) with n arguments and this result type.
   void invoke_value(size_t bci, int d, int n, vm::Type result);
   void push_arguments(const Types& t, int d, int n);
-  void take_result(const Types& t, int d, vm::Type result);
+  void take_result(const Types& t, int d, vm::Type result, size_t bci);
   void new_array(const Insn& i, vm::Type type, runtime::ArrayKind kind);
   void class_test(uint16_t target);
   void bounds_check(const Gp& array, const Gp& index, runtime::NullUse use = runtime::NullUse::array_index);
 
   // --- register_locals.cpp ---
+  // After plan(): every body's locals compete, weighted by the loops around them.
   void choose_register_locals();
 
   // --- inlining.cpp ---
@@ -244,6 +274,9 @@ class Compiler {
   DispatchTarget dispatch_target(const uint8_t* p) const;
   bool should_inline(const Method* callee, const InlineScope* chain, bool frequent) const;
   void plan(InlineScope& s);
+  // Which parameters of `ns`, inlined into `s` at `call` (the instruction's index in
+  // `starts`, the bcis of s's instructions so far), are copies of s's locals.
+  void alias_params(InlineScope& s, InlineScope& ns, const std::vector<size_t>& starts, size_t call);
   void inline_call(size_t bci, int d, Method* callee);
 
   // --- operand_fusion.cpp: constants and locals used where they are ---
@@ -311,6 +344,7 @@ class Compiler {
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
   void array_load(vm::Type elem, const Operand& index, int array);
+  void array_load(vm::Type elem, const Operand& array, const Operand& index, int to);
   void array_store(const Insn& i, vm::Type elem);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);
@@ -360,8 +394,12 @@ class Compiler {
   Label sign_mask_;
   Label stack_overflow_;  // the prologue's out-of-line path
   Label code_begin_;      // the method's entry: where a call of the method itself goes
-  std::vector<bool> written_;  // root locals some bytecode stores to (register_locals.cpp)
-  int reg_local_[kLocalRegCount] = {-1, -1, -1};
+  // Frame locals (unified indices) whose home may be stale while they are in a
+  // register: the root's that some bytecode stores to, every inlined body's
+  // (register_locals.cpp).
+  std::vector<bool> written_;
+  std::vector<vm::Type> local_types_;  // of every frame local (unified indices)
+  int reg_local_[kLocalRegCount] = {-1, -1, -1};  // unified indices
   int xmm_local_[kXmmLocalCount] = {-1, -1, -1, -1, -1, -1, -1, -1};
   uint32_t frame_bytes_ = 0;
   // Loop-carried products (loop_products.cpp): per bci of the root body, the float-local

@@ -150,18 +150,22 @@ void Compiler::divide(const Insn& i, bool remainder) {
 // toward zero, and the remainder is x minus the quotient's multiple.
 void Compiler::divide_by_power_of_two(const Operand& x, int64_t v, bool remainder) {
   int k = __builtin_ctzll(uint64_t(v));
-  load(rax, x);
-  a.mov(rdx, rax);
-  a.sar(rdx, 63);
-  a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
-  a.add(rdx, rax);
+  Gp xr = in_gp(x, rax);  // x itself when it is in a register
+  a.mov(rdx, xr);
+  if (k == 1) {
+    a.shr(rdx, 63);  // the sign bit is the bias 1
+  } else {
+    a.sar(rdx, 63);
+    a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
+  }
+  a.add(rdx, xr);
   if (!remainder) {
     a.sar(rdx, k);
     a.emit(Inst::kIdMov, x, rdx);
   } else {
     a.and_(rdx, imm(-v));  // a fused immediate is an int32 (operand_of), so -v is one too
-    a.sub(rax, rdx);
-    a.emit(Inst::kIdMov, x, rax);
+    a.sub(xr, rdx);
+    if (xr != x) a.emit(Inst::kIdMov, x, xr);
   }
 }
 EMIT(idiv, CALLS | FUSE_I) { divide(i, false); }
@@ -359,11 +363,16 @@ EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind:
 void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(elem, right_operand(i, vm::Type::Int), i.d - 2); }
 // The array at expression depth `array`, which the element replaces.
 void Compiler::array_load(vm::Type elem, const Operand& index, int array) {
-  load(rax, expr(array));
-  load(rcx, index);
-  bounds_check(rax, rcx);
-  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
-  Operand dst = expr(array, elem);
+  array_load(elem, expr(array), index, array);
+}
+// The element of `array` at `index` to expression depth `to`. The array and the index are
+// used in the registers they are in (rax and rcx otherwise).
+void Compiler::array_load(vm::Type elem, const Operand& array, const Operand& index, int to) {
+  Gp arr = in_gp(array, rax);
+  Gp idx = in_gp(index, rcx);
+  bounds_check(arr, idx);
+  Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
+  Operand dst = expr(to, elem);
   if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
     a.movsd(dst.as<Xmm>(), slot);
   } else if (dst.isReg()) {
@@ -377,10 +386,10 @@ EMIT(iaload, CALLS | FUSE_I) { array_load(i, vm::Type::Int); }
 EMIT(faload, CALLS | FUSE_I) { array_load(i, vm::Type::Float); }
 void Compiler::array_store(const Insn& i, vm::Type elem) {
   Operand value = right_operand(i, elem);
-  load(rax, expr(i.d - 3));
-  load(rcx, expr(i.d - 2));
-  bounds_check(rax, rcx);
-  Mem slot = qword_ptr(rax, rcx, 3, runtime::kArrayDataOffset);
+  Gp arr = in_gp(expr(i.d - 3), rax);
+  Gp idx = in_gp(expr(i.d - 2), rcx);
+  bounds_check(arr, idx);
+  Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
     a.mov(slot, value.as<Imm>());
   } else if (value.isReg() && value.as<Reg>().isXmm()) {
@@ -389,7 +398,7 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
     load(rdx, value);
     a.mov(slot, rdx);
   }
-  if (vm::is_reference(elem)) runtime::emit_card_mark(a, rax, rcx);
+  if (vm::is_reference(elem)) runtime::emit_card_mark(a, arr, rcx);  // rcx: the index is no longer needed
 }
 EMIT(iastore, CALLS | FUSE_I) { array_store(i, vm::Type::Int); }
 EMIT(fastore, CALLS | FUSE_F) { array_store(i, vm::Type::Float); }
@@ -468,7 +477,7 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int3
   Types t = stack_types(bci);
   spill_exprs(t, d - n);
   push_arguments(t, d, n);
-  spill_locals(true);
+  spill_locals(true, bci);
   // A call of the method itself goes straight to this code (which needs no Method* in
   // rbx): the recursion of fib-like methods pays neither the Method* load nor an
   // indirect call. This code stays a correct version of the method as long as it runs.
@@ -493,7 +502,7 @@ void Compiler::invoke(size_t bci, int d, Method* callee, int dispatch_slot, int3
   calls_emitted_++;
   a.bind(returned);
   record_gc_map(returned, bci, d - n, d - n, true);  // the arguments are the callee's
-  take_result(t, d - n, result);
+  take_result(t, d - n, result, bci);
 }
 
 // The n values below depth d pushed as a call's arguments, the first deepest.
@@ -511,7 +520,7 @@ void Compiler::push_arguments(const Types& t, int d, int n) {
 
 // After a call returned: its result (left on the machine stack) becomes the expression at
 // depth d, and the locals and expressions below come back into their registers.
-void Compiler::take_result(const Types& t, int d, vm::Type result) {
+void Compiler::take_result(const Types& t, int d, vm::Type result, size_t bci) {
   // The result straight into its register when it has one (the reloads below use none).
   Operand to = result == vm::Type::Void ? Operand() : expr(d, result);
   bool direct = to.isReg() && to.as<Reg>().isGp();
@@ -519,7 +528,7 @@ void Compiler::take_result(const Types& t, int d, vm::Type result) {
     a.pop(to.as<Gp>());
   else if (result != vm::Type::Void)
     a.pop(rax);
-  reload_locals(true);
+  reload_locals(true, bci);
   reload_exprs(t, d);
   if (result != vm::Type::Void && !direct) move(to, rax);
 }
@@ -542,7 +551,7 @@ void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
   a.push(rax);
   a.bind(no_closure);
   push_arguments(t, d, n);
-  spill_locals(true);
+  spill_locals(true, bci);
   load(rax, expr(d - pops));
   a.mov(rbx, qword_ptr(rax, runtime::kClosureMethodOffset));
   mark(int32_t(bci), true);
@@ -551,7 +560,7 @@ void Compiler::invoke_value(size_t bci, int d, int n, vm::Type result) {
   calls_emitted_++;
   a.bind(returned);
   record_gc_map(returned, bci, d - pops, d - pops, true);  // the value and the arguments are the callee's
-  take_result(t, d - pops, result);
+  take_result(t, d - pops, result, bci);
 }
 
 // --- objects ---
@@ -790,6 +799,8 @@ EMIT(fmull, REGS) {
 EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
 EMIT(ialoadl, CALLS) { array_load(vm::Type::Int, local(i.a()), i.d - 1); }
 EMIT(faloadl, CALLS) { array_load(vm::Type::Float, local(i.a()), i.d - 1); }
+EMIT(ialoadll, CALLS) { array_load(vm::Type::Int, local(i.a()), local(i.b()), i.d); }
+EMIT(faloadll, CALLS) { array_load(vm::Type::Float, local(i.a()), local(i.b()), i.d); }
 
 #undef EMIT
 

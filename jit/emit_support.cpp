@@ -3,6 +3,8 @@
 // runtime (anchor, stack helpers, throws).
 #include "jit/compiler.h"
 
+#include <algorithm>
+
 #include "runtime/heap.h"
 #include "runtime/invariant.h"
 #include "runtime/poll_asm.h"
@@ -29,6 +31,15 @@ void Compiler::move(const Operand& dst, const Operand& src) {
   } else {
     a.emit(Inst::kIdMov, dst, src);
   }
+}
+
+void Compiler::zero(const Operand& dst) {
+  if (dst.isMem())
+    a.mov(dst.as<Mem>(), 0);
+  else if (dst.as<Reg>().isXmm())
+    a.xorps(dst.as<Xmm>(), dst.as<Xmm>());
+  else
+    a.xor_(dst.as<Gp>().r32(), dst.as<Gp>().r32());
 }
 
 // x = x OP y for an integer instruction (add, sub, imul, and, or, xor), whatever x and
@@ -70,6 +81,12 @@ Xmm Compiler::in_xmm(const Operand& o, const Xmm& scratch) {
   return scratch;
 }
 
+Gp Compiler::in_gp(const Operand& o, const Gp& scratch) {
+  if (o.isReg() && o.as<Reg>().isGp()) return o.as<Gp>();
+  load(scratch, o);
+  return scratch;
+}
+
 // A stub call does `n` elements of work without a poll: it counts as n iterations
 // against the strip-mining countdown, and the loops around it end their strips, so a
 // counted loop around stub calls still polls within the bound. Clobbers rax.
@@ -106,18 +123,15 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
   for (int d = 0; d < depth; d++)
     if (vm::is_reference(t[size_t(d)])) add(d < spilled_below ? Operand(home_expr(d)) : expr(d, t[size_t(d)]));
   size_t scope_bci = bci;
+  std::vector<int> seen;
   for (const InlineScope* s = sc_; s != nullptr; scope_bci = s->call_bci, s = s->caller) {
     const auto& types = s->fn->local_types;
     for (int i = 0; i < int(types.size()); i++) {
       if (!vm::is_reference(types[size_t(i)]) || !s->info.live_locals.live(scope_bci, uint32_t(i))) continue;
-      if (s->local_base >= 0) {
-        add(inline_home(*s, i));
-        continue;
-      }
-      Operand where = home_local(i);
-      for (int k = 0; k < kLocalRegCount && !locals_in_homes; k++)
-        if (reg_local_[k] == i) where = kLocalRegs[k];
-      add(where);
+      int u = unified(*s, i);
+      if (std::find(seen.begin(), seen.end(), u) != seen.end()) continue;  // an aliased parameter and its caller's local
+      seen.push_back(u);
+      add(locals_in_homes ? Operand(home(u)) : where(u));
     }
   }
   gc_maps.push_back(std::move(map));
@@ -125,8 +139,8 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
 
 void Compiler::spill_reference_locals() {
   for (int k = 0; k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])] && vm::is_reference(fn_.local_types[size_t(reg_local_[k])]))
-      a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+    if (int u = reg_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u) && vm::is_reference(local_types_[size_t(u)]))
+      a.mov(home(u), kLocalRegs[k]);
 }
 
 // Starts a new pc desc at the current position.
@@ -158,22 +172,38 @@ void Compiler::reload_exprs(const Types& t, int below) {
   }
 }
 
-// Register locals to their homes and back: all of them around Mini calls (the callee
-// may be interpreted and use every register); only the xmm ones around C calls (the
-// others are callee-saved in C). A local the method never writes is never stored: its
-// home (an argument, or a zeroed extra local) holds its value all along.
-void Compiler::spill_locals(bool gp) {
+// Register locals of the body chain to their homes and back: all of them around Mini
+// calls (the callee may be interpreted and use every register); only the xmm ones
+// around C calls (the others are callee-saved in C). A root local the method never
+// writes is never stored: its home (an argument, or a zeroed extra local) holds its
+// value all along. A register of a body not on the chain holds nothing live: that body
+// writes its locals where it is entered. Across a Mini call, a local no later path reads
+// is neither stored nor reloaded (fib's n after its second call): its register is
+// written again before any read.
+void Compiler::spill_locals(bool gp, std::optional<size_t> across) {
+  auto wanted = [&](int u) { return u >= 0 && written_[size_t(u)] && in_scope_chain(u) && (!across || live_across(u, *across)); };
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0 && written_[size_t(reg_local_[k])]) a.mov(home_local(reg_local_[k]), kLocalRegs[k]);
+    if (int u = reg_local_[k]; wanted(u)) a.mov(home(u), kLocalRegs[k]);
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (xmm_local_[k] >= 0 && written_[size_t(xmm_local_[k])]) a.movsd(home_local(xmm_local_[k]), kXmmLocals[k]);
+    if (int u = xmm_local_[k]; wanted(u)) a.movsd(home(u), kXmmLocals[k]);
 }
 
-void Compiler::reload_locals(bool gp) {
+void Compiler::reload_locals(bool gp, std::optional<size_t> across) {
+  auto wanted = [&](int u) { return u >= 0 && in_scope_chain(u) && (!across || live_across(u, *across)); };
   for (int k = 0; gp && k < kLocalRegCount; k++)
-    if (reg_local_[k] >= 0) a.mov(kLocalRegs[k], home_local(reg_local_[k]));
+    if (int u = reg_local_[k]; wanted(u)) a.mov(kLocalRegs[k], home(u));
   for (int k = 0; k < kXmmLocalCount; k++)
-    if (xmm_local_[k] >= 0) a.movsd(kXmmLocals[k], home_local(xmm_local_[k]));
+    if (int u = xmm_local_[k]; wanted(u)) a.movsd(kXmmLocals[k], home(u));
+}
+
+bool Compiler::live_across(int u, size_t bci) const {
+  // Live after the call is live before the next instruction (a call reads no local).
+  size_t at = bci + vm::op_info(Op(sc_->fn->code[bci])).length;
+  if (at >= sc_->fn->code.size()) return true;
+  for (const InlineScope* s = sc_; s != nullptr; at = s->call_bci, s = s->caller)
+    for (int i = 0; i < int(s->fn->local_count()); i++)
+      if (unified(*s, i) == u && s->info.live_locals.live(at, uint32_t(i))) return true;
+  return false;
 }
 
 // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
@@ -260,8 +290,8 @@ void Compiler::bounds_check(const Gp& array, const Gp& index, runtime::NullUse u
   implicit_null_check(throws_null(use));
   a.cmp(index, qword_ptr(array, runtime::kArrayLengthOffset));
   a.jae(cold([this, array, index] {  // unsigned: a negative index is out of range too
+    a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));  // first: the array may be in rsi
     a.mov(rsi, index);
-    a.mov(rdx, qword_ptr(array, runtime::kArrayLengthOffset));
     throw_call(reinterpret_cast<void*>(&minivm_rt_throw_index));
   }));
 }

@@ -20,7 +20,7 @@ namespace {
 // loop of its own body, or of a body it is inlined into, contains it: a call in a loop
 // pays its call, spills and return on every iteration. A callee with a loop of its own
 // keeps the smaller size: its time is in that loop, which runs faster in its own frame,
-// where its locals get registers (an inlined body's live in the caller's frame slots).
+// where its locals need not compete with its caller's for the few registers.
 constexpr size_t kMaxInlineBytes = 35;
 constexpr size_t kFreqInlineBytes = 325;
 constexpr size_t kMaxInlineDepth = 6;
@@ -89,8 +89,12 @@ bool Compiler::should_inline(const Method* callee, const InlineScope* chain, boo
 void Compiler::plan(InlineScope& s) {
   max_depth_ = std::max(max_depth_, s.depth_base + int(s.fn->max_stack) + 1);
   plan_strip_loops(s);
+  find_branch_targets(s);
   const vm::Function& f = *s.fn;
+  s.skipped_load.assign(f.code.size(), false);
+  std::vector<size_t> starts;
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
+    starts.push_back(bci);
     Op op = Op(f.code[bci]);
     if ((op != Op::call && op != Op::invokevirtual && op != Op::invokeinterface) || s.info.depth_at[bci] < 0) continue;
     Method* callee = nullptr;
@@ -118,7 +122,40 @@ void Compiler::plan(InlineScope& s) {
     ns.local_base = inline_slots_;
     inline_slots_ += callee->function->local_count();
     ns.depth_base = s.depth_base + s.info.depth_at[bci] - callee->param_count;
+    alias_params(s, ns, starts, starts.size() - 1);
     plan(ns);
+  }
+}
+
+// Copy propagation of arguments: `a(i, j)` inlined in a loop makes a's i and j the
+// caller's i and j, in their registers, rather than copies that compete with them for
+// registers and are written at every call. An argument qualifies when a `load` of a
+// caller's local pushed it, with no branch landing between that load and the call (then
+// each of the last loads pushed one argument), when the callee never writes the
+// parameter, and when both are floats, references or neither (the register class and the
+// stack maps). The caller cannot write its local while the callee runs: a body reads and
+// writes only its own locals (a lambda captures a cell, not the local). The receiver of
+// an invokevirtual is still loaded: its null check reads it on the expression stack.
+void Compiler::alias_params(InlineScope& s, InlineScope& ns, const std::vector<size_t>& starts, size_t call) {
+  const vm::Function& caller = *s.fn;
+  const vm::Function& callee = *ns.fn;
+  int n = ns.m->param_count;
+  std::vector<bool> written(size_t(n), false);
+  for (size_t bci = 0; bci < callee.code.size(); bci += vm::op_info(Op(callee.code[bci])).length) {
+    if (!vm::writes_local(Op(callee.code[bci]))) continue;
+    uint16_t l = vm::read_u16(callee.code.data() + bci, vm::kOperandA);
+    if (l < n) written[l] = true;
+  }
+  ns.param_alias.assign(size_t(n), -1);
+  bool receiver = Op(caller.code[starts[call]]) != Op::call;
+  for (int k = n - 1, q = int(call) - 1; k >= 0 && q >= 0; k--, q--) {
+    size_t bci = starts[size_t(q)];
+    if (s.branch_target[starts[size_t(q) + 1]] || Op(caller.code[bci]) != Op::load) break;
+    uint16_t local = vm::read_u16(caller.code.data() + bci, vm::kOperandA);
+    vm::Type from = caller.local_types[local], to = callee.local_types[size_t(k)];
+    if (written[size_t(k)] || is_float(from) != is_float(to) || vm::is_reference(from) != vm::is_reference(to)) continue;
+    ns.param_alias[size_t(k)] = unified(s, local);
+    if (k > 0 || !receiver) s.skipped_load[bci] = true;
   }
 }
 
@@ -135,8 +172,15 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
   MVM_ASSERT(ns != nullptr && ns->m == callee, "plan() made a body for every call that emit_body inlines");
   int n = callee->param_count;
   Types t = stack_types(bci);
-  for (int i = 0; i < n; i++) move(inline_home(*ns, i), expr(d - n + i, t[size_t(d - n + i)]));
-  for (int i = n; i < int(callee->function->local_count()); i++) a.mov(inline_home(*ns, i), 0);
+  // The body's locals get their values here, where they live: its arguments, and zero
+  // for the others that some path reads before writing. An argument that is a caller's
+  // local (param_alias) is already in place. (register_locals.cpp counts all the body's
+  // own locals as written: until this entry their registers held nothing live, and
+  // spill_locals and reload_locals left them alone.)
+  for (int i = 0; i < n; i++)
+    if (ns->param_alias[size_t(i)] < 0) move(where(unified(*ns, i)), expr(d - n + i, t[size_t(d - n + i)]));
+  for (int i = n; i < int(callee->function->local_count()); i++)
+    if (ns->info.live_locals.live(0, uint32_t(i))) zero(where(unified(*ns, i)));
   reset_strips(*ns);
   ns->exit = a.newLabel();
   Types saved_outer = outer_types_;

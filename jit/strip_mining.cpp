@@ -78,8 +78,8 @@ void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
 // compare and one subtraction from the countdown, whose borrow says it did not cover the
 // iterations: the rare case undoes it.
 void Compiler::after_local_write(int i) {
-  MVM_ASSERT(sc_ != &scopes_.front() || written_[size_t(i)],
-             "a root local the code writes was counted as written (spill_locals stores only those)");
+  MVM_ASSERT(written_[size_t(unified(*sc_, i))],
+             "a local the code writes was counted as written (spill_locals stores only those)");
   for (const auto& l : sc_->strip_loops) {
     if (l.limit != i) continue;
     Operand var = local(l.var), limit = local(l.limit);

@@ -457,10 +457,16 @@ class FnGen {
 
   // ---- expressions ----
 
+  // A local read straight from its slot (not a captured one, which lives in a cell): what
+  // the superinstructions below take as an operand.
+  bool plain_local(const Expr& e) const {
+    return e.kind == ExprKind::Name && e.ref == NameRef::Local && decl_.cell_of(e.index) < 0;
+  }
+
   // `a op x` with x a local of the operation's type, a on the stack: one superinstruction
   // (opcodes.def's base column) instead of `load x; op`. Returns false if it does not apply.
   bool local_operand(BinOp op, Type t, const Expr& rhs) {
-    if (rhs.kind != ExprKind::Name || rhs.ref != NameRef::Local || rhs.type != t || decl_.cell_of(rhs.index) >= 0) return false;
+    if (!plain_local(rhs) || rhs.type != t) return false;
     Op o;
     // The superinstruction's one popped value has the local's type.
     if (!local_operand_form(binary_opcode(op, t, t), o) || op_info(o).pops[0] != type_letter(t)) return false;
@@ -471,12 +477,20 @@ class FnGen {
   // `a[i]` with i an int local and a an int[] or float[], a on the stack: one
   // superinstruction instead of `load i; iaload`. Returns false if it does not apply.
   bool local_index(Type array, const Expr& index) {
-    if (index.kind != ExprKind::Name || index.ref != NameRef::Local || index.type != Type::Int ||
-        decl_.cell_of(index.index) >= 0)
-      return false;
+    if (!plain_local(index) || index.type != Type::Int) return false;
     Op o;
     if (!local_operand_form(element_load(array), o)) return false;  // aaload has none
     with_u16(o, uint16_t(index.index), 1, 1);
+    return true;
+  }
+
+  // `a[i]` with a an int[] or float[] local and i an int local: one superinstruction
+  // instead of `load a; load i; iaload`. Returns false if it does not apply.
+  bool local_array_index(const Expr& array, const Expr& index, SourcePos pos) {
+    if (!plain_local(array) || !plain_local(index) || index.type != Type::Int) return false;
+    if (array.type != Type::IntArray && array.type != Type::FloatArray) return false;
+    at(pos);
+    with_u16u16(array.type == Type::IntArray ? Op::ialoadll : Op::faloadll, array.index, index.index, 0, 1);
     return true;
   }
 
@@ -540,6 +554,7 @@ class FnGen {
         return;
       }
       case ExprKind::Index:
+        if (local_array_index(*e.args[0], *e.args[1], e.op_pos)) return;
         value(*e.args[0]);
         at(e.op_pos);
         if (e.args[0]->type != Type::String && local_index(e.args[0]->type, *e.args[1])) return;

@@ -173,6 +173,12 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = d < fn.prints.size() ? print_items(fn, fn.prints[d]) : "<bad print descriptor>";
       return;
     }
+    case Op::ialoadll: case Op::faloadll: {
+      uint16_t arr = read_u16(p, kOperandA), idx = read_u16(p, kOperandB);
+      ops = fmt::format("{}, {}", arr, idx);
+      comment = fmt::format("{}[{}]", local(arr), local(idx));
+      return;
+    }
     default:
       if (op_has(op, kOpLocal)) {  // load, store and the `op local` superinstructions
         uint16_t l = read_u16(p, kOperandA);

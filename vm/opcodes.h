@@ -118,6 +118,9 @@ constexpr bool is_branch(Op op) { return op_has(op, kOpBranch); }
 // Whether execution may continue with the next instruction (not after jump or a return).
 constexpr bool falls_through(Op op) { return !op_has(op, kOpNoFall); }
 constexpr bool is_return(Op op) { return op_has(op, kOpReturn); }
+// Whether the instruction writes its local A (store overwrites it; iinc and forloop
+// update it). Every other instruction naming a local only reads it.
+constexpr bool writes_local(Op op) { return op == Op::store || op == Op::iinc || op == Op::forloop; }
 
 // The `op local` superinstructions and the operation they stand for.
 constexpr bool is_local_operand_op(Op op) { return kOpInfo[static_cast<uint8_t>(op)].base != op; }

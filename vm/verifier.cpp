@@ -176,6 +176,16 @@ class Verifier {
           check_local(bci, read_u16(p, kOperandA), true);
           check_local(bci, read_u16(p, kOperandB), true);
           break;
+        case Op::ialoadll: case Op::faloadll: {
+          uint16_t l = read_u16(p, kOperandA);
+          check_local(bci, l, false);
+          Type want = op == Op::ialoadll ? Type::IntArray : Type::FloatArray;
+          if (fn_.local_types[l] != want)
+            reject(bci, fmt::format("'{}' needs a local of type {}, local {} is {}", info.name, type_name(want), l,
+                                    type_name(fn_.local_types[l])));
+          check_local(bci, read_u16(p, kOperandB), true);
+          break;
+        }
         case Op::newobject: case Op::instanceof: case Op::checkcast:
           if (read_u16(p, kOperandA) >= m_.classes.size())
             reject(bci, fmt::format("class index {} out of range ({} classes)", read_u16(p, kOperandA), m_.classes.size()));
@@ -405,7 +415,7 @@ class Verifier {
       Op op = op_at(bci);
       const OpInfo& info = op_info(op);
       effect(bci, pops, pushes);
-      if (op == Op::load || op == Op::store) {
+      if (op == Op::load || op == Op::store || op == Op::ialoadll || op == Op::faloadll) {
         uint16_t local = read_u16(at(bci), kOperandA);
         if (op == Op::store) stored[local] = true;
         else if (is_reference(fn_.local_types[local]) && !stored[local])

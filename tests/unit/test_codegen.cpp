@@ -1,5 +1,6 @@
 // Unit tests of the bytecode compiler (vm/codegen.h) through compile_source: exact code
 // for the documented shapes, constants, line and loop tables, max_stack, module layout.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <sstream>
@@ -347,14 +348,14 @@ TEST_CASE("codegen: compound assignment on an array element uses dup2") {
   CHECK(f.max_stack == 4);
 }
 
-TEST_CASE("codegen: a[i] with i an int local is one superinstruction, but not on a string or a reference array") {
+TEST_CASE("codegen: a[i] with a and i locals is one superinstruction, with only i a local another, but not on a string or a reference array") {
   auto m = compile(
       "fn f(a: int[], b: float[], s: string, c: bool[], i: int): float { var x = a[i] + a[i + 1]; return b[i] + float(s[i] + x) + "
-      "float(len(c)); }\nfn g(c: bool[], i: int): bool { return c[i]; }\nfn main() {}");
+      "float(len(c)); }\nfn g(c: bool[], i: int): bool { return c[i]; }\nfn mk(): int[] { return new int[2]; }\n"
+      "fn h(i: int): int { return mk()[i]; }\nfn main() {}");
   const auto& f = fn(*m, "f");
   Code c;
-  c.b.emit_u16(Op::load, 0);
-  c.b.emit_u16(Op::ialoadl, 4);  // a[i]
+  c.b.emit_u16u16(Op::ialoadll, 0, 4);  // a[i]
   c.b.emit_u16(Op::load, 0);
   c.b.emit_u16(Op::load, 4);
   c.b.emit_u16(Op::ldc, 0);
@@ -362,8 +363,7 @@ TEST_CASE("codegen: a[i] with i an int local is one superinstruction, but not on
   c.b.emit(Op::iaload);  // a[i + 1]: the index is no local
   c.b.emit(Op::iadd);
   c.b.emit_u16(Op::store, 5);
-  c.b.emit_u16(Op::load, 1);
-  c.b.emit_u16(Op::faloadl, 4);  // b[i]
+  c.b.emit_u16u16(Op::faloadll, 1, 4);  // b[i]
   c.b.emit_u16(Op::load, 2);
   c.b.emit_u16(Op::load, 4);
   c.b.emit(Op::sload);  // s[i]
@@ -382,6 +382,12 @@ TEST_CASE("codegen: a[i] with i an int local is one superinstruction, but not on
   g.b.emit(Op::aaload);  // c[i] of a bool[]
   g.b.emit(Op::vret);
   check_code(*m, fn(*m, "g"), g.bytes);
+  Code h;
+  h.b.emit_u16(Op::call, uint16_t(std::find_if(m->functions.begin(), m->functions.end(), [](auto& x) { return x->name == "mk"; }) -
+                                  m->functions.begin()));
+  h.b.emit_u16(Op::ialoadl, 0);  // mk()[i]: the array is no local
+  h.b.emit(Op::vret);
+  check_code(*m, fn(*m, "h"), h.bytes);
 }
 
 TEST_CASE("codegen: calls, builtins, spawn, print and conversions") {

@@ -605,6 +605,28 @@ TEST_CASE("verifier: iinc and forloop need int locals") {
   CHECK(u.verdict() == "0: 'forloop' needs an int local, but local 1 is bool");
 }
 
+TEST_CASE("verifier: ialoadll and faloadll read an array local of their kind at an int local, stored first") {
+  Build ok({Type::FloatArray, Type::Int}, Type::Float);
+  ok.b.emit_u16u16(Op::faloadll, 0, 1);
+  ok.b.emit(Op::vret);
+  CHECK(ok.verdict() == "");
+
+  Build kind({Type::IntArray, Type::Int}, Type::Float);
+  kind.b.emit_u16u16(Op::faloadll, 0, 1);
+  kind.b.emit(Op::vret);
+  CHECK(kind.verdict() == "0: 'faloadll' needs a local of type float[], local 0 is int[]");
+
+  Build index({Type::IntArray, Type::Float}, Type::Int);
+  index.b.emit_u16u16(Op::ialoadll, 0, 1);
+  index.b.emit(Op::vret);
+  CHECK(index.verdict() == "0: 'ialoadll' needs an int local, but local 1 is float");
+
+  Build unstored({Type::Int}, Type::Int, {Type::IntArray}, 1);
+  unstored.b.emit_u16u16(Op::ialoadll, 1, 0);
+  unstored.b.emit(Op::vret);
+  CHECK(unstored.verdict() == "0: local 1 (an int[]) is read before it is stored on some path");
+}
+
 TEST_CASE("verifier: max_stack is never exceeded") {
   Build t({}, Type::Void, {}, 1);
   t.b.emit_u16(Op::ldc, t.kint(1));
