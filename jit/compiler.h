@@ -199,10 +199,10 @@ class Compiler {
   // rest where expr() puts them), and every array local (those of any scope that live
   // in registers, in their registers unless `locals_in_homes`).
   void record_gc_map(const Label& at, size_t bci, int depth, int spilled_below, bool locals_in_homes);
-  // Stores the array locals of the body chain that live in general registers to their
-  // homes, so a runtime call that may collect finds them there (C code may keep the
-  // callee-saved registers anywhere).
-  void spill_reference_locals();
+  // Stores the reference locals of the body chain live at `bci` that are in general
+  // registers to their homes, so a runtime call that may collect finds them there (C
+  // code may keep the callee-saved registers anywhere).
+  void spill_reference_locals(size_t bci);
   // Starts a new pc desc at the current position.
   void mark(int32_t bci, bool safepoint);
   // The types of the whole (absolute) expression stack before `bci` of the current body.
@@ -219,6 +219,9 @@ class Compiler {
   // Whether frame local u is live after the call at `bci` of the current body: in that
   // body, or in a caller at its inlined call (an aliased parameter counts in both).
   bool live_across(int u, size_t bci) const;
+  // Whether frame local u is live before `bci` of the current body, or before the
+  // inlined call of a body on the chain.
+  bool live_in_chain(int u, size_t bci) const;
   // Anchor at this frame with pc = `after`, then call `fn` with rsp aligned; rsp is
   // restored from rbp afterwards.
   void call_runtime(void* fn, const Label& after);

@@ -137,9 +137,13 @@ void Compiler::record_gc_map(const Label& at, size_t bci, int depth, int spilled
   gc_maps.push_back(std::move(map));
 }
 
-void Compiler::spill_reference_locals() {
+// Only the live ones, those record_gc_map lists: a dead local's register may hold what a
+// callee left there (reload_locals skips it), and a root parameter's home is the
+// caller's argument slot, which an interpreted caller's walk reads as its own root.
+void Compiler::spill_reference_locals(size_t bci) {
   for (int k = 0; k < kLocalRegCount; k++)
-    if (int u = reg_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u) && vm::is_reference(local_types_[size_t(u)]))
+    if (int u = reg_local_[k]; u >= 0 && written_[size_t(u)] && in_scope_chain(u) &&
+                               vm::is_reference(local_types_[size_t(u)]) && live_in_chain(u, bci))
       a.mov(home(u), kLocalRegs[k]);
 }
 
@@ -199,10 +203,13 @@ void Compiler::reload_locals(bool gp, std::optional<size_t> across) {
 bool Compiler::live_across(int u, size_t bci) const {
   // Live after the call is live before the next instruction (a call reads no local).
   size_t at = bci + vm::op_info(Op(sc_->fn->code[bci])).length;
-  if (at >= sc_->fn->code.size()) return true;
-  for (const InlineScope* s = sc_; s != nullptr; at = s->call_bci, s = s->caller)
+  return at >= sc_->fn->code.size() || live_in_chain(u, at);
+}
+
+bool Compiler::live_in_chain(int u, size_t bci) const {
+  for (const InlineScope* s = sc_; s != nullptr; bci = s->call_bci, s = s->caller)
     for (int i = 0; i < int(s->fn->local_count()); i++)
-      if (unified(*s, i) == u && s->info.live_locals.live(at, uint32_t(i))) return true;
+      if (unified(*s, i) == u && s->info.live_locals.live(bci, uint32_t(i))) return true;
   return false;
 }
 
@@ -236,7 +243,7 @@ void Compiler::stack_helper(void* fn, size_t bci, int d, int pops, vm::Type resu
   Types t = stack_types(bci);
   if (!spilled) spill_exprs(t, d);
   spill_locals(false);
-  spill_reference_locals();
+  spill_reference_locals(bci);
   a.mov(rdi, r15);
   a.mov(rsi, imm(reinterpret_cast<uint64_t>(sc_->fn->code.data() + bci)));
   a.lea(rdx, home_expr(d - 1));  // d == 0: the slot above depth 0, which it pops nothing from
