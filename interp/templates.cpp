@@ -840,6 +840,17 @@ void local_array_index_load(InterpMasm& g, vm::Op op) {
   a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
   g.dispatch_next(len(op));
 }
+// `local A * local B`, floats: both read from their slots, the product the new top.
+void gen_fmulll(InterpMasm& g) {
+  Assembler& a = g.a;
+  a.push(rax);
+  g.load_local_index(rcx, int(vm::kOperandA));
+  a.movsd(xmm0, g.local_slot(rcx));
+  g.load_local_index(rcx, int(vm::kOperandB));
+  a.mulsd(xmm0, g.local_slot(rcx));
+  a.movq(rax, xmm0);
+  g.dispatch_next(len(vm::Op::fmulll));
+}
 void gen_iaddl(InterpMasm& g) { local_int_op(g, Inst::kIdAdd, vm::Op::iaddl); }
 void gen_isubl(InterpMasm& g) { local_int_op(g, Inst::kIdSub, vm::Op::isubl); }
 void gen_imull(InterpMasm& g) { local_int_op(g, Inst::kIdImul, vm::Op::imull); }

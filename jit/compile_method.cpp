@@ -102,10 +102,7 @@ void Compiler::emit_body(InlineScope& s) {
     mark(int32_t(bci), false);
     if (s.poll_header[bci]) poll(int32_t(bci));
     if (s.skipped_load[bci]) continue;  // an argument the inlined callee reads in place
-    if (reuse_loop_product(bci, s.depth_base + d)) {  // the fmull after the load is skipped
-      bci += vm::op_info(Op(f.code[bci])).length;
-      continue;
-    }
+    if (reuse_loop_product(bci, s.depth_base + d)) continue;  // the condition's product, not multiplied again
     if (defer_operand(bci)) continue;
     emit(bci, s.depth_base + d);
     keep_loop_product(bci, s.depth_base + d);

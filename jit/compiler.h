@@ -306,14 +306,14 @@ class Compiler {
   void emit_float_constants();
 
   // --- loop_products.cpp: a while loop's products carried from its condition into its body ---
-  // `load a; fmull b` at `bci` of the current body, a and b float locals: (a, b).
+  // `fmulll a, b` at `bci` of the current body: (a, b).
   std::optional<std::pair<int, int>> product_at(size_t bci) const;
   // Which products the root body's while loops carry, in which free float-local register.
   void plan_loop_products(InlineScope& s);
-  // At a body's `load a` whose product the condition left in a register: uses it (the
-  // `fmull` after it is not emitted; true).
+  // At a body's `fmulll a, b` whose product the condition left in a register: uses it
+  // instead of multiplying (true).
   bool reuse_loop_product(size_t bci, int d);
-  // After a condition's `fmull` whose product the body reuses: a copy in its register.
+  // After a condition's `fmulll` whose product the body reuses: a copy in its register.
   void keep_loop_product(size_t bci, int d);
   // The OSR entry into a loop's header: the products its body expects in registers.
   void loop_products_at_osr(uint32_t header_bci);

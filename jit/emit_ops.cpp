@@ -801,6 +801,10 @@ EMIT(ialoadl, CALLS) { array_load(vm::Type::Int, local(i.a()), i.d - 1); }
 EMIT(faloadl, CALLS) { array_load(vm::Type::Float, local(i.a()), i.d - 1); }
 EMIT(ialoadll, CALLS) { array_load(vm::Type::Int, local(i.a()), local(i.b()), i.d); }
 EMIT(faloadll, CALLS) { array_load(vm::Type::Float, local(i.a()), local(i.b()), i.d); }
+EMIT(fmulll, REGS) {
+  move(fexpr(i.d), local(i.a()));
+  float_op(Inst::kIdMulsd, fexpr(i.d), local(i.b()));
+}
 
 #undef EMIT
 

@@ -4,7 +4,7 @@
 //
 // the body starts by multiplying again what the condition has just multiplied: the loop
 // is entered only through the condition's branch back to its header, and nothing writes
-// zr or zi in between. The condition copies each such product (`load a; fmull b`) into a
+// zr or zi in between. The condition copies each such product (`fmulll a, b`) into a
 // float-local register no local uses, and the body takes it from there instead of
 // multiplying: C compilers get the same from common subexpression elimination.
 //
@@ -30,11 +30,8 @@ namespace jit::baseline {
 
 std::optional<std::pair<int, int>> Compiler::product_at(size_t bci) const {
   const vm::Function& f = *sc_->fn;
-  size_t mul = bci + vm::op_info(Op::load).length;
-  if (mul >= f.code.size() || Op(f.code[bci]) != Op::load || Op(f.code[mul]) != Op::fmull) return std::nullopt;
-  int a = vm::read_u16(f.code.data() + bci, vm::kOperandA), b = vm::read_u16(f.code.data() + mul, vm::kOperandA);
-  if (!is_float(f.local_types[size_t(a)]) || !is_float(f.local_types[size_t(b)])) return std::nullopt;
-  return std::pair{a, b};
+  if (Op(f.code[bci]) != Op::fmulll) return std::nullopt;
+  return std::pair{int(vm::read_u16(f.code.data() + bci, vm::kOperandA)), int(vm::read_u16(f.code.data() + bci, vm::kOperandB))};
 }
 
 void Compiler::plan_loop_products(InlineScope& s) {
@@ -67,7 +64,7 @@ void Compiler::plan_loop_products(InlineScope& s) {
     if (s.info.depth_at[header] < 0 || s.info.depth_at[latch] < 0) continue;
     // The condition's products, from the back branch backwards: the last one of each
     // pair, with only register arithmetic and no write of its operands after it.
-    std::vector<std::pair<std::pair<int, int>, size_t>> produced;  // (a, b) -> its fmull's bci
+    std::vector<std::pair<std::pair<int, int>, size_t>> produced;  // (a, b) -> its fmulll's bci
     std::vector<int> written;
     auto unwritten = [&](std::pair<int, int> p) {
       return std::find(written.begin(), written.end(), p.first) == written.end() &&
@@ -80,19 +77,19 @@ void Compiler::plan_loop_products(InlineScope& s) {
       if (op == Op::store) written.push_back(vm::read_u16(f.code.data() + bci, vm::kOperandA));
       if (auto p = product_at(bci)) {
         bool known = std::any_of(produced.begin(), produced.end(), [&](auto& e) { return e.first == *p; });
-        if (unwritten(*p) && !known) produced.push_back({*p, bci + vm::op_info(Op::load).length});
+        if (unwritten(*p) && !known) produced.push_back({*p, bci});
       }
       if (s.branch_target[bci]) break;  // paths join here: before it, a product may be missed
     }
     // The body's products from the header on, in the straight line before anything
     // writes their operands.
     written.clear();
-    std::vector<std::pair<int, size_t>> reused;  // (index into produced, the load's bci)
+    std::vector<std::pair<int, size_t>> reused;  // (index into produced, the body's fmulll's bci)
     for (auto it = at; it != latch_at; ++it) {
       size_t bci = *it;
       Op op = Op(f.code[bci]);
       if ((bci != header && s.branch_target[bci]) || vm::is_branch(op) || !(emitter_traits(op) & REGS)) break;
-      if (auto p = product_at(bci); p && !s.branch_target[bci + vm::op_info(Op::load).length]) {
+      if (auto p = product_at(bci)) {
         auto e = std::find_if(produced.begin(), produced.end(), [&](auto& x) { return x.first == *p; });
         if (e != produced.end() && unwritten(*p)) reused.push_back({int(e - produced.begin()), bci});
       }
@@ -116,7 +113,7 @@ bool Compiler::reuse_loop_product(size_t bci, int d) {
   const Xmm& reg = kXmmLocals[reused_reg_[bci]];
   // Used where it is when the next instruction takes its operand from anywhere.
   const vm::Function& f = *sc_->fn;
-  size_t next = bci + vm::op_info(Op::load).length + vm::op_info(Op::fmull).length;
+  size_t next = bci + vm::op_info(Op::fmulll).length;
   if (fusible(next) && deferred_.empty() && takes_operand(Op(f.code[next]), vm::Type::Float))
     deferred_.push_back(reg);
   else
@@ -126,7 +123,7 @@ bool Compiler::reuse_loop_product(size_t bci, int d) {
 
 void Compiler::keep_loop_product(size_t bci, int d) {
   if (sc_ != &scopes_.front() || product_reg_[bci] < 0) return;
-  move(kXmmLocals[product_reg_[bci]], fexpr(d - 1));
+  move(kXmmLocals[product_reg_[bci]], fexpr(d));
 }
 
 void Compiler::loop_products_at_osr(uint32_t header_bci) {

@@ -474,6 +474,16 @@ class FnGen {
     return true;
   }
 
+  // `x * y` with x and y float locals: one superinstruction instead of `load x; fmull y`.
+  // Returns false if it does not apply.
+  bool local_local_product(const Expr& e) {
+    if (e.binop != BinOp::Mul || e.args[0]->type != Type::Float || e.args[1]->type != Type::Float) return false;
+    if (!plain_local(*e.args[0]) || !plain_local(*e.args[1])) return false;
+    at(e.op_pos);
+    with_u16u16(Op::fmulll, e.args[0]->index, e.args[1]->index, 0, 1);
+    return true;
+  }
+
   // `a[i]` with i an int local and a an int[] or float[], a on the stack: one
   // superinstruction instead of `load i; iaload`. Returns false if it does not apply.
   bool local_index(Type array, const Expr& index) {
@@ -545,6 +555,7 @@ class FnGen {
           bind(end);
           return;
         }
+        if (local_local_product(e)) return;
         value(*e.args[0]);
         at(e.op_pos);
         if (local_operand(e.binop, e.args[0]->type, *e.args[1])) return;

@@ -179,6 +179,12 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = fmt::format("{}[{}]", local(arr), local(idx));
       return;
     }
+    case Op::fmulll: {
+      uint16_t x = read_u16(p, kOperandA), y = read_u16(p, kOperandB);
+      ops = fmt::format("{}, {}", x, y);
+      comment = fmt::format("{} * {}", local(x), local(y));
+      return;
+    }
     default:
       if (op_has(op, kOpLocal)) {  // load, store and the `op local` superinstructions
         uint16_t l = read_u16(p, kOperandA);

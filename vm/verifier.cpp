@@ -172,6 +172,14 @@ class Verifier {
             reject(bci, fmt::format("'{}' needs a float local, local {} is {}", info.name, l, type_name(fn_.local_types[l])));
           break;
         }
+        case Op::fmulll:
+          for (size_t operand : {kOperandA, kOperandB}) {
+            uint16_t l = read_u16(p, operand);
+            check_local(bci, l, false);
+            if (fn_.local_types[l] != Type::Float)
+              reject(bci, fmt::format("'{}' needs float locals, local {} is {}", info.name, l, type_name(fn_.local_types[l])));
+          }
+          break;
         case Op::forloop:
           check_local(bci, read_u16(p, kOperandA), true);
           check_local(bci, read_u16(p, kOperandB), true);

@@ -390,6 +390,31 @@ TEST_CASE("codegen: a[i] with a and i locals is one superinstruction, with only 
   check_code(*m, fn(*m, "h"), h.bytes);
 }
 
+TEST_CASE("codegen: x * y with x and y float locals is one superinstruction, but not on ints, a constant or a captured local") {
+  auto m = compile(
+      "fn f(x: float, y: float, i: int, j: int): float { var p = x * y; return p * x + float(i * j) + x * 2.0; }\n"
+      "fn g(x: float): float { var k = fn(): float { return x; }; return x * x + k(); }\n"
+      "fn main() {}");
+  const auto& f = fn(*m, "f");
+  Code c;
+  c.b.emit_u16u16(Op::fmulll, 0, 1);  // x * y
+  c.b.emit_u16(Op::store, 4);
+  c.b.emit_u16u16(Op::fmulll, 4, 0);  // p * x
+  c.b.emit_u16(Op::load, 2);
+  c.b.emit_u16(Op::imull, 3);  // i * j: ints
+  c.b.emit(Op::i2f);
+  c.b.emit(Op::fadd);
+  c.b.emit_u16(Op::load, 0);
+  c.b.emit_u16(Op::ldc, 0);
+  c.b.emit(Op::fmul);  // x * 2.0: a constant
+  c.b.emit(Op::fadd);
+  c.b.emit(Op::vret);
+  check_code(*m, f, c.bytes);
+  const auto& g = fn(*m, "g");
+  for (size_t bci = 0; bci < g.code.size(); bci += vm::op_info(vm::Op(g.code[bci])).length)
+    CHECK(vm::Op(g.code[bci]) != Op::fmulll);  // x lives in a cell the lambda shares
+}
+
 TEST_CASE("codegen: calls, builtins, spawn, print and conversions") {
   auto m = compile(
       "fn g(a: int, b: float): int { return a; }\n"

@@ -110,6 +110,8 @@ TEST_CASE("disasm: operands resolve to names and values") {
       "  join(h);\n"
       "  print(\"a\\tb\", k, g, \"q\\\"\");\n"
       "  var b = new float[1];\n"
+      "  var x = g;\n"
+      "  var y = x * x;\n"
       "  return 0;\n"
       "}\n");
   std::string text = listing(*m);
@@ -118,8 +120,8 @@ TEST_CASE("disasm: operands resolve to names and values") {
   CHECK(has_line(text, "global 1 on: bool = true"));
   CHECK(has_line(text, "fn f(x: float): float   @inline   // line 3, locals 1, max_stack 1"));
   CHECK(has_line(text, "fn w()   // line 4, locals 0, max_stack 0"));
-  CHECK(has_line(text, "fn main(): int   // line 5, locals 3, max_stack 2"));
-  CHECK(has_line(text, "  locals: 0 k: int  1 h: int  2 b: float[]"));
+  CHECK(has_line(text, "fn main(): int   // line 5, locals 5, max_stack 2"));
+  CHECK(has_line(text, "  locals: 0 k: int  1 h: int  2 b: float[]  3 x: float  4 y: float"));
   CHECK(text.find("#2 float 1e+20  #3 float 0.1  #4 float 1.0") != std::string::npos);
   CHECK(has_line(text, "       6: iinc         0, 3        // k += 3"));
   CHECK(text.find("gload        1           // on\n") != std::string::npos);
@@ -129,6 +131,7 @@ TEST_CASE("disasm: operands resolve to names and values") {
   CHECK(text.find("native       3           // join\n") != std::string::npos);
   CHECK(text.find("print        0           // \"a\\tb\", int, float, \"q\\\"\"\n") != std::string::npos);
   CHECK(text.find("newarray     1           // float\n") != std::string::npos);
+  CHECK(text.find("fmulll       3, 3        // x * x\n") != std::string::npos);
   CHECK(text.find("  strings: #0 \"a\\tb\"  #1 \"q\\\"\"\n") != std::string::npos);
   CHECK(text.find("  loops: [") != std::string::npos);
   CHECK(text.find("] uncounted\n") != std::string::npos);

@@ -627,6 +627,28 @@ TEST_CASE("verifier: ialoadll and faloadll read an array local of their kind at 
   CHECK(unstored.verdict() == "0: local 1 (an int[]) is read before it is stored on some path");
 }
 
+TEST_CASE("verifier: fmulll reads two float locals") {
+  Build ok({Type::Float, Type::Float}, Type::Float);
+  ok.b.emit_u16u16(Op::fmulll, 0, 1);
+  ok.b.emit(Op::vret);
+  CHECK(ok.verdict() == "");
+
+  Build second({Type::Float, Type::Int}, Type::Float);
+  second.b.emit_u16u16(Op::fmulll, 0, 1);
+  second.b.emit(Op::vret);
+  CHECK(second.verdict() == "0: 'fmulll' needs float locals, local 1 is int");
+
+  Build first({Type::FloatArray, Type::Float}, Type::Float);
+  first.b.emit_u16u16(Op::fmulll, 0, 1);
+  first.b.emit(Op::vret);
+  CHECK(first.verdict() == "0: 'fmulll' needs float locals, local 0 is float[]");
+
+  Build range({Type::Float}, Type::Float);
+  range.b.emit_u16u16(Op::fmulll, 0, 1);
+  range.b.emit(Op::vret);
+  CHECK(range.verdict() == "0: local index 1 out of range (f has 1 locals)");
+}
+
 TEST_CASE("verifier: max_stack is never exceeded") {
   Build t({}, Type::Void, {}, 1);
   t.b.emit_u16(Op::ldc, t.kint(1));
