@@ -851,6 +851,18 @@ void gen_fmulll(InterpMasm& g) {
   a.movq(rax, xmm0);
   g.dispatch_next(len(vm::Op::fmulll));
 }
+// `local A[local B] = top`: checked before anything is written or popped.
+void local_array_index_store(InterpMasm& g, vm::Op op) {
+  Assembler& a = g.a;
+  g.load_local_index(rcx, int(vm::kOperandA));
+  a.mov(r8, g.local_slot(rcx));  // array
+  g.load_local_index(rcx, int(vm::kOperandB));
+  a.mov(rcx, g.local_slot(rcx));  // index
+  bounds_check(g);
+  a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
+  a.pop(rax);
+  g.dispatch_next(len(op));
+}
 void gen_iaddl(InterpMasm& g) { local_int_op(g, Inst::kIdAdd, vm::Op::iaddl); }
 void gen_isubl(InterpMasm& g) { local_int_op(g, Inst::kIdSub, vm::Op::isubl); }
 void gen_imull(InterpMasm& g) { local_int_op(g, Inst::kIdImul, vm::Op::imull); }
@@ -862,6 +874,8 @@ void gen_ialoadl(InterpMasm& g) { local_index_load(g, vm::Op::ialoadl); }
 void gen_faloadl(InterpMasm& g) { local_index_load(g, vm::Op::faloadl); }
 void gen_ialoadll(InterpMasm& g) { local_array_index_load(g, vm::Op::ialoadll); }
 void gen_faloadll(InterpMasm& g) { local_array_index_load(g, vm::Op::faloadll); }
+void gen_iastorell(InterpMasm& g) { local_array_index_store(g, vm::Op::iastorell); }
+void gen_fastorell(InterpMasm& g) { local_array_index_store(g, vm::Op::fastorell); }
 
 // --slowdown's work (runtime/slowdown.h): N ns of the calibrated chain, the cached top and
 // everything else untouched, so a sample in it is taken at this bcp, on its line.

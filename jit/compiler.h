@@ -349,6 +349,7 @@ class Compiler {
   void array_load(vm::Type elem, const Operand& index, int array);
   void array_load(vm::Type elem, const Operand& array, const Operand& index, int to);
   void array_store(const Insn& i, vm::Type elem);
+  void array_store(vm::Type elem, const Operand& array, const Operand& index, const Operand& value);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);
 

@@ -386,8 +386,13 @@ EMIT(iaload, CALLS | FUSE_I) { array_load(i, vm::Type::Int); }
 EMIT(faload, CALLS | FUSE_I) { array_load(i, vm::Type::Float); }
 void Compiler::array_store(const Insn& i, vm::Type elem) {
   Operand value = right_operand(i, elem);
-  Gp arr = in_gp(expr(i.d - 3), rax);
-  Gp idx = in_gp(expr(i.d - 2), rcx);
+  array_store(elem, expr(i.d - 3), expr(i.d - 2), value);
+}
+// `value` into `array` at `index`, each used where it is (the array and the index in rax
+// and rcx when they are not in registers).
+void Compiler::array_store(vm::Type elem, const Operand& array, const Operand& index, const Operand& value) {
+  Gp arr = in_gp(array, rax);
+  Gp idx = in_gp(index, rcx);
   bounds_check(arr, idx);
   Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
@@ -801,6 +806,10 @@ EMIT(ialoadl, CALLS) { array_load(vm::Type::Int, local(i.a()), i.d - 1); }
 EMIT(faloadl, CALLS) { array_load(vm::Type::Float, local(i.a()), i.d - 1); }
 EMIT(ialoadll, CALLS) { array_load(vm::Type::Int, local(i.a()), local(i.b()), i.d); }
 EMIT(faloadll, CALLS) { array_load(vm::Type::Float, local(i.a()), local(i.b()), i.d); }
+EMIT(iastorell, CALLS | FUSE_I) { array_store(vm::Type::Int, local(i.a()), local(i.b()), right_operand(i, vm::Type::Int)); }
+EMIT(fastorell, CALLS | FUSE_F) {
+  array_store(vm::Type::Float, local(i.a()), local(i.b()), right_operand(i, vm::Type::Float));
+}
 EMIT(fmulll, REGS) {
   move(fexpr(i.d), local(i.a()));
   float_op(Inst::kIdMulsd, fexpr(i.d), local(i.b()));

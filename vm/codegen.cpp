@@ -333,6 +333,7 @@ class FnGen {
       with_u16u16(Op::putfield, t.class_index, t.index, 2, 0);
       return;
     }
+    if (t.kind == ExprKind::Index && local_array_store(s)) return;
     if (t.kind == ExprKind::Index) {
       value(*t.args[0]);
       value(*t.args[1]);
@@ -372,6 +373,33 @@ class FnGen {
     at(s.op_pos);
     if (local) store(t.index);
     else with_u16(Op::gstore, uint16_t(t.index), 1, 0);
+  }
+
+  // `a[i] = e` and `a[i] op= e` with a an int[] or float[] local and i an int local:
+  // `e; iastorell a, i`, and `ialoadll a, i; e; op; iastorell a, i`, instead of pushing
+  // a and i first (and `dup2` for op=). The order of what can be seen is the same: e
+  // cannot write a or i (a local a lambda shares is a cell, no plain local), and the
+  // element is read (op=) before e and written after it, as before.
+  bool local_array_store(const Stmt& s) {
+    const Expr& array = *s.target->args[0];
+    const Expr& index = *s.target->args[1];
+    if (!plain_local(array) || !plain_local(index) || index.type != Type::Int) return false;
+    if (array.type != Type::IntArray && array.type != Type::FloatArray) return false;
+    bool ints = array.type == Type::IntArray;
+    if (s.compound) {
+      at(s.op_pos);
+      with_u16u16(ints ? Op::ialoadll : Op::faloadll, array.index, index.index, 0, 1);
+      if (!local_operand(s.binop, s.target->type, *s.value)) {
+        value(*s.value);
+        at(s.op_pos);
+        simple(binary_opcode(s.binop, s.target->type, s.value->type));
+      }
+    } else {
+      value(*s.value);
+    }
+    at(s.op_pos);
+    with_u16u16(ints ? Op::iastorell : Op::fastorell, array.index, index.index, 1, 0);
+    return true;
   }
 
   // The value an assignment to a field or an element stores, its object (and index)

@@ -173,10 +173,10 @@ void operands(const Module& m, const Function& fn, size_t bci, std::string& ops,
       comment = d < fn.prints.size() ? print_items(fn, fn.prints[d]) : "<bad print descriptor>";
       return;
     }
-    case Op::ialoadll: case Op::faloadll: {
+    case Op::ialoadll: case Op::faloadll: case Op::iastorell: case Op::fastorell: {
       uint16_t arr = read_u16(p, kOperandA), idx = read_u16(p, kOperandB);
       ops = fmt::format("{}, {}", arr, idx);
-      comment = fmt::format("{}[{}]", local(arr), local(idx));
+      comment = fmt::format("{}[{}]{}", local(arr), local(idx), op == Op::iastorell || op == Op::fastorell ? " =" : "");
       return;
     }
     case Op::fmulll: {

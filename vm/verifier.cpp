@@ -184,10 +184,10 @@ class Verifier {
           check_local(bci, read_u16(p, kOperandA), true);
           check_local(bci, read_u16(p, kOperandB), true);
           break;
-        case Op::ialoadll: case Op::faloadll: {
+        case Op::ialoadll: case Op::faloadll: case Op::iastorell: case Op::fastorell: {
           uint16_t l = read_u16(p, kOperandA);
           check_local(bci, l, false);
-          Type want = op == Op::ialoadll ? Type::IntArray : Type::FloatArray;
+          Type want = op == Op::ialoadll || op == Op::iastorell ? Type::IntArray : Type::FloatArray;
           if (fn_.local_types[l] != want)
             reject(bci, fmt::format("'{}' needs a local of type {}, local {} is {}", info.name, type_name(want), l,
                                     type_name(fn_.local_types[l])));
@@ -423,7 +423,8 @@ class Verifier {
       Op op = op_at(bci);
       const OpInfo& info = op_info(op);
       effect(bci, pops, pushes);
-      if (op == Op::load || op == Op::store || op == Op::ialoadll || op == Op::faloadll) {
+      if (op == Op::load || op == Op::store || op == Op::ialoadll || op == Op::faloadll || op == Op::iastorell ||
+          op == Op::fastorell) {
         uint16_t local = read_u16(at(bci), kOperandA);
         if (op == Op::store) stored[local] = true;
         else if (is_reference(fn_.local_types[local]) && !stored[local])

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -321,31 +322,50 @@ TEST_CASE("codegen: && in value context produces 0/1 through branches") {
   CHECK(f.max_stack == 2);
 }
 
-TEST_CASE("codegen: compound assignment on an array element uses dup2") {
+TEST_CASE("codegen: an element whose array and index are locals is stored by iastorell or fastorell, read first for op=") {
   auto m = compile("fn f(a: int[], b: float[], i: int) { a[i] += 2; b[i] *= 0.5; a[i] = 7; }\nfn main() {}");
   const auto& f = fn(*m, "f");
   Code c;
-  c.b.emit_u16(Op::load, 0);
-  c.b.emit_u16(Op::load, 2);
-  c.b.emit(Op::dup2);
-  c.b.emit(Op::iaload);
+  c.b.emit_u16u16(Op::ialoadll, 0, 2);
   c.b.emit_u16(Op::ldc, 0);
   c.b.emit(Op::iadd);
-  c.b.emit(Op::iastore);
-  c.b.emit_u16(Op::load, 1);
-  c.b.emit_u16(Op::load, 2);
-  c.b.emit(Op::dup2);
-  c.b.emit(Op::faload);
+  c.b.emit_u16u16(Op::iastorell, 0, 2);
+  c.b.emit_u16u16(Op::faloadll, 1, 2);
   c.b.emit_u16(Op::ldc, 1);
   c.b.emit(Op::fmul);
-  c.b.emit(Op::fastore);
-  c.b.emit_u16(Op::load, 0);
-  c.b.emit_u16(Op::load, 2);
+  c.b.emit_u16u16(Op::fastorell, 1, 2);
   c.b.emit_u16(Op::ldc, 2);
-  c.b.emit(Op::iastore);
+  c.b.emit_u16u16(Op::iastorell, 0, 2);
   c.b.emit(Op::ret);
   check_code(*m, f, c.bytes);
-  CHECK(f.max_stack == 4);
+  CHECK(f.max_stack == 2);
+}
+
+TEST_CASE("codegen: compound assignment on any other array element uses dup2") {
+  auto m = compile("fn g(a: int[], b: float[], i: int) { a[i - 1] += 2; b[i - 1] *= 0.5; a[i - 1] = 7; }\nfn main() {}");
+  const auto& g = fn(*m, "g");
+  Code c;
+  for (auto [array, load, constant, op, store] : {std::tuple{0, Op::iaload, 1, Op::iadd, Op::iastore},
+                                                  std::tuple{1, Op::faload, 2, Op::fmul, Op::fastore}}) {
+    c.b.emit_u16(Op::load, uint16_t(array));
+    c.b.emit_u16(Op::load, 2);
+    c.b.emit_u16(Op::ldc, 0);
+    c.b.emit(Op::isub);  // i - 1: the index is no local
+    c.b.emit(Op::dup2);
+    c.b.emit(load);
+    c.b.emit_u16(Op::ldc, uint16_t(constant));
+    c.b.emit(op);
+    c.b.emit(store);
+  }
+  c.b.emit_u16(Op::load, 0);
+  c.b.emit_u16(Op::load, 2);
+  c.b.emit_u16(Op::ldc, 0);
+  c.b.emit(Op::isub);
+  c.b.emit_u16(Op::ldc, 3);
+  c.b.emit(Op::iastore);
+  c.b.emit(Op::ret);
+  check_code(*m, g, c.bytes);
+  CHECK(g.max_stack == 4);
 }
 
 TEST_CASE("codegen: a[i] with a and i locals is one superinstruction, with only i a local another, but not on a string or a reference array") {

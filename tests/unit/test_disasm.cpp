@@ -110,6 +110,7 @@ TEST_CASE("disasm: operands resolve to names and values") {
       "  join(h);\n"
       "  print(\"a\\tb\", k, g, \"q\\\"\");\n"
       "  var b = new float[1];\n"
+      "  b[k] = 1.0;\n"
       "  var x = g;\n"
       "  var y = x * x;\n"
       "  return 0;\n"
@@ -132,6 +133,7 @@ TEST_CASE("disasm: operands resolve to names and values") {
   CHECK(text.find("print        0           // \"a\\tb\", int, float, \"q\\\"\"\n") != std::string::npos);
   CHECK(text.find("newarray     1           // float\n") != std::string::npos);
   CHECK(text.find("fmulll       3, 3        // x * x\n") != std::string::npos);
+  CHECK(text.find("fastorell    2, 0        // b[k] =\n") != std::string::npos);
   CHECK(text.find("  strings: #0 \"a\\tb\"  #1 \"q\\\"\"\n") != std::string::npos);
   CHECK(text.find("  loops: [") != std::string::npos);
   CHECK(text.find("] uncounted\n") != std::string::npos);

@@ -627,6 +627,32 @@ TEST_CASE("verifier: ialoadll and faloadll read an array local of their kind at 
   CHECK(unstored.verdict() == "0: local 1 (an int[]) is read before it is stored on some path");
 }
 
+TEST_CASE("verifier: iastorell and fastorell store a value of their kind into an array local of their kind at an int local") {
+  Build ok({Type::FloatArray, Type::Int, Type::Float}, Type::Void);
+  ok.b.emit_u16(Op::load, 2);
+  ok.b.emit_u16u16(Op::fastorell, 0, 1);
+  ok.b.emit(Op::ret);
+  CHECK(ok.verdict() == "");
+
+  Build kind({Type::IntArray, Type::Int, Type::Float}, Type::Void);
+  kind.b.emit_u16(Op::load, 2);
+  kind.b.emit_u16u16(Op::fastorell, 0, 1);
+  kind.b.emit(Op::ret);
+  CHECK(kind.verdict() == "3: 'fastorell' needs a local of type float[], local 0 is int[]");
+
+  Build value({Type::IntArray, Type::Int, Type::Float}, Type::Void);
+  value.b.emit_u16(Op::load, 2);
+  value.b.emit_u16u16(Op::iastorell, 0, 1);
+  value.b.emit(Op::ret);
+  CHECK(value.verdict() == "3: type mismatch: 'iastorell' expects int as operand 1, found float (stack [float])");
+
+  Build unstored({Type::Int}, Type::Void, {Type::IntArray}, 1);
+  unstored.b.emit_u16(Op::load, 0);
+  unstored.b.emit_u16u16(Op::iastorell, 1, 0);
+  unstored.b.emit(Op::ret);
+  CHECK(unstored.verdict() == "3: local 1 (an int[]) is read before it is stored on some path");
+}
+
 TEST_CASE("verifier: fmulll reads two float locals") {
   Build ok({Type::Float, Type::Float}, Type::Float);
   ok.b.emit_u16u16(Op::fmulll, 0, 1);
