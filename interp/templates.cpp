@@ -827,15 +827,19 @@ void local_index_load(InterpMasm& g, vm::Op op) {
   a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
   g.dispatch_next(len(op));
 }
-// `local A[local B]`: both read from their slots, checked before the cached top is
-// pushed, so a failure leaves the stack as the instruction found it.
+// The array local A in r8 and the index local B in rcx, checked: nothing of the stack
+// touched yet, so a failure leaves it as the instruction found it.
+void local_array_and_index(InterpMasm& g) {
+  g.load_local_index(rcx, int(vm::kOperandA));
+  g.a.mov(r8, g.local_slot(rcx));  // array
+  g.load_local_index(rcx, int(vm::kOperandB));
+  g.a.mov(rcx, g.local_slot(rcx));  // index
+  bounds_check(g);
+}
+// `local A[local B]`: the element the new top.
 void local_array_index_load(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
-  g.load_local_index(rcx, int(vm::kOperandA));
-  a.mov(r8, g.local_slot(rcx));  // array
-  g.load_local_index(rcx, int(vm::kOperandB));
-  a.mov(rcx, g.local_slot(rcx));  // index
-  bounds_check(g);
+  local_array_and_index(g);
   a.push(rax);
   a.mov(rax, qword_ptr(r8, rcx, 3, kArrayDataOffset));
   g.dispatch_next(len(op));
@@ -851,14 +855,10 @@ void gen_fmulll(InterpMasm& g) {
   a.movq(rax, xmm0);
   g.dispatch_next(len(vm::Op::fmulll));
 }
-// `local A[local B] = top`: checked before anything is written or popped.
+// `local A[local B] = top`, the top popped.
 void local_array_index_store(InterpMasm& g, vm::Op op) {
   Assembler& a = g.a;
-  g.load_local_index(rcx, int(vm::kOperandA));
-  a.mov(r8, g.local_slot(rcx));  // array
-  g.load_local_index(rcx, int(vm::kOperandB));
-  a.mov(rcx, g.local_slot(rcx));  // index
-  bounds_check(g);
+  local_array_and_index(g);
   a.mov(qword_ptr(r8, rcx, 3, kArrayDataOffset), rax);
   a.pop(rax);
   g.dispatch_next(len(op));
