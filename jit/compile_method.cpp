@@ -100,6 +100,7 @@ void Compiler::emit_body(InlineScope& s) {
     int d = s.info.depth_at[bci];
     if (d < 0) continue;  // unreachable: never emitted by the front end
     mark(int32_t(bci), false);
+    if (s.branch_target[bci]) checked_element_ = {-1, -1};  // another path may come here unchecked
     if (s.poll_header[bci]) poll(int32_t(bci));
     if (s.skipped_load[bci]) continue;  // an argument the inlined callee reads in place
     if (reuse_loop_product(bci, s.depth_base + d)) continue;  // the condition's product, not multiplied again

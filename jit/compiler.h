@@ -181,9 +181,16 @@ class Compiler {
   void int_op(Inst::Id id, const Operand& x, const Operand& y);
   // x = x OP y for a scalar double instruction (addsd, ...), x an xmm register or memory.
   void float_op(Inst::Id id, const Operand& x, const Operand& y);
-  // Two-operand integer instruction on depths d-2 (destination) and d-1 (or where it
-  // was deferred to).
-  void binop(Inst::Id id, const Insn& i) { int_op(id, expr(i.d - 2), right_operand(i, vm::Type::Int)); }
+  // Two-operand integer instruction on depths d-2 (destination) and d-1, or where they
+  // were deferred to. With both deferred (FUSE_LEFT), x + y, x + k and x - k are one lea,
+  // and a `store` after it takes the result in the local's register.
+  void binop(Inst::Id id, const Insn& i);
+  // The same for `iaddl x` and the like: the one stack operand op local x, into depth d-1
+  // (or into x itself, accumulate, when a `store x` follows).
+  void local_binop(Inst::Id id, const Insn& i);
+  // dst = left OP right with `left` fused too (not in its expression register): depth's
+  // register, or the local a `store` after it writes.
+  void fused_binop(Inst::Id id, const Insn& i, int depth, Operand left, Operand right);
   void cmp(const Operand& x, const Operand& y);
   // An xmm register holding the float at `o` (o itself, or xmm0/xmm1 loaded from memory).
   Xmm in_xmm(const Operand& o, const Xmm& scratch);
@@ -297,9 +304,25 @@ class Compiler {
   // Take the right one first.
   Operand right_operand(const Insn& i, vm::Type t);
   Operand left_operand(const Insn& i, vm::Type t);
+  // The instruction after `i` when `i`'s emitter may do its work too: in this body, and
+  // no branch lands on it; else null. take_next then binds its label, marks its pc desc
+  // and tells emit_body to skip it.
+  const uint8_t* fusible_next(const Insn& i) const;
+  void take_next(const Insn& i);
+  // The local a `store` right after `i` writes, if it is in a general register that i's
+  // result can go to directly; else -1.
+  int next_store_to_register(const Insn& i) const;
   // A comparison followed by iftrue/iffalse: the branch's target and sense (`when`), its
   // label bound and pc desc marked here, and emit_body told to skip it; else null.
   const Label* fused_branch(const Insn& i, bool& when);
+  // `iaddl x; store x` and the like (`x += e`, vm/codegen.cpp's accumulate): x = x OP top
+  // in x's own register or home, and the store taken (take_next). False, emitting
+  // nothing, for any other next instruction.
+  bool accumulate(const Insn& i, Inst::Id id, vm::Type t, const Operand& top);
+  // A float element loaded at depth `to` whose next instruction is fadd, fsub, fmul or
+  // fdiv: that instruction's scalar double op (taken, take_next), to be done on the
+  // element in memory. kIdNone for any other next instruction.
+  Inst::Id fused_float_consumer(const Insn& i, int to);
   Mem float_constant(uint64_t bits);  // RIP-relative, emitted after the code
   bool is_two(const Operand& o) const;  // the constant 2.0 of the pool
   Label sign_mask();                   // 16 bytes: the sign bit of a double, for xorpd
@@ -346,10 +369,14 @@ class Compiler {
   void if_bool(const Insn& i, bool when);
   void if_compare(const Insn& i, CondCode cc);
   void array_load(const Insn& i, vm::Type elem);
-  void array_load(vm::Type elem, const Operand& index, int array);
-  void array_load(vm::Type elem, const Operand& array, const Operand& index, int to);
+  void array_load(const Insn& i, vm::Type elem, const Operand& array, const Operand& index, int to);
   void array_store(const Insn& i, vm::Type elem);
-  void array_store(vm::Type elem, const Operand& array, const Operand& index, const Operand& value);
+  // ialoadll/faloadll and iastorell/fastorell: the store skips the bounds check when
+  // the load has made it on the same two locals (checked_element_).
+  void local_element_load(const Insn& i, vm::Type elem);
+  void local_element_store(const Insn& i, vm::Type elem);
+  void array_store(vm::Type elem, const Operand& array, const Operand& index, const Operand& value,
+                   bool checked = false);
   void intrinsic_call(vm::NativeId id, size_t bci, int d);
   void return_from(const Insn& i, bool value);
 
@@ -393,6 +420,11 @@ class Compiler {
   CodeHolder& code_;
   std::vector<Operand> deferred_;  // operands not yet in their expression registers
   uint32_t calls_emitted_ = 0;     // calls emitted so far (checks the emitters' CALLS trait)
+  // The element `local A[local B]` whose bounds an ialoadll or faloadll has checked, as
+  // unified locals, while neither is written and no branch lands in between: the
+  // iastorell or fastorell of the same `a[i] op= e` then stores without a second check.
+  // {-1, -1} when none.
+  std::pair<int, int> checked_element_{-1, -1};
   bool skip_next_ = false;          // a fused branch was emitted with its comparison
   std::vector<std::pair<uint64_t, Label>> float_constants_;
   Label sign_mask_;

@@ -102,9 +102,9 @@ EMIT(dup2, REGS) {
 }
 
 // --- integer and bool arithmetic ---
-EMIT(iadd, REGS | FUSE_I) { binop(Inst::kIdAdd, i); }
-EMIT(isub, REGS | FUSE_I) { binop(Inst::kIdSub, i); }
-EMIT(imul, REGS | FUSE_I) { binop(Inst::kIdImul, i); }
+EMIT(iadd, REGS | FUSE_I | FUSE_LEFT) { binop(Inst::kIdAdd, i); }
+EMIT(isub, REGS | FUSE_I | FUSE_LEFT) { binop(Inst::kIdSub, i); }
+EMIT(imul, REGS | FUSE_I | FUSE_LEFT) { binop(Inst::kIdImul, i); }
 void Compiler::divide(const Insn& i, bool remainder) {
   int d = i.d;
   Operand right = right_operand(i, vm::Type::Int);
@@ -158,23 +158,23 @@ void Compiler::divide_by_power_of_two(const Operand& x, int64_t v, bool remainde
     a.sar(rdx, 63);
     a.shr(rdx, 64 - k);  // 2^k - 1 for a negative x, else 0
   }
-  a.add(rdx, xr);
   if (!remainder) {
-    a.sar(rdx, k);
-    a.emit(Inst::kIdMov, x, rdx);
+    a.add(xr, rdx);
+    a.sar(xr, k);
   } else {
+    a.add(rdx, xr);
     a.and_(rdx, imm(-v));  // a fused immediate is an int32 (operand_of), so -v is one too
     a.sub(xr, rdx);
-    if (xr != x) a.emit(Inst::kIdMov, x, xr);
   }
+  if (xr != x) a.emit(Inst::kIdMov, x, xr);
 }
 EMIT(idiv, CALLS | FUSE_I) { divide(i, false); }
 EMIT(irem, CALLS | FUSE_I) { divide(i, true); }
 EMIT(ineg, REGS) { a.emit(Inst::kIdNeg, expr(i.d - 1)); }
 EMIT(inot, REGS) { a.emit(Inst::kIdNot, expr(i.d - 1)); }
-EMIT(iand, REGS | FUSE_I) { binop(Inst::kIdAnd, i); }
-EMIT(ior, REGS | FUSE_I) { binop(Inst::kIdOr, i); }
-EMIT(ixor, REGS | FUSE_I) { binop(Inst::kIdXor, i); }
+EMIT(iand, REGS | FUSE_I | FUSE_LEFT) { binop(Inst::kIdAnd, i); }
+EMIT(ior, REGS | FUSE_I | FUSE_LEFT) { binop(Inst::kIdOr, i); }
+EMIT(ixor, REGS | FUSE_I | FUSE_LEFT) { binop(Inst::kIdXor, i); }
 void Compiler::shift(const Insn& i, Inst::Id id) {
   Operand n = right_operand(i, vm::Type::Int);
   if (n.isImm()) {
@@ -360,20 +360,21 @@ EMIT(newarray, CALLS) {
   new_array(i, kTypes[i.p[1]], i.p[1] == 1 ? runtime::ArrayKind::Float : runtime::ArrayKind::Int);
 }
 EMIT(anewarray, CALLS) { new_array(i, sc_->fn->types[i.a()], runtime::ArrayKind::Ref); }
-void Compiler::array_load(const Insn& i, vm::Type elem) { array_load(elem, right_operand(i, vm::Type::Int), i.d - 2); }
-// The array at expression depth `array`, which the element replaces.
-void Compiler::array_load(vm::Type elem, const Operand& index, int array) {
-  array_load(elem, expr(array), index, array);
+void Compiler::array_load(const Insn& i, vm::Type elem) {
+  Operand index = right_operand(i, vm::Type::Int);
+  array_load(i, elem, expr(i.d - 2), index, i.d - 2);  // the element replaces the array
 }
 // The element of `array` at `index` to expression depth `to`. The array and the index are
 // used in the registers they are in (rax and rcx otherwise).
-void Compiler::array_load(vm::Type elem, const Operand& array, const Operand& index, int to) {
+void Compiler::array_load(const Insn& i, vm::Type elem, const Operand& array, const Operand& index, int to) {
   Gp arr = in_gp(array, rax);
   Gp idx = in_gp(index, rcx);
   bounds_check(arr, idx);
   Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
   Operand dst = expr(to, elem);
-  if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
+  if (Inst::Id op = is_float(elem) ? fused_float_consumer(i, to) : Inst::kIdNone; op != Inst::kIdNone) {
+    float_op(op, fexpr(to - 1), slot);  // `faloadll v, j; fmul`: mulsd x, [v + 8j + 16]
+  } else if (dst.isReg() && dst.as<Reg>().isXmm()) {  // straight into the float register
     a.movsd(dst.as<Xmm>(), slot);
   } else if (dst.isReg()) {
     a.mov(dst.as<Gp>(), slot);
@@ -390,10 +391,11 @@ void Compiler::array_store(const Insn& i, vm::Type elem) {
 }
 // `value` into `array` at `index`, each used where it is (the array and the index in rax
 // and rcx when they are not in registers).
-void Compiler::array_store(vm::Type elem, const Operand& array, const Operand& index, const Operand& value) {
+void Compiler::array_store(vm::Type elem, const Operand& array, const Operand& index, const Operand& value,
+                           bool checked) {
   Gp arr = in_gp(array, rax);
   Gp idx = in_gp(index, rcx);
-  bounds_check(arr, idx);
+  if (!checked) bounds_check(arr, idx);
   Mem slot = qword_ptr(arr, idx, 3, runtime::kArrayDataOffset);
   if (value.isImm()) {
     a.mov(slot, value.as<Imm>());
@@ -787,10 +789,13 @@ EMIT(ret, PLAIN) { return_from(i, false); }
 EMIT(vret, PLAIN) { return_from(i, true); }
 
 // --- superinstructions: an operation whose right operand is a local ---
-EMIT(iaddl, REGS) { int_op(Inst::kIdAdd, expr(i.d - 1), local(i.a())); }
-EMIT(isubl, REGS) { int_op(Inst::kIdSub, expr(i.d - 1), local(i.a())); }
-EMIT(imull, REGS) { int_op(Inst::kIdImul, expr(i.d - 1), local(i.a())); }
-EMIT(faddl, REGS) { float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a())); }
+EMIT(iaddl, REGS | FUSE_I) { local_binop(Inst::kIdAdd, i); }
+EMIT(isubl, REGS | FUSE_I) { local_binop(Inst::kIdSub, i); }
+EMIT(imull, REGS | FUSE_I) { local_binop(Inst::kIdImul, i); }
+EMIT(faddl, REGS) {
+  if (!accumulate(i, Inst::kIdAddsd, vm::Type::Float, fexpr(i.d - 1)))
+    float_op(Inst::kIdAddsd, fexpr(i.d - 1), local(i.a()));
+}
 EMIT(fsubl, REGS) { float_op(Inst::kIdSubsd, fexpr(i.d - 1), local(i.a())); }
 EMIT(fmull, REGS) {
   if (!deferred_.empty()) {  // `ldc 2.0; fmull x`, deferred: 2.0 * x = x + x
@@ -799,17 +804,23 @@ EMIT(fmull, REGS) {
     float_op(Inst::kIdAddsd, fexpr(i.d - 1), fexpr(i.d - 1));
     return;
   }
-  float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
+  if (!accumulate(i, Inst::kIdMulsd, vm::Type::Float, fexpr(i.d - 1))) float_op(Inst::kIdMulsd, fexpr(i.d - 1), local(i.a()));
 }
 EMIT(fdivl, REGS) { float_op(Inst::kIdDivsd, fexpr(i.d - 1), local(i.a())); }
-EMIT(ialoadl, CALLS) { array_load(vm::Type::Int, local(i.a()), i.d - 1); }
-EMIT(faloadl, CALLS) { array_load(vm::Type::Float, local(i.a()), i.d - 1); }
-EMIT(ialoadll, CALLS) { array_load(vm::Type::Int, local(i.a()), local(i.b()), i.d); }
-EMIT(faloadll, CALLS) { array_load(vm::Type::Float, local(i.a()), local(i.b()), i.d); }
-EMIT(iastorell, CALLS | FUSE_I) { array_store(vm::Type::Int, local(i.a()), local(i.b()), right_operand(i, vm::Type::Int)); }
-EMIT(fastorell, CALLS | FUSE_F) {
-  array_store(vm::Type::Float, local(i.a()), local(i.b()), right_operand(i, vm::Type::Float));
+EMIT(ialoadl, CALLS) { array_load(i, vm::Type::Int, expr(i.d - 1), local(i.a()), i.d - 1); }
+EMIT(faloadl, CALLS) { array_load(i, vm::Type::Float, expr(i.d - 1), local(i.a()), i.d - 1); }
+void Compiler::local_element_load(const Insn& i, vm::Type elem) {
+  array_load(i, elem, local(i.a()), local(i.b()), i.d);
+  checked_element_ = {unified(*sc_, i.a()), unified(*sc_, i.b())};
 }
+void Compiler::local_element_store(const Insn& i, vm::Type elem) {
+  bool checked = checked_element_ == std::pair{unified(*sc_, i.a()), unified(*sc_, i.b())};
+  array_store(elem, local(i.a()), local(i.b()), right_operand(i, elem), checked);
+}
+EMIT(ialoadll, CALLS) { local_element_load(i, vm::Type::Int); }
+EMIT(faloadll, CALLS) { local_element_load(i, vm::Type::Float); }
+EMIT(iastorell, CALLS | FUSE_I) { local_element_store(i, vm::Type::Int); }
+EMIT(fastorell, CALLS | FUSE_F) { local_element_store(i, vm::Type::Float); }
 EMIT(fmulll, REGS) {
   move(fexpr(i.d), local(i.a()));
   float_op(Inst::kIdMulsd, fexpr(i.d), local(i.b()));

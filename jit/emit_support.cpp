@@ -54,6 +54,53 @@ void Compiler::int_op(Inst::Id id, const Operand& x, const Operand& y) {
   }
 }
 
+void Compiler::binop(Inst::Id id, const Insn& i) {
+  Operand right = right_operand(i, vm::Type::Int);
+  if (deferred_.empty())
+    int_op(id, expr(i.d - 2), right);
+  else
+    fused_binop(id, i, i.d - 2, left_operand(i, vm::Type::Int), right);
+}
+
+void Compiler::local_binop(Inst::Id id, const Insn& i) {
+  Operand right = local(i.a());
+  bool fused = !deferred_.empty();
+  Operand left = right_operand(i, vm::Type::Int);  // the one operand on the stack
+  if ((id == Inst::kIdAdd || id == Inst::kIdImul) && accumulate(i, id, vm::Type::Int, left)) return;
+  if (fused)
+    fused_binop(id, i, i.d - 1, left, right);
+  else
+    int_op(id, left, right);
+}
+
+void Compiler::fused_binop(Inst::Id id, const Insn& i, int depth, Operand left, Operand right) {
+  bool commutative = id == Inst::kIdAdd || id == Inst::kIdImul || id == Inst::kIdAnd || id == Inst::kIdOr ||
+                     id == Inst::kIdXor;
+  if (left.isImm() && commutative) std::swap(left, right);  // `ldc k; iaddl x`: x + k
+  // lea computes x + y, x + k and x - k (-k an int32 too) without writing either.
+  bool lea = left.isReg() && ((id == Inst::kIdAdd && (right.isReg() || right.isImm())) ||
+                              (id == Inst::kIdSub && right.isImm() && right.as<Imm>().value() != INT32_MIN));
+  Operand dst = expr(depth);
+  int stored = next_store_to_register(i);
+  if (stored >= 0 && (lea || local(stored) != right)) dst = local(stored);  // never `mov x, y; sub x, x`
+  if (lea && dst.isReg()) {
+    if (right.isReg())
+      a.lea(dst.as<Gp>(), x86::ptr(left.as<Gp>(), right.as<Gp>()));
+    else
+      a.lea(dst.as<Gp>(), x86::ptr(left.as<Gp>(), int32_t(id == Inst::kIdSub ? -right.as<Imm>().value()
+                                                                             : right.as<Imm>().value())));
+  } else if (id == Inst::kIdImul && right.isImm() && dst.isReg() && !left.isImm()) {
+    a.emit(Inst::kIdImul, dst, left, right);  // imul r, r/m, imm32
+  } else {
+    move(dst, left);
+    int_op(id, dst, right);
+  }
+  if (stored >= 0 && dst == local(stored)) {
+    take_next(i);
+    after_local_write(stored);
+  }
+}
+
 // x = x OP y for a scalar double instruction (addsd, ...), x an xmm register or memory.
 void Compiler::float_op(Inst::Id id, const Operand& x, const Operand& y) {
   if (x.isReg()) {

@@ -85,17 +85,61 @@ Operand Compiler::left_operand(const Insn& i, vm::Type t) {
   return o;
 }
 
-const Label* Compiler::fused_branch(const Insn& i, bool& when) {
+const uint8_t* Compiler::fusible_next(const Insn& i) const {
   size_t next = i.bci + vm::op_info(i.op()).length;
-  if (!fusible(next)) return nullptr;
-  const uint8_t* p = sc_->fn->code.data() + next;
-  if (Op(*p) != Op::iftrue && Op(*p) != Op::iffalse) return nullptr;
-  when = Op(*p) == Op::iftrue;
-  // The branch's own pc desc and label, at its jump; emit_body skips it.
+  return fusible(next) ? sc_->fn->code.data() + next : nullptr;
+}
+
+void Compiler::take_next(const Insn& i) {
+  size_t next = i.bci + vm::op_info(i.op()).length;
   a.bind(sc_->labels[next]);
   mark(int32_t(next), false);
   skip_next_ = true;
-  return &sc_->labels[size_t(int64_t(next) + vm::branch_offset(p))];
+}
+
+int Compiler::next_store_to_register(const Insn& i) const {
+  const uint8_t* p = fusible_next(i);
+  if (p == nullptr || Op(*p) != Op::store) return -1;
+  int x = vm::read_u16(p, vm::kOperandA);
+  return local(x).isReg() && !is_float(sc_->fn->local_types[size_t(x)]) ? x : -1;
+}
+
+const Label* Compiler::fused_branch(const Insn& i, bool& when) {
+  const uint8_t* p = fusible_next(i);
+  if (p == nullptr || (Op(*p) != Op::iftrue && Op(*p) != Op::iffalse)) return nullptr;
+  when = Op(*p) == Op::iftrue;
+  // The branch's own pc desc and label, at its jump.
+  take_next(i);
+  return &sc_->labels[size_t(int64_t(p - sc_->fn->code.data()) + vm::branch_offset(p))];
+}
+
+bool Compiler::accumulate(const Insn& i, Inst::Id id, vm::Type t, const Operand& top) {
+  const uint8_t* p = fusible_next(i);
+  if (p == nullptr || Op(*p) != Op::store || vm::read_u16(p, vm::kOperandA) != i.a()) return false;
+  // x OP top rather than top OP x: the same value, + and * being commutative (a NaN's
+  // payload aside, which Mini never shows), and no copy of the sum back into x.
+  if (is_float(t))
+    float_op(id, local(i.a()), top);
+  else
+    int_op(id, local(i.a()), top);
+  take_next(i);
+  after_local_write(i.a());
+  return true;
+}
+
+Inst::Id Compiler::fused_float_consumer(const Insn& i, int to) {
+  const uint8_t* p = fusible_next(i);
+  if (p == nullptr || to < 1) return Inst::kIdNone;
+  Inst::Id id;
+  switch (Op(*p)) {
+    case Op::fadd: id = Inst::kIdAddsd; break;
+    case Op::fsub: id = Inst::kIdSubsd; break;
+    case Op::fmul: id = Inst::kIdMulsd; break;
+    case Op::fdiv: id = Inst::kIdDivsd; break;
+    default: return Inst::kIdNone;
+  }
+  take_next(i);
+  return id;
 }
 
 bool Compiler::is_two(const Operand& o) const {

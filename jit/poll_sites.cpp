@@ -36,8 +36,13 @@ std::vector<LoopSite> loop_sites(const runtime::CompiledCode& code) {
     if (scopes.count == 0) continue;
     const runtime::Scope& s = scopes[0];
     for (const vm::LoopEntry& loop : s.method->function->loops) {
-      if (int32_t(loop.header_bci) != s.bci) continue;
-      bool seen = false;  // the first desc at a header is where its code starts
+      // The first desc in the loop is where its code starts: the header's own, or, when
+      // the header's instruction emitted nothing (an operand fused into the next one),
+      // the next instruction's at the same pc. Not a poll's or a call's further in,
+      // which is all --debug-info=safepoints keeps.
+      if (s.bci < int32_t(loop.header_bci) || s.bci > int32_t(loop.latch_bci)) continue;
+      if (s.bci != int32_t(loop.header_bci) && d.safepoint) continue;
+      bool seen = false;
       for (const LoopSite& l : out) seen |= l.loop == &loop && same_instance(l.scopes, scopes);
       if (seen) continue;
       bool has_poll = false;

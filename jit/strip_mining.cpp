@@ -80,6 +80,8 @@ void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
 void Compiler::after_local_write(int i) {
   MVM_ASSERT(written_[size_t(unified(*sc_, i))],
              "a local the code writes was counted as written (spill_locals stores only those)");
+  // A bounds check made on the old value no longer holds (emit_ops.cpp, local_element_store).
+  if (int u = unified(*sc_, i); u == checked_element_.first || u == checked_element_.second) checked_element_ = {-1, -1};
   for (const auto& l : sc_->strip_loops) {
     if (l.limit != i) continue;
     Operand var = local(l.var), limit = local(l.limit);

@@ -156,21 +156,46 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"an inlined virtual call on null is the contract's error at the call ({mode})",
               rc == 1 and out == "25.0\n" and "null reference: method scale of Base\n  at total (cha.mini:20)\n"
               "  at main (cha.mini:30)" in err, out + err)
+
+    def fn_lines(program, fn):
+        """Each source line's instructions in fn's compiled body (before its stubs)."""
+        rc, out, err = run("disasm", "--jit", os.path.join(ROOT, "bench", "vm", program))
+        section = ("\n" + out).split(f"\nfn {fn}:")[-1].split("\nfn ")[0]
+        lines, current = {}, None
+        for line in section.splitlines():
+            head = line.split("|")[0].strip()
+            if "<- slow path" in line:
+                break
+            if "|" in line and head.isdigit():
+                current = int(head)
+            elif current is not None:
+                lines.setdefault(current, []).append(line.split("<-")[0].strip())
+        return rc, lines
+
     # A while loop's body takes the products its condition just computed from registers
     # (jit/loop_products.cpp): mandel's line 13 multiplies nothing, its condition keeps both.
-    rc, out, err = run("disasm", "--jit", os.path.join(ROOT, "bench", "vm", "mandel.mini"))
-    blocks, current = {}, None
-    for line in out.splitlines():  # each line's instructions in the body (before the stubs)
-        head = line.split("|")[0].strip()
-        if "<- slow path" in line:
-            break
-        if "|" in line and head.isdigit():
-            current = int(head)
-        elif current is not None:
-            blocks.setdefault(current, []).append(line)
+    rc, blocks = fn_lines("mandel.mini", "main")
     body, cond = " ".join(blocks.get(13, [])), " ".join(blocks.get(12, []))
     check("disasm --jit: mandel's loop body reuses its condition's products (no mulsd on line 13)",
           rc == 0 and "subsd" in body and "mulsd" not in body and cond.count("mulsd") == 2, "\n".join(blocks.get(13, [])))
+    # `s += a(i, j) * v[j]`: v[j] is mulsd's memory operand and the sum goes straight into
+    # s's register (the front end's `e; faddl s; store s`, jit/operand_fusion.cpp); the
+    # inlined a(i, j) computes i + j and ij + 1 with lea.
+    rc, lines = fn_lines("spectral_norm.mini", "mul_av")
+    loop = lines.get(13, [])
+    check("disasm --jit: spectral_norm's inner loop multiplies by v[j] in memory and adds into s's register, "
+          "with no copy of s",
+          rc == 0 and any(re.search(r"mulsd xmm\d+, qword ptr \[\w+\+\w+\*8\+16\]", l) for l in loop)
+          and any(re.fullmatch(r"\+0x\w+\s+addsd xmm(8|9|1[0-5]), xmm[2-7]", l) for l in loop)
+          and not any("movapd" in l for l in loop), "\n".join(loop))
+    check("disasm --jit: spectral_norm's inlined a(i, j) adds with lea",
+          sum("lea " in l for l in lines.get(6, []) + lines.get(7, [])) == 2,
+          "\n".join(lines.get(6, []) + lines.get(7, [])))
+    # `vx[j] += dx * mim`: the element's bounds are checked once, at the read.
+    rc, lines = fn_lines("nbody.mini", "advance")
+    check("disasm --jit: nbody's vx[j] += dx * mim checks vx[j]'s bounds once",
+          rc == 0 and sum(l.split()[1:2] == ["jae"] for l in lines.get(29, [])) == 1
+          and any("movsd qword ptr" in l for l in lines.get(29, [])), "\n".join(lines.get(29, [])))
     for mode in ("--xcomp", "--xint"):
         rc, out, err = run("run", mode, inl)
         check(f"an error in inlined code has the inlined frames in its trace ({mode})",

@@ -359,6 +359,7 @@ class FnGen {
         return;
       }
     }
+    if (s.compound && local && accumulate(s)) return;
     if (s.compound) {
       name_load(t);
       at(s.op_pos);
@@ -373,6 +374,26 @@ class FnGen {
     at(s.op_pos);
     if (local) store(t.index);
     else with_u16(Op::gstore, uint16_t(t.index), 1, 0);
+  }
+
+  // `x += e` and `x *= e` with x an int or float local and e of its type:
+  // `e; opl x; store x` instead of `load x; e; op; store x`, one instruction fewer, and
+  // the JIT adds into x's own register (Compiler::accumulate). x is read after e instead
+  // of before, which no program can see: e cannot write x (a local a lambda shares is a
+  // cell, no plain local), and + and * give the same value either way round (a NaN's
+  // payload aside, which Mini never shows). Not when e is a local: local_operand's
+  // `load x; opl y; store x` is as short.
+  bool accumulate(const Stmt& s) {
+    const Expr& t = *s.target;
+    if (!plain_local(t) || (t.type != Type::Int && t.type != Type::Float) || s.value->type != t.type) return false;
+    if ((s.binop != BinOp::Add && s.binop != BinOp::Mul) || plain_local(*s.value)) return false;
+    Op o;
+    if (!local_operand_form(binary_opcode(s.binop, t.type, t.type), o)) return false;
+    value(*s.value);
+    at(s.op_pos);
+    with_u16(o, uint16_t(t.index), 1, 1);
+    store(t.index);
+    return true;
   }
 
   // `a[i] = e` and `a[i] op= e` with a an int[] or float[] local and i an int local:

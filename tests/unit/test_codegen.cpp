@@ -187,10 +187,10 @@ TEST_CASE("codegen: iinc for += and -= of an int literal on an int local") {
   c.b.emit_iinc(0, 2147483647);
   c.b.emit_iinc(0, -2147483647);
   c.b.emit_iinc(0, INT32_MIN);
-  // 2^31 does not fit an int32; -(-2^31) does not either
-  c.b.emit_u16(Op::load, 0);
+  // 2^31 does not fit an int32 (x += e is then `e; iaddl x; store x`, accumulate);
+  // -(-2^31) does not either, and - does not commute
   c.b.emit_u16(Op::ldc, k(2147483648));
-  c.b.emit(Op::iadd);
+  c.b.emit_u16(Op::iaddl, 0);
   c.b.emit_u16(Op::store, 0);
   c.b.emit_u16(Op::load, 0);
   c.b.emit_u16(Op::ldc, k(-2147483648));
@@ -201,16 +201,14 @@ TEST_CASE("codegen: iinc for += and -= of an int literal on an int local") {
   c.b.emit_u16(Op::ldc, k(1));
   c.b.emit(Op::iadd);
   c.b.emit_u16(Op::gstore, 0);
-  // floats neither
+  // floats neither: they accumulate, as `x *= 2` does
   c.b.emit_u16(Op::ldc, 4);  // float 1.0
   c.b.emit_u16(Op::store, 1);
-  c.b.emit_u16(Op::load, 1);
   c.b.emit_u16(Op::ldc, 5);  // float 2.0
-  c.b.emit(Op::fadd);
+  c.b.emit_u16(Op::faddl, 1);
   c.b.emit_u16(Op::store, 1);
-  c.b.emit_u16(Op::load, 0);
   c.b.emit_u16(Op::ldc, k(2));
-  c.b.emit(Op::imul);
+  c.b.emit_u16(Op::imull, 0);
   c.b.emit_u16(Op::store, 0);
   c.b.emit(Op::ret);
   check_code(*m, f, c.bytes);
@@ -433,6 +431,50 @@ TEST_CASE("codegen: x * y with x and y float locals is one superinstruction, but
   const auto& g = fn(*m, "g");
   for (size_t bci = 0; bci < g.code.size(); bci += vm::op_info(vm::Op(g.code[bci])).length)
     CHECK(vm::Op(g.code[bci]) != Op::fmulll);  // x lives in a cell the lambda shares
+}
+
+TEST_CASE("codegen: x += e and x *= e on an int or float local add into x after e, but not -=, a local e, a global, a string or a captured local") {
+  auto m = compile(
+      "var g: int = 0;\n"
+      "fn h(): int { return 3; }\n"
+      "fn f(a: float[], i: int, s: float, n: int): float {\n"
+      "  s += a[i] * s; n *= h(); s -= a[i]; n += i; g += h(); s *= 0.5; return s; }\n"
+      "fn k(n: int, t: string): int { var c = fn(): int { return n; }; n += h(); t += \"x\"; return n + c(); }\n"
+      "fn main() {}");
+  const auto& f = fn(*m, "f");
+  Code c;
+  c.b.emit_u16u16(Op::faloadll, 0, 1);  // s += a[i] * s
+  c.b.emit_u16(Op::fmull, 2);
+  c.b.emit_u16(Op::faddl, 2);
+  c.b.emit_u16(Op::store, 2);
+  c.b.emit_u16(Op::call, 0);  // n *= h()
+  c.b.emit_u16(Op::imull, 3);
+  c.b.emit_u16(Op::store, 3);
+  c.b.emit_u16(Op::load, 2);  // s -= a[i]: - does not commute
+  c.b.emit_u16u16(Op::faloadll, 0, 1);
+  c.b.emit(Op::fsub);
+  c.b.emit_u16(Op::store, 2);
+  c.b.emit_u16(Op::load, 3);  // n += i: local_operand's form
+  c.b.emit_u16(Op::iaddl, 1);
+  c.b.emit_u16(Op::store, 3);
+  c.b.emit_u16(Op::gload, 0);  // g += h(): a global
+  c.b.emit_u16(Op::call, 0);
+  c.b.emit(Op::iadd);
+  c.b.emit_u16(Op::gstore, 0);
+  c.b.emit_u16(Op::ldc, 0);  // s *= 0.5
+  c.b.emit_u16(Op::fmull, 2);
+  c.b.emit_u16(Op::store, 2);
+  c.b.emit_u16(Op::load, 2);
+  c.b.emit(Op::vret);
+  check_code(*m, f, c.bytes);
+  // n is a cell the lambda shares, and t a string: neither adds into a local
+  const auto& k = fn(*m, "k");
+  std::ostringstream out;
+  vm::disassemble_function(*m, k, out);
+  INFO(out.str());
+  for (size_t bci = 0; bci < k.code.size(); bci += vm::op_info(vm::Op(k.code[bci])).length)
+    CHECK(vm::Op(k.code[bci]) != Op::iaddl);
+  CHECK(out.str().find("sconcat") != std::string::npos);
 }
 
 TEST_CASE("codegen: calls, builtins, spawn, print and conversions") {
