@@ -362,12 +362,7 @@ class FnGen {
     if (s.compound && local && accumulate(s)) return;
     if (s.compound) {
       name_load(t);
-      at(s.op_pos);
-      if (!local_operand(s.binop, t.type, *s.value)) {
-        value(*s.value);
-        at(s.op_pos);
-        simple(binary_opcode(s.binop, t.type, s.value->type));
-      }
+      compound_value(s);
     } else {
       value(*s.value);
     }
@@ -410,11 +405,7 @@ class FnGen {
     if (s.compound) {
       at(s.op_pos);
       with_u16u16(ints ? Op::ialoadll : Op::faloadll, array.index, index.index, 0, 1);
-      if (!local_operand(s.binop, s.target->type, *s.value)) {
-        value(*s.value);
-        at(s.op_pos);
-        simple(binary_opcode(s.binop, s.target->type, s.value->type));
-      }
+      compound_value(s);
     } else {
       value(*s.value);
     }
@@ -431,13 +422,21 @@ class FnGen {
       at(s.op_pos);
       simple(dup);
       load_current();
-      value(*s.value);
-      at(s.op_pos);
-      simple(binary_opcode(s.binop, s.target->type, s.value->type));
+      compound_value(s);
     } else {
       value(*s.value);
     }
     at(s.op_pos);
+  }
+
+  // `old op e` for `op=`, the old value on the stack: `op` with e as its local operand
+  // where e is a local of the target's type (local_operand), else e, then op.
+  void compound_value(const Stmt& s) {
+    at(s.op_pos);
+    if (local_operand(s.binop, s.target->type, *s.value)) return;
+    value(*s.value);
+    at(s.op_pos);
+    simple(binary_opcode(s.binop, s.target->type, s.value->type));
   }
 
   void if_stmt(const Stmt& s) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <memory>
 #include <string>
@@ -364,6 +365,26 @@ TEST_CASE("codegen: compound assignment on any other array element uses dup2") {
   c.b.emit(Op::ret);
   check_code(*m, g, c.bytes);
   CHECK(g.max_stack == 4);
+}
+
+TEST_CASE("codegen: op= whose e is a local of the target's type takes it as a local operand on a field, an element and a captured local too") {
+  auto m = compile(
+      "class P { var x: float; var n: int; }\n"
+      "fn f(p: P, d: float, a: int[], k: int) { p.x += d; p.n *= k; a[k - 1] += k; a[k] -= k; }\n"
+      "fn g(n: int, k: int): int { var c = fn(): int { return n; }; n += k; return c(); }\n"
+      "fn main() {}");
+  for (auto [name, expected] : {std::pair{"f", std::vector<Op>{Op::faddl, Op::imull, Op::iaddl, Op::isubl}},
+                                std::pair{"g", std::vector<Op>{Op::iaddl}}}) {
+    const auto& f = fn(*m, name);
+    std::ostringstream listing;
+    vm::disassemble_function(*m, f, listing);
+    INFO(listing.str());
+    std::vector<Op> local_forms;
+    const std::set<Op> arithmetic{Op::iaddl, Op::isubl, Op::imull, Op::faddl, Op::fsubl, Op::fmull, Op::fdivl};
+    for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length)
+      if (arithmetic.count(Op(f.code[bci]))) local_forms.push_back(Op(f.code[bci]));
+    CHECK(local_forms == expected);
+  }
 }
 
 TEST_CASE("codegen: a[i] with a and i locals is one superinstruction, with only i a local another, but not on a string or a reference array") {
