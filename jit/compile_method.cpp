@@ -92,10 +92,13 @@ void Compiler::emit_body(InlineScope& s) {
   }
   if (&s == &scopes_.front()) plan_loop_products(s);
   for (size_t bci = 0; bci < f.code.size(); bci += vm::op_info(Op(f.code[bci])).length) {
-    // A loop's first instruction on a 16-byte boundary, as compilers place them: the
-    // front end fetches the loop in as few blocks as its size allows, and a program's
-    // speed does not depend on where unrelated code before the loop happened to end.
-    if (header[bci]) a.align(AlignMode::kCode, 16);
+    // A loop's first instruction on a 64-byte boundary: a loop of up to 64 bytes then
+    // lies in one cache line, which the front end (an AMD core's op cache, an Intel
+    // core's decoded icache) delivers as one window. A small loop that straddles two
+    // windows ran 1.5x as long here (bench/vm/loops.mini with its strip-mined latch on a
+    // Zen 3, 16-byte aligned at +0xf0), and whether it did depended on where unrelated
+    // code before it ended: polls added elsewhere in the method moved it.
+    if (header[bci]) a.align(AlignMode::kCode, 64);
     a.bind(s.labels[bci]);
     int d = s.info.depth_at[bci];
     if (d < 0) continue;  // unreachable: never emitted by the front end
