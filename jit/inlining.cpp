@@ -188,6 +188,9 @@ void Compiler::inline_call(size_t bci, int d, Method* callee) {
   emit_body(*ns);
   outer_types_ = saved_outer;
   a.bind(ns->exit);
+  // Every return of the body comes here, the last one emitted perhaps not the only one
+  // to have checked an element's bounds.
+  checked_element_ = {-1, -1};
   mark(int32_t(bci), false);  // back in the caller, at the call
 }
 
