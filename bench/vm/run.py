@@ -57,6 +57,11 @@ CONFIGS = [
     ("luajit", ["luajit"], ".lua"),
     ("cc -O2", ["{exe}"], ".c"),
 ]
+# Start-up: a program that does nothing but print one line, timed under every
+# configuration (this many times --runs, being short), apart from the table. A compiled
+# run of 40 ms carries its process's start and end in its time; this says how much.
+STARTUP_PROGRAM = "startup"
+STARTUP_RUNS_PER_RUN = 4
 C_FLAGS = ["-O2"]
 C_LIBS = ["-lm"]  # after the source: sqrt's error path calls libm
 
@@ -106,6 +111,28 @@ def command_for(cmd, ext, prog, minivm, exes):
     if cmd == ["{exe}"]:
         return [exes[prog]] if prog in exes else None
     return [minivm if c == "{minivm}" else c for c in cmd] + [os.path.join(HERE, prog + ext)]
+
+
+def median_times(prog, configs, runs, minivm, exes):
+    """{configuration: median wall time (s)} of `runs` alternating runs of `prog` under each
+    configuration that has a port of it; exits if a run fails or the outputs differ."""
+    times = {name: [] for name, _, _ in configs}
+    outputs = {}
+    for _ in range(runs):
+        for name, cmd, ext in configs:
+            line = command_for(cmd, ext, prog, minivm, exes)
+            if line is None:
+                continue
+            t0 = time.perf_counter()
+            p = subprocess.run(line, capture_output=True, text=True)
+            times[name].append(time.perf_counter() - t0)
+            if p.returncode != 0:
+                sys.exit(f"run.py: '{' '.join(line)}' failed ({p.returncode}):\n{p.stderr}")
+            outputs.setdefault(p.stdout, []).append(name)
+    if len(outputs) != 1:
+        detail = "; ".join(f"{sorted(set(v))} printed {k.strip()!r}" for k, v in outputs.items())
+        sys.exit(f"run.py: outputs of {prog} differ: {detail}")
+    return {name: statistics.median(ts) for name, ts in times.items() if ts}
 
 
 def poll_cost(minivm, prog, pairs):
@@ -167,25 +194,11 @@ def main():
     if unknown:
         sys.exit(f"run.py: unknown program(s) {unknown}; known: {PROGRAMS}")
     build_dir = tempfile.TemporaryDirectory(prefix="minivm-bench-vm-")
-    exes = compile_c_ports("cc", programs, build_dir.name) if any(c == ["{exe}"] for _, c, _ in configs) else {}
+    exes = compile_c_ports("cc", programs + [STARTUP_PROGRAM], build_dir.name) \
+        if any(c == ["{exe}"] for _, c, _ in configs) else {}
     for prog in programs:
-        times = {name: [] for name, _, _ in configs}
-        outputs = {}
-        for _ in range(args.runs):
-            for name, cmd, ext in configs:
-                line = command_for(cmd, ext, prog, minivm, exes)
-                if line is None:
-                    continue
-                t0 = time.perf_counter()
-                p = subprocess.run(line, capture_output=True, text=True)
-                times[name].append(time.perf_counter() - t0)
-                if p.returncode != 0:
-                    sys.exit(f"run.py: '{' '.join(line)}' failed ({p.returncode}):\n{p.stderr}")
-                outputs.setdefault(p.stdout, []).append(name)
-        if len(outputs) != 1:
-            detail = "; ".join(f"{sorted(set(v))} printed {k.strip()!r}" for k, v in outputs.items())
-            sys.exit(f"run.py: outputs of {prog} differ: {detail}")
-        rows.append((prog, {name: statistics.median(ts) for name, ts in times.items() if ts}))
+        rows.append((prog, median_times(prog, configs, args.runs, minivm, exes)))
+    startup = median_times(STARTUP_PROGRAM, configs, STARTUP_RUNS_PER_RUN * args.runs, minivm, exes)
 
     names = [name for name, _, _ in configs]
     cpu = cpu_model()
@@ -211,6 +224,9 @@ def main():
         cells = [f"{med[n]:.3f}" if n in med else "-" for n in names] + \
                 [f"{med[a] / med[b]:.2f}" if a in med and b in med else "-" for a, b in ratio_cols]
         print(f"| {prog} | " + " | ".join(cells) + " |")
+    print("\nStart-up (bench/vm/startup.*, which prints one line; median of "
+          f"{STARTUP_RUNS_PER_RUN * args.runs} runs): "
+          + ", ".join(f"{n} {startup[n] * 1000:.1f} ms" for n in names if n in startup) + ".")
     targets = {}  # name -> {"met": bool, "detail": str}, for --json
 
     def verdict(name, misses, met_text="met"):
@@ -243,7 +259,13 @@ def main():
         if p not in med_of:
             misses.append(f"{p} not run")
         elif med_of[p]["minivm --xcomp"] > med_of[p]["luajit"]:
-            misses.append(f"{p} {med_of[p]['minivm --xcomp'] / med_of[p]['luajit']:.2f}x LuaJIT's time")
+            # What the start-ups explain: the same ratio with each side's taken off.
+            miss = f"{p} {med_of[p]['minivm --xcomp'] / med_of[p]['luajit']:.2f}x LuaJIT's time"
+            net_luajit = med_of[p]["luajit"] - startup["luajit"]
+            if net_luajit > 0:
+                net = (med_of[p]["minivm --xcomp"] - startup["minivm --xcomp"]) / net_luajit
+                miss += f" ({net:.2f}x without either's start-up)"
+            misses.append(miss)
     misses = list(dict.fromkeys(misses))
     target = (f"compiled code at least {SPEEDUP_TARGET}x the interpreter on {' and '.join(SPEEDUP_PROGRAMS)}, "
               f"and within LuaJIT's time on {', '.join(LUAJIT_PROGRAMS)}")
@@ -275,7 +297,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": cpu, "runs": args.runs, "date": time.strftime("%Y-%m-%d"),
-                       "medians_s": dict(rows),
+                       "medians_s": dict(rows), "startup_s": startup,
                        "poll_cost": {p: {"median": m[0], "q1": m[1], "q3": m[2]} for (p, _), m in zip(rows, measured)},
                        "long_loop_ttsp_ms": latency, "targets": targets}, f, indent=1)
             f.write("\n")

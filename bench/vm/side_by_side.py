@@ -67,6 +67,11 @@ def main(paths):
     print("\n".join(table(results)))
     print()
     for r in results:
+        if "startup_s" in r:  # files from before run.py timed start-up have none
+            print(f"{cpu_name(r['cpu'])}: start-up " +
+                  ", ".join(f"{n} {t * 1000:.1f} ms" for n, t in r["startup_s"].items()))
+    print()
+    for r in results:
         for target, v in r["targets"].items():
             print(f"{cpu_name(r['cpu'])}: '{target}': " + ("met" if v["met"] else "NOT met: " + v["detail"]))
 

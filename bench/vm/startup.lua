@@ -1,0 +1,2 @@
+-- Start-up: no work, one line printed (run.py times it apart from the table).
+print(string.format("%d", 1))
