@@ -1,9 +1,9 @@
 // fmt's compiled part (what libfmt.so holds), built here from Debian's libfmt-dev headers
 // so that minivm links it statically: libfmt.so needs libstdc++.so, and loading and
 // binding that shared library cost every start of minivm about 2 ms, a quarter of an
-// empty program's run (bench/vm/README.md, "Start-up"). Every other file includes
-// <fmt/format.h> as usual, which declares these definitions `extern`; the sanitizer
-// builds link libfmt.so instead (CMakeLists.txt).
+// empty program's run (bench/vm/README.md, "Reading the table"). Every other file
+// includes <fmt/format.h> as usual, which declares these definitions `extern`; the
+// sanitizer builds link libfmt.so instead and do not build this file (CMakeLists.txt).
 #include <fmt/format-inl.h>
 
 FMT_BEGIN_NAMESPACE
