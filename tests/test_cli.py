@@ -452,9 +452,14 @@ with tempfile.TemporaryDirectory() as tmp:
           and sum(n for _, n in stacks) == 500000 * samples, (stacks, samples))
     # -d: sampling stops after T, the program runs on (its wall time is the whole run). A
     # signal sent before T may reach a thread that was off its core a little later.
+    # The program is two's with 3x the work: two's own run can end within 0.3 s on a fast
+    # core (0.27 s on a Zen 5), which would be no sign that sampling stopped before it.
     jl = os.path.join(tmp, "d.jsonl")
+    long_two = os.path.join(tmp, "two_threads_long.mini")
+    with open(long_two, "w") as f:
+        f.write(open(two).read().replace("60000000", "180000000"))
     started = time.monotonic()
-    d_stats = stats_of("--xint", "-d", "30ms", "-o", jl)
+    d_stats = stats_of("--xint", "-d", "30ms", "-o", jl, program=long_two)
     took = time.monotonic() - started
     times = [e["time_ns"] for e in events_of(jl) if e["event"] == "ExecutionSample"]
     check("-d: sampling stops after T, the program runs to its end",
