@@ -131,12 +131,18 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
   }
   std::vector<Thread*> waiting;
   std::vector<uint64_t> cpu_at_arming;  // each waited-for thread's, in `waiting`'s order
+  // Whether it was running (not safe) when its poll was armed, so that stopping was its
+  // own doing: a thread polling every iteration stops before the first look below, and
+  // is still the one the safepoint waited for.
+  std::vector<bool> ran_at_arming;
   for (Thread* t : VM::get().threads()) {
     if (t == self || t->get_state() == ThreadState::terminated) continue;
+    bool was_safe = is_safe(t->get_state());
     arm_poll(t);  // left armed afterwards: one spurious trap is harmless, and disarming
                   // could hide a sample request the sampler armed meanwhile
     waiting.push_back(t);
     cpu_at_arming.push_back(thread_cpu_ns(t));
+    ran_at_arming.push_back(!was_safe);
   }
   stats.threads = int(waiting.size());
   // Wait until every thread has been seen safe once: the pending flag keeps it so.
@@ -144,7 +150,7 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
   for (bool first_look = true; !waiting.empty(); first_look = false) {
     for (size_t i = 0; i < waiting.size();) {
       if (is_safe(waiting[i]->get_state())) {
-        if (!first_look) {  // had to be waited for
+        if (!first_look || ran_at_arming[i]) {  // had to be waited for
           stats.slowest_thread = waiting[i]->id;
           stats.slowest_pc = waiting[i]->core.anchor.pc;
           uint64_t cpu = thread_cpu_ns(waiting[i]);
@@ -154,6 +160,8 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
         waiting.pop_back();
         cpu_at_arming[i] = cpu_at_arming.back();
         cpu_at_arming.pop_back();
+        ran_at_arming[i] = ran_at_arming.back();
+        ran_at_arming.pop_back();
       } else {
         i++;
       }

@@ -25,7 +25,7 @@ struct SafepointStats {
   uint64_t time_to_safepoint_ns = 0;  // from the request until every thread was safe
   uint64_t operation_ns = 0;          // how long `op` ran with the threads stopped
   int threads = 0;                    // threads that had to be safe (the requester and ended ones excluded)
-  int slowest_thread = -1;            // the id of the last one to become safe (-1: all were safe already)
+  int slowest_thread = -1;            // the id of the last one to become safe (-1: all were safe when armed)
   // Of the time to safepoint, the last one's time on a CPU from its poll's arming until
   // it was seen safe; the rest it waited for a core (0 when its clock could not be read).
   uint64_t slowest_cpu_ns = 0;

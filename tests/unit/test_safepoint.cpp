@@ -60,6 +60,13 @@ void run_rounds(const char* mode) {
     });
     CHECK(stats.threads >= 3);
     CHECK(stats.operation_ns >= 3'000'000);
+    // The one waited for is a spinner, which was in Java when its poll was armed, even
+    // when its next poll came before the requester first looked; not the thread in
+    // native code or the joiner, which were safe already.
+    CHECK(stats.slowest_thread >= 0);
+    CHECK(stats.slowest_thread != native->id);
+    CHECK(stats.slowest_thread != joiner->id);
+    CHECK(stats.slowest_pc != 0);
     // And afterwards everything runs again.
     wait_until([&] { return global(1) > spins && global(2) > native_spins; });
   }
