@@ -81,8 +81,14 @@ void InterpMasm::branch(int offset_at) {
   a.mov(qword_ptr(rsp), rcx);
   frames.shape(FrameRow::entry().with_rbp_in_rdx());
   a.mov(rbp, rdx);
+  // The interpreted frame is gone and the compiled one not yet built: a sample here is the
+  // method at its loop header (r13) over the caller (runtime::PcRange).
+  Label left = a.newLabel(), jumped = a.newLabel();
+  a.bind(left);
   frames.shape(FrameRow::entry());
   a.jmp(rax);
+  a.bind(jumped);
+  frames.range(left, jumped, runtime::PcRangeKind::interp_osr_left);
   frames.shape(FrameRow::rbp_frame());
 }
 

@@ -39,6 +39,22 @@ size_t find_by_fp(const std::vector<runtime::Frame>& frames, uintptr_t fp) {
   return SIZE_MAX;
 }
 
+// The compiled frame that on-stack replacement made of an interpreted request's frame, or
+// npos. After the back-edge's poll the interpreter turns its frame back into "just called"
+// and jumps to the compiled OSR entry, which builds its frame under the same return
+// address (interp/interp_masm.cpp, branch). The interpreted frame kept its extra locals
+// above that return address, so the compiled frame's fp is higher by as many words. The
+// same activation if that frame's root scope (under any inlined ones) is the same method.
+size_t replaced_by_osr(const std::vector<runtime::Frame>& frames, const SampleRequest& r) {
+  const runtime::Method* m = r.method != nullptr ? r.method : runtime::VM::get().method_containing(r.bcp);
+  if (m == nullptr || !m->holds(r.bcp)) return SIZE_MAX;
+  uintptr_t fp = r.fp + 8 * uintptr_t(m->extra_locals);
+  size_t i = find_by_fp(frames, fp);
+  if (i == SIZE_MAX) return SIZE_MAX;
+  while (i + 1 < frames.size() && frames[i + 1].pos.fp == fp) i++;
+  return frames[i].kind == runtime::FrameKind::jit && frames[i].method == m ? i : SIZE_MAX;
+}
+
 CompactFrame compact(const runtime::Method* m, int32_t bci, FrameKind kind) { return CompactFrame{m, nullptr, bci, kind}; }
 
 void append_frames(CompactTrace& out, const std::vector<runtime::Frame>& frames, size_t from) {
@@ -131,14 +147,13 @@ std::optional<Reason> reconstruct(const SampleRequest& r, const std::vector<runt
     }
     case RequestKind::interpreted: {
       size_t i = find_by_fp(frames, r.fp);
-      if (i == SIZE_MAX) return Reason::frame_not_found;
-      if (frames[i].kind != runtime::FrameKind::interp) {
-        // On-stack replacement after the back-edge's poll builds the compiled frame where
-        // the interpreted one was (same fp; interp/interp_masm.cpp, branch): the same
-        // activation if it is the same method (its root scope, under any inlined ones).
-        while (i + 1 < frames.size() && frames[i + 1].pos.fp == r.fp) i++;
-        if (frames[i].kind != runtime::FrameKind::jit || !frames[i].method->holds(r.bcp))
+      if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp || !frames[i].method->holds(r.bcp)) {
+        size_t osr = replaced_by_osr(frames, r);
+        if (osr != SIZE_MAX) {
+          i = osr;
+        } else if (i == SIZE_MAX || frames[i].kind != runtime::FrameKind::interp) {
           return Reason::frame_not_found;
+        }
       }
       const runtime::Method* m = frames[i].method;
       if (!m->holds(r.bcp)) return Reason::bad_bcp;

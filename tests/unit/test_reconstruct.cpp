@@ -127,16 +127,21 @@ TEST_CASE("reconstruct: interpreted request matches the frame by fp and takes it
 }
 
 TEST_CASE("reconstruct: an interpreted frame moved into compiled code by OSR is the same activation") {
-  // The interpreter's back-edge polls, then may jump to compiled code by OSR, which
-  // builds its frame where the interpreted one was (same fp, interp/interp_masm.cpp): a
-  // request made between that poll and the jump is served in the compiled frame.
+  // The interpreter's back-edge polls, then may jump to compiled code by OSR: its frame is
+  // turned back into "just called" and the compiled OSR entry builds its own under the
+  // same return address, so its fp is higher by the extra locals the interpreted frame
+  // kept above that address (interp/interp_masm.cpp, branch). A request made between that
+  // poll and the jump is served in the compiled frame.
   const runtime::CompiledCode* sum = jit::compile_method(fixture_vm().method(kSumTo), {});
-  std::vector<Frame> frames = {interp_frame(kFib, 0, 0x1000), jit_frame(kSumTo, sum, 0x2000),
-                               interp_frame(kBusy, 6, 0x3000)};
   const runtime::Method* m = fixture_vm().method(kSumTo);
+  REQUIRE(m->extra_locals > 0);
+  const uintptr_t interpreted_fp = 0x2000, compiled_fp = interpreted_fp + 8 * m->extra_locals;
+  std::vector<Frame> frames = {interp_frame(kFib, 0, 0x1000), jit_frame(kSumTo, sum, compiled_fp),
+                               interp_frame(kBusy, 6, 0x3000)};
   SampleRequest r;
   r.kind = RequestKind::interpreted;
-  r.fp = 0x2000;
+  r.fp = interpreted_fp;
+  r.method = m;
   r.bcp = m->code + 18;
   sampler::StackTrace out;
   REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
@@ -146,9 +151,20 @@ TEST_CASE("reconstruct: an interpreted frame moved into compiled code by OSR is 
   CHECK(out[0].kind == sampler::FrameKind::interp);  // where it was when the signal came
   CHECK(out[1].function == "busy");
 
-  // A compiled frame of another method at that fp is not the sampled activation.
+  // A frame the compiled one called since may stand at the interpreted fp: still found.
+  frames[0] = interp_frame(kFib, 0, interpreted_fp);
+  out.clear();
+  REQUIRE(sampler::reconstruct(r, frames, out) == std::nullopt);
+  CHECK(out[0].function == "sum_to");
+  CHECK(out[1].function == "busy");
+
+  // A compiled frame of another method there is not the sampled activation, and neither
+  // is one of the same method at the interpreted fp itself.
   const runtime::CompiledCode* fib = jit::compile_method(fixture_vm().method(kFib), {});
-  frames[1] = jit_frame(kFib, fib, 0x2000);
+  frames = {interp_frame(kFib, 0, 0x1000), jit_frame(kFib, fib, compiled_fp), interp_frame(kBusy, 6, 0x3000)};
+  out.clear();
+  CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_not_found);
+  frames[1] = jit_frame(kSumTo, sum, interpreted_fp);
   out.clear();
   CHECK(sampler::reconstruct(r, frames, out) == sampler::Reason::frame_not_found);
 }

@@ -246,6 +246,34 @@ TEST_CASE("request builder: after an interpreted return poll the method (from r1
   }
 }
 
+TEST_CASE("request builder: in an OSR jump after the interpreted frame is gone, the method (from r13) goes on top of "
+          "its caller") {
+  ensure_generated_code();
+  int32_t call = first_call_bci(kBusy);
+  std::vector<runtime::PcRange> ranges = ranges_named(interpreter_blob(), "interp_osr_left");
+  REQUIRE_FALSE(ranges.empty());  // one per back-edge template
+  for (const runtime::PcRange& range : ranges) {
+    INFO("interp_osr_left at +" << range.begin - interpreter_blob().begin);
+    Scene s;
+    // "Just called" again: the return address at rsp, rbp the caller's; the interpreted
+    // frame's slots below rsp are the old frame's and are not read.
+    uintptr_t sp = s.top_fp + 8;
+    s.stack.store(sp, s.interp_return_pc);
+    Registers regs = s.regs(range.begin, sp, s.busy_fp);
+    regs.r13 = reinterpret_cast<uintptr_t>(bcp(kSumTo, 12));  // the loop header
+    for (uintptr_t pc = range.begin; pc < range.end; pc++) {
+      regs.pc = pc;
+      CHECK(kind_name(sampler::build_request(regs).kind) == std::string("interpreted_over_caller"));
+    }
+    SampleRequest r = sampler::build_request(regs);
+    CHECK(r.bcp == bcp(kSumTo, 12));
+    CHECK(r.caller_fp == s.busy_fp);
+    CHECK(r.caller_pc == s.interp_return_pc);
+    CHECK(rebuilt(r, s.frames_from(template_pc("iadd"), s.busy_fp)) ==
+          at("sum_to", 12, "interp") + ", " + at("busy", call, "interp"));
+  }
+}
+
 // --- stubs and what cannot be parsed --------------------------------------------------
 
 TEST_CASE("request builder: a pc in a stub is biased without --stub-metadata, the stub over its caller with it") {

@@ -190,7 +190,8 @@ TEST_CASE("walkers: the guess refuses every pc of every prologue and epilogue ra
   for (Case c : {Case{sum, "prologue", "pc_in_prologue"}, Case{sum, "epilogue", "pc_in_epilogue"},
                  Case{sum, "epilogue_left", "pc_in_epilogue"}, Case{interp, "interp_entry", "pc_in_prologue"},
                  Case{interp, "interp_entry_framed", "pc_in_prologue"}, Case{interp, "interp_epilogue", "pc_in_epilogue"},
-                 Case{interp, "interp_epilogue_left", "pc_in_epilogue"}}) {
+                 Case{interp, "interp_epilogue_left", "pc_in_epilogue"},
+                 Case{interp, "interp_osr_left", "pc_in_epilogue"}}) {
     INFO(c.range);
     std::vector<runtime::PcRange> ranges = ranges_named(*c.blob, c.range);
     REQUIRE_FALSE(ranges.empty());
