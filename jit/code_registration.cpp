@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -38,7 +39,10 @@ std::string source_file_name(const vm::Function& fn) {
 // exact pc, not after a call.
 bool is_signal_frame(const runtime::CodeBlob& blob) { return blob.kind == runtime::BlobKind::safepoint_blob; }
 
+std::atomic<bool> g_native_walks{false};
+
 void register_unwind(const std::string& name, const runtime::CodeBlob& blob) {
+  if (!native_walks_enabled()) return;
   register_with_libunwind(name.c_str(), blob.begin, blob.end, blob.frame_rows, is_signal_frame(blob));
 }
 
@@ -104,6 +108,9 @@ std::vector<std::pair<uint32_t, uint32_t>> line_table(const runtime::CompiledCod
 
 bool unwind_support_available() { return llvm_unwind() != nullptr; }
 
+void native_walks_enable() { g_native_walks.store(true); }
+bool native_walks_enabled() { return g_native_walks.load(std::memory_order_relaxed); }
+
 void register_code_with_tools(const runtime::CompiledCode& code) {
   const std::string name = symbol_name(code);
   register_unwind(name, code);
@@ -116,7 +123,7 @@ void register_code_with_tools(const runtime::CompiledCode& code) {
 }
 
 void unregister_code_from_tools(const runtime::CompiledCode& code) {
-  unregister_from_libunwind(code.begin);
+  if (native_walks_enabled()) unregister_from_libunwind(code.begin);
   gdb_jit_unregister(code.begin);
 }
 

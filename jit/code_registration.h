@@ -1,7 +1,7 @@
-// Makes generated code known to the tools outside the VM: its CFI to LLVM libunwind
-// always (so native walks pass through Mini frames), an in-memory object with symbols,
-// CFI and source lines to debuggers always (jit/gdb_jit.h), and symbols with source lines
-// to perf with --perf-map (jit/perf_map.h). The descriptions are the frame rows each
+// Makes generated code known to the tools outside the VM: its CFI to LLVM libunwind with
+// --native-frames (so native walks pass through Mini frames), an in-memory object with
+// symbols, CFI and source lines to debuggers with --gdb-jit (jit/gdb_jit.h), and symbols
+// with source lines to perf with --perf-map (jit/perf_map.h). The descriptions are the frame rows each
 // generator recorded on its blob; nothing here reads machine code.
 #pragma once
 #include <cstddef>
@@ -29,9 +29,14 @@ std::vector<std::pair<uint32_t, uint32_t>> line_table(const runtime::CompiledCod
 
 // Whether LLVM libunwind could be loaded (without it only perf is fed).
 bool unwind_support_available();
+// From now on, code is registered with LLVM libunwind, for native walks (--native-frames).
+// Called before any code is registered. Off otherwise: loading the library and describing
+// every blob to it took about 4% of an empty program's run, for walks nothing else makes.
+void native_walks_enable();
+bool native_walks_enabled();
 
-// A new compiled method: unwind info and the debugger's object always; a perf map line
-// and jitdump records (with pc -> line info) when perf support is enabled. Called by
+// A new compiled method: unwind info with native walks, the debugger's object with
+// --gdb-jit, a perf map line and jitdump records (with pc -> line info) with --perf-map. Called by
 // compile_method.
 void register_code_with_tools(const runtime::CompiledCode& code);
 // Compiled code about to be freed: its unwind info and debugger object are withdrawn
@@ -39,8 +44,8 @@ void register_code_with_tools(const runtime::CompiledCode& code);
 // jit/perf_map.h says why that is harmless).
 void unregister_code_from_tools(const runtime::CompiledCode& code);
 // The runtime's generated blobs present now (interpreter, call stub, safepoint blob,
-// intrinsic stubs): unwind info (not for the frameless stubs) and the debugger's object
-// always, perf records when enabled. The interpreter's templates name its symbols
+// intrinsic stubs): unwind info (not for the frameless stubs), the debugger's object and
+// perf records, each when enabled as above. The interpreter's templates name its symbols
 // (minivm::interpreter::iadd, ...).
 // Idempotent per blob. Called by the CLI after the interpreter is generated (and by tests).
 void register_runtime_blobs_with_tools(const std::vector<CodeRange>& interpreter_templates);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "jit/code_registration.h"
 #include "runtime/tiering.h"
 
 namespace {
@@ -13,4 +14,6 @@ namespace {
 // nothing is compiled behind a test's back.
 const bool kTieredInterpreter =
     (runtime::set_tier_policy(nullptr, runtime::TierThresholds{UINT32_MAX - 1, UINT32_MAX - 1}), true);
+// Code is registered with LLVM libunwind, as with --native-frames: the walks' tests need it.
+const bool kNativeWalks = (jit::native_walks_enable(), true);
 }  // namespace

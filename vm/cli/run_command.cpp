@@ -77,6 +77,7 @@ void run_command(RunOptions o, const AfterProfile& after) {
     o.tiered.jit = o.jit;
     jit::enable_tiering(o.tiered);  // before the interpreter is generated: it bakes in the thresholds
   }
+  if (o.profiler.native_frames) jit::native_walks_enable();
   if (o.perf_map) jit::perf_support_enable();
   if (o.gdb_jit) jit::gdb_jit_enable();
   vm.set_engine(interp::TemplateInterpreter::get().engine());
