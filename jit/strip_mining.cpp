@@ -74,9 +74,11 @@ void Compiler::strip_latch(const Insn& i, const InlineScope::StripLoop& loop) {
 
 // The loop's entry (its limit was just stored): if the countdown covers every iteration
 // to go, charge them and make the limit the strip's end; else end the strip, and the
-// first latch starts one. The common case (a short loop) is one store of the end, one
-// compare and one subtraction from the countdown, whose borrow says it did not cover the
-// iterations: the rare case undoes it.
+// first latch starts one. The common case (a short loop) is one store of the end and one
+// subtraction from the countdown, whose borrow says it did not cover the iterations: the
+// rare case undoes it. A loop with no iteration to go needs no test of its own: limit - i
+// is 0 (nothing charged) or negative, a borrow as an unsigned number (the countdown is
+// at most 2^30), so its strip is ended, and its header leaves at once.
 void Compiler::after_local_write(int i) {
   MVM_ASSERT(written_[size_t(unified(*sc_, i))],
              "a local the code writes was counted as written (spill_locals stores only those)");
@@ -89,9 +91,7 @@ void Compiler::after_local_write(int i) {
     Label done = a.newLabel();
     load(rax, limit);
     a.mov(end, rax);
-    cmp(var, rax);
-    a.jge(done);  // no iteration: nothing to charge, and the header leaves at once
-    a.emit(Inst::kIdSub, rax, var);  // limit - i, exact as an unsigned number
+    a.emit(Inst::kIdSub, rax, var);  // limit - i
     a.sub(countdown, rax);
     a.jae(done);  // no borrow: the countdown (never negative) covered them
     a.add(countdown, rax);
