@@ -129,39 +129,38 @@ SafepointStats run_at_safepoint(const std::function<void()>& op) {
     std::lock_guard<std::mutex> lock(g_wait_mutex);
     g_pending.store(true, std::memory_order_seq_cst);
   }
-  std::vector<Thread*> waiting;
-  std::vector<uint64_t> cpu_at_arming;  // each waited-for thread's, in `waiting`'s order
-  // Whether it was running (not safe) when its poll was armed, so that stopping was its
-  // own doing: a thread polling every iteration stops before the first look below, and
-  // is still the one the safepoint waited for.
-  std::vector<bool> ran_at_arming;
+  // Each thread to wait for, with its CPU clock when its poll was armed, and whether it
+  // was running (not safe) then, so that stopping was its own doing: a thread polling
+  // every iteration stops before the first look below, and is still one the safepoint
+  // waited for.
+  struct Waited {
+    Thread* thread;
+    uint64_t cpu_at_arming;
+    bool ran_at_arming;
+  };
+  std::vector<Waited> waiting;
   for (Thread* t : VM::get().threads()) {
     if (t == self || t->get_state() == ThreadState::terminated) continue;
     bool was_safe = is_safe(t->get_state());
     arm_poll(t);  // left armed afterwards: one spurious trap is harmless, and disarming
                   // could hide a sample request the sampler armed meanwhile
-    waiting.push_back(t);
-    cpu_at_arming.push_back(thread_cpu_ns(t));
-    ran_at_arming.push_back(!was_safe);
+    waiting.push_back(Waited{t, thread_cpu_ns(t), !was_safe});
   }
   stats.threads = int(waiting.size());
   // Wait until every thread has been seen safe once: the pending flag keeps it so.
   Backoff backoff;
   for (bool first_look = true; !waiting.empty(); first_look = false) {
     for (size_t i = 0; i < waiting.size();) {
-      if (is_safe(waiting[i]->get_state())) {
-        if (!first_look || ran_at_arming[i]) {  // had to be waited for
-          stats.slowest_thread = waiting[i]->id;
-          stats.slowest_pc = waiting[i]->core.anchor.pc;
-          uint64_t cpu = thread_cpu_ns(waiting[i]);
-          stats.slowest_cpu_ns = cpu > cpu_at_arming[i] && cpu_at_arming[i] != 0 ? cpu - cpu_at_arming[i] : 0;
+      const Waited& w = waiting[i];
+      if (is_safe(w.thread->get_state())) {
+        if (!first_look || w.ran_at_arming) {  // had to be waited for
+          stats.slowest_thread = w.thread->id;
+          stats.slowest_pc = w.thread->core.anchor.pc;
+          uint64_t cpu = thread_cpu_ns(w.thread);
+          stats.slowest_cpu_ns = cpu > w.cpu_at_arming && w.cpu_at_arming != 0 ? cpu - w.cpu_at_arming : 0;
         }
         waiting[i] = waiting.back();
         waiting.pop_back();
-        cpu_at_arming[i] = cpu_at_arming.back();
-        cpu_at_arming.pop_back();
-        ran_at_arming[i] = ran_at_arming.back();
-        ran_at_arming.pop_back();
       } else {
         i++;
       }
