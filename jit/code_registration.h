@@ -1,8 +1,8 @@
 // Makes generated code known to the tools outside the VM: its CFI to LLVM libunwind with
 // --native-frames (so native walks pass through Mini frames), an in-memory object with
 // symbols, CFI and source lines to debuggers with --gdb-jit (jit/gdb_jit.h), and symbols
-// with source lines to perf with --perf-map (jit/perf_map.h). The descriptions are the frame rows each
-// generator recorded on its blob; nothing here reads machine code.
+// with source lines to perf with --perf-map (jit/perf_map.h). The descriptions are the
+// frame rows each generator recorded on its blob; nothing here reads machine code.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -36,8 +36,8 @@ void native_walks_enable();
 bool native_walks_enabled();
 
 // A new compiled method: unwind info with native walks, the debugger's object with
-// --gdb-jit, a perf map line and jitdump records (with pc -> line info) with --perf-map. Called by
-// compile_method.
+// --gdb-jit, a perf map line and jitdump records (with pc -> line info) with
+// --perf-map. Called by compile_method.
 void register_code_with_tools(const runtime::CompiledCode& code);
 // Compiled code about to be freed: its unwind info and debugger object are withdrawn
 // (perf keeps its records;

@@ -36,6 +36,17 @@ const char* kind_name(RequestKind k) {
   return "?";
 }
 
+// Every pc of `range` (a frame half built or half torn down) makes an
+// interpreted_over_caller request from `regs`; the request made at its first pc.
+SampleRequest over_caller_at_every_pc(const runtime::PcRange& range, Registers regs) {
+  for (uintptr_t pc = range.begin; pc < range.end; pc++) {
+    regs.pc = pc;
+    CHECK(kind_name(sampler::build_request(regs).kind) == std::string("interpreted_over_caller"));
+  }
+  regs.pc = range.begin;
+  return sampler::build_request(regs);
+}
+
 }  // namespace
 
 // --- frames in their normal shape -----------------------------------------------------
@@ -199,12 +210,7 @@ TEST_CASE("request builder: in the interpreter's method entry the callee (rbx) g
       s.stack.store(sp, s.interp_return_pc);
     Registers regs = s.regs(range.begin, sp, fp);
     regs.rbx = reinterpret_cast<uintptr_t>(method(kDepth));
-    for (uintptr_t pc = range.begin; pc < range.end; pc++) {
-      regs.pc = pc;
-      CHECK(kind_name(sampler::build_request(regs).kind) == std::string("interpreted_over_caller"));
-    }
-    regs.pc = range.begin;
-    SampleRequest r = sampler::build_request(regs);
+    SampleRequest r = over_caller_at_every_pc(range, regs);
     CHECK(r.method == method(kDepth));
     CHECK(r.bcp == nullptr);
     CHECK(r.caller_fp == s.busy_fp);
@@ -227,12 +233,7 @@ TEST_CASE("request builder: after an interpreted return poll the method (from r1
       Registers regs = s.regs(range.begin, s.top_fp - 32, left ? s.busy_fp : s.top_fp);
       regs.rcx = s.interp_return_pc;  // once the frame is left, the return address is in rcx
       regs.r13 = reinterpret_cast<uintptr_t>(bcp(kSumTo, 48));
-      for (uintptr_t pc = range.begin; pc < range.end; pc++) {
-        regs.pc = pc;
-        CHECK(kind_name(sampler::build_request(regs).kind) == std::string("interpreted_over_caller"));
-      }
-      regs.pc = range.begin;
-      SampleRequest r = sampler::build_request(regs);
+      SampleRequest r = over_caller_at_every_pc(range, regs);
       CHECK(r.bcp == bcp(kSumTo, 48));
       CHECK(r.caller_fp == s.busy_fp);
       CHECK(r.caller_pc == s.interp_return_pc);
@@ -261,11 +262,7 @@ TEST_CASE("request builder: in an OSR jump after the interpreted frame is gone, 
     s.stack.store(sp, s.interp_return_pc);
     Registers regs = s.regs(range.begin, sp, s.busy_fp);
     regs.r13 = reinterpret_cast<uintptr_t>(bcp(kSumTo, 12));  // the loop header
-    for (uintptr_t pc = range.begin; pc < range.end; pc++) {
-      regs.pc = pc;
-      CHECK(kind_name(sampler::build_request(regs).kind) == std::string("interpreted_over_caller"));
-    }
-    SampleRequest r = sampler::build_request(regs);
+    SampleRequest r = over_caller_at_every_pc(range, regs);
     CHECK(r.bcp == bcp(kSumTo, 12));
     CHECK(r.caller_fp == s.busy_fp);
     CHECK(r.caller_pc == s.interp_return_pc);
