@@ -49,8 +49,8 @@ runtime::CompiledCode* compile_method(runtime::Method* m, const JitOptions& opti
                                       std::vector<AsmLine>* listing = nullptr);
 
 // Frees code the runtime has unregistered (runtime/code_unloading.h decides when): its
-// unwind info, its machine code (the allocator overwrites it with int3, 0xCC, so a stale
-// jump traps and a stale read sees garbage) and its metadata.
+// unwind info, its machine code (overwritten with int3, 0xCC, so a stale jump traps and
+// a stale read sees garbage) and its metadata.
 void free_compiled_code(const runtime::CompiledCode* code);
 
 }  // namespace jit
