@@ -161,12 +161,30 @@ bool every_tlab_retired() {
   return true;
 }
 
+// The heap's address range, aligned to a huge page and advised for transparent huge
+// pages (HotSpot's UseTransparentHugePages): the first touch of each 2 MiB commits it
+// whole, one fault where 4 KiB pages take 512. An allocating program touches at least
+// a young budget of fresh memory, and a fault is dear where a hypervisor maps the
+// pages. Where the kernel has THP off, the advice changes nothing.
+void* reserve_heap(size_t bytes) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  size_t span = bytes + kHuge;
+  void* mem = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) return nullptr;
+  uintptr_t start = reinterpret_cast<uintptr_t>(mem);
+  uintptr_t base = (start + kHuge - 1) & ~(kHuge - 1);
+  if (base > start) munmap(mem, base - start);
+  if (start + span > base + bytes) munmap(reinterpret_cast<void*>(base + bytes), start + span - (base + bytes));
+  madvise(reinterpret_cast<void*>(base), bytes, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(base);
+}
+
 }  // namespace
 
 void init_heap(size_t max_bytes) {
   max_bytes &= ~(kObjectAlignment - 1);
-  void* mem = mmap(nullptr, max_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mem == MAP_FAILED) {
+  void* mem = reserve_heap(max_bytes);
+  if (mem == nullptr) {
     std::fprintf(stderr, "minivm: cannot reserve a heap of %zu bytes\n", max_bytes);
     std::exit(2);
   }
