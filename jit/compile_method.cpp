@@ -95,8 +95,13 @@ void Compiler::emit_body(InlineScope& s) {
     // core's decoded icache) delivers as one window. A small loop that straddles two
     // windows ran 1.5x as long here (bench/vm/loops.mini with its strip-mined latch on a
     // Zen 3, 16-byte aligned at +0xf0), and whether it did depended on where unrelated
-    // code before it ended: polls added elsewhere in the method moved it.
-    if (header[bci]) a.align(AlignMode::kCode, 64);
+    // code before it ended: polls added elsewhere in the method moved it. Code that
+    // falls into the header jumps over a padding of more than 16 bytes: nbody enters
+    // its inner loop four times per step, through up to 63 bytes of NOPs.
+    if (header[bci]) {
+      if ((64 - a.offset() % 64) % 64 > 16) a.short_().jmp(s.labels[bci]);
+      a.align(AlignMode::kCode, 64);
+    }
     a.bind(s.labels[bci]);
     int d = s.info.depth_at[bci];
     if (d < 0) continue;  // unreachable: never emitted by the front end
