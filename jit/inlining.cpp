@@ -13,7 +13,8 @@ namespace {
 
 // Inlining rule: @inline always (unless recursive), @noinline never, otherwise callees
 // of at most kMaxInlineBytes bytecode bytes, or kFreqInlineBytes where the call runs
-// often; never a method already on the inline chain (recursion), at most
+// often (a recursive call is one); a method already on the inline chain (recursion)
+// only kMaxRecursiveInlineLevel more times, at most
 // kMaxInlineDepth levels, kInlineBudget bytes per compilation. The two sizes are
 // HotSpot's MaxInlineSize and FreqInlineSize. HotSpot calls a site frequent from its
 // profiled count; a baseline compiler has no counts, so here a site is frequent when a
@@ -25,6 +26,9 @@ constexpr size_t kMaxInlineBytes = 35;
 constexpr size_t kFreqInlineBytes = 325;
 constexpr size_t kMaxInlineDepth = 6;
 constexpr size_t kInlineBudget = 2000;
+// A recursive method is inlined into itself once (HotSpot's MaxRecursiveInlineLevel):
+// fib's compiled frame then does the work of three calls, and makes the calls of four.
+constexpr size_t kMaxRecursiveInlineLevel = 1;
 
 // The one function every concrete class that is a `static_class` (a subclass, or an
 // implementor of an interface: its ancestor bit) has in the table entry `entry` reads,
@@ -74,13 +78,14 @@ Compiler::DispatchTarget Compiler::dispatch_target(const uint8_t* p) const {
 bool Compiler::should_inline(const Method* callee, const InlineScope* chain, bool frequent) const {
   const vm::Function& f = *callee->function;
   if (f.inline_hint == vm::InlineHint::NoInline) return false;
-  size_t depth = 0;
+  size_t depth = 0, recursion = 0;
   for (const InlineScope* s = chain; s != nullptr; s = s->caller, depth++)
-    if (s->m == callee) return false;  // recursion
-  if (depth > kMaxInlineDepth) return false;
-  if (f.inline_hint == vm::InlineHint::Inline) return true;
+    if (s->m == callee) recursion++;
+  if (recursion > kMaxRecursiveInlineLevel || depth > kMaxInlineDepth) return false;
+  if (f.inline_hint == vm::InlineHint::Inline && recursion == 0) return true;
   size_t size = f.code.size() - f.slowdown_bytes;  // a --slowdown changes no decision
-  size_t limit = frequent && f.loops.empty() ? kFreqInlineBytes : kMaxInlineBytes;
+  // A call of a method to itself runs as often as the method does: a frequent site.
+  size_t limit = (frequent || recursion > 0) && f.loops.empty() ? kFreqInlineBytes : kMaxInlineBytes;
   return size <= limit && inline_bytes_ + size <= kInlineBudget;
 }
 

@@ -96,6 +96,7 @@ inline void add_fib(vm::Module& m) {
 inline void add_depth(vm::Module& m) {
   using vm::Op;
   vm::Function& fn = add_function(m, "depth", {vm::Type::Int}, vm::Type::Int, {});
+  fn.inline_hint = vm::InlineHint::NoInline;  // one physical frame per level, compiled too
   uint16_t zero = int_constant(fn, 0), one = int_constant(fn, 1);
   vm::CodeBuilder b(fn.code);
   b.emit_u16(Op::load, 0);

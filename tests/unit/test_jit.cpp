@@ -88,10 +88,11 @@ TEST_CASE("jit: a while loop polls at its header, a counted loop only at its str
     }
 }
 
-TEST_CASE("jit: a method's calls of itself are direct calls to its own entry") {
+TEST_CASE("jit: a recursive method is inlined into itself once, and its calls of itself are direct calls to its own entry") {
   VM& vm = fixture_vm();
   CompiledCode* fib = jit::compile_method(vm.method(kFib), {});
-  // `call rel32` (E8) whose target is the code's first byte: fib(n - 1) and fib(n - 2).
+  // `call rel32` (E8) whose target is the code's first byte: fib(n - 1) and fib(n - 2)
+  // are inlined, and each inlined body calls fib(n - 2) and fib(n - 3) (or n - 3, n - 4).
   int direct_self_calls = 0;
   const auto* code = reinterpret_cast<const uint8_t*>(fib->begin);
   for (uintptr_t i = 0; i + 5 <= fib->end - fib->begin; i++) {
@@ -100,7 +101,13 @@ TEST_CASE("jit: a method's calls of itself are direct calls to its own entry") {
     std::memcpy(&rel, code + i + 1, 4);
     if (fib->begin + i + 5 + uintptr_t(intptr_t(rel)) == fib->begin) direct_self_calls++;
   }
-  CHECK(direct_self_calls == 2);
+  CHECK(direct_self_calls == 4);
+  // Pcs of the inlined bodies map to [fib@bci, fib@call_bci].
+  size_t inlined_pcs = 0;
+  for (const auto& d : fib->pc_descs)
+    inlined_pcs += d.scope_count == 2 && fib->scopes[d.scope_begin].method == vm.method(kFib) &&
+                   fib->scopes[d.scope_begin + 1].method == vm.method(kFib);
+  CHECK(inlined_pcs > 0);
   REQUIRE(run_compiled(kFib, 25) == 75025);
 }
 
