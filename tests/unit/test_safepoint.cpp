@@ -35,6 +35,7 @@ void run_rounds(const char* mode) {
   Thread* joiner = vm.start_thread(method_named("join_one"), &handle);
   wait_until([&] { return global(1) > 0 && global(2) > 0 && joiner->get_state() == ThreadState::blocked; });
   uint64_t before = safepoint_count();
+  int late_spinner = -1;  // a second spinner, started inside round 0's safepoint
   for (int round = 0; round < 20; round++) {
     int64_t spins = 0, native_spins = 0;
     SafepointStats stats = run_at_safepoint([&] {
@@ -53,6 +54,7 @@ void run_rounds(const char* mode) {
       spins = global(1);
       native_spins = global(2);
       Thread* late = round == 0 ? vm.start_thread(method_named("spin"), nullptr) : nullptr;
+      if (late != nullptr) late_spinner = late->id;
       std::this_thread::sleep_for(std::chrono::milliseconds(3));
       CHECK(global(1) == spins);
       CHECK(global(2) == native_spins);
@@ -60,11 +62,11 @@ void run_rounds(const char* mode) {
     });
     CHECK(stats.threads >= 3);
     CHECK(stats.operation_ns >= 3'000'000);
-    // The one waited for is a spinner, which was in Java when its poll was armed, even
-    // when its next poll came before the requester first looked; not the thread in
-    // native code or the joiner, which were safe already.
-    CHECK(stats.slowest_thread >= 0);
-    CHECK(stats.slowest_thread != native->id);
+    // The one waited for was in Java when its poll was armed, even when its next poll
+    // came before the requester first looked: a spinner, or the native spinner caught
+    // between two of its 50 us native calls; never the joiner, safe all along.
+    CHECK((stats.slowest_thread == java->id || stats.slowest_thread == late_spinner ||
+           stats.slowest_thread == native->id));
     CHECK(stats.slowest_thread != joiner->id);
     CHECK(stats.slowest_pc != 0);
     // And afterwards everything runs again.
