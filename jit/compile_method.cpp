@@ -99,8 +99,10 @@ void Compiler::emit_body(InlineScope& s) {
     // falls into the header jumps over a padding of more than 16 bytes: nbody enters
     // its inner loop four times per step, through up to 63 bytes of NOPs.
     if (header[bci]) {
-      if ((64 - a.offset() % 64) % 64 > 16) a.short_().jmp(s.labels[bci]);
-      a.align(AlignMode::kCode, 64);
+      constexpr uint32_t kLoopAlignment = 64, kLongestPaddingRun = 16;
+      if ((kLoopAlignment - a.offset() % kLoopAlignment) % kLoopAlignment > kLongestPaddingRun)
+        a.short_().jmp(s.labels[bci]);
+      a.align(AlignMode::kCode, kLoopAlignment);
     }
     a.bind(s.labels[bci]);
     int d = s.info.depth_at[bci];
