@@ -69,8 +69,12 @@ void run_rounds(const char* mode) {
            stats.slowest_thread == native->id));
     CHECK(stats.slowest_thread != joiner->id);
     CHECK(stats.slowest_pc != 0);
-    // And afterwards everything runs again.
-    wait_until([&] { return global(1) > spins && global(2) > native_spins; });
+    // And afterwards everything runs again. The spinner itself must be back in Java, not
+    // only the counter it shares with the late spinner moving: one still waking from this
+    // safepoint is safe when the next is armed, and then no thread has to be waited for.
+    wait_until([&] {
+      return global(1) > spins && global(2) > native_spins && java->get_state() == ThreadState::in_java;
+    });
   }
   CHECK(safepoint_count() - before == 20);
   set_global(0, 1);
